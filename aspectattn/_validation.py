@@ -1,0 +1,212 @@
+"""The input contract and hyperparameter checks shared by every estimator.
+
+Input contract
+--------------
+``X`` is either
+
+* a sequence (list, tuple, numpy array, pandas Series) of ``(text, aspect)`` pairs, or
+* a pandas DataFrame with a text column and an aspect column (names configurable),
+
+where ``text`` is a non-empty string and ``aspect`` a non-empty string (an aspect
+category such as ``"food"`` or an aspect term such as ``"pasta carbonara"``).
+``y`` is a 1-d sequence of labels of the same length, without missing values.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InputError
+
+__all__ = ["check_pairs", "check_labels", "Interval", "Options", "validate_params"]
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, pd.NA raises -> not missing here
+    except (TypeError, ValueError):
+        return False
+
+
+def check_pairs(X: Any, text_column: str = "text", aspect_column: str = "aspect",
+                ) -> tuple[list[str], list[str], np.ndarray | None]:
+    """Validate ``X`` and split it into texts and aspects.
+
+    Returns
+    -------
+    texts, aspects : list of str
+    feature_names : ndarray of str or None
+        The two column names when ``X`` is a DataFrame.
+    """
+    expected = ("X must be a sequence of (text, aspect) pairs or a pandas DataFrame "
+                f"with columns {text_column!r} and {aspect_column!r}")
+    if isinstance(X, (str, bytes)):
+        raise InputError(f"{expected}; got a bare string. Wrap a single pair as "
+                         "[(text, aspect)].")
+    feature_names = None
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # pandas DataFrame
+        missing = [c for c in (text_column, aspect_column) if c not in X.columns]
+        if missing:
+            raise InputError(f"{expected}; the DataFrame has no column(s) {missing} "
+                             f"(it has {list(X.columns)}). Set text_column= and "
+                             "aspect_column= to the right names.")
+        texts = X[text_column].tolist()
+        aspects = X[aspect_column].tolist()
+        feature_names = np.asarray([text_column, aspect_column], dtype=object)
+    else:
+        if isinstance(X, np.ndarray):
+            if X.ndim != 2 or X.shape[1] != 2:
+                raise InputError(f"{expected}; got an array of shape {X.shape}, "
+                                 "expected shape (n_pairs, 2).")
+            pairs = X.tolist()
+        elif isinstance(X, Sequence) or hasattr(X, "__array__") or hasattr(X, "tolist"):
+            pairs = X.tolist() if hasattr(X, "tolist") else list(X)
+        elif hasattr(X, "__iter__") and not isinstance(X, dict):
+            pairs = list(X)
+        else:
+            raise InputError(f"{expected}; got {type(X).__name__}.")
+        texts, aspects = [], []
+        for i, pair in enumerate(pairs):
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
+                raise InputError(f"{expected}; element {i} is {pair!r}, not a pair.")
+            if len(pair) != 2:
+                raise InputError(f"{expected}; element {i} has {len(pair)} items "
+                                 f"instead of 2: {pair!r}.")
+            texts.append(pair[0])
+            aspects.append(pair[1])
+    if len(texts) == 0:
+        raise InputError(f"{expected}; got no pairs (0 samples).")
+    for name, values in (("text", texts), ("aspect", aspects)):
+        for i, value in enumerate(values):
+            if _is_missing(value):
+                raise InputError(f"The {name} of pair {i} is missing ({value!r}); "
+                                 f"every pair needs a non-empty {name} string.")
+            if not isinstance(value, str):
+                raise InputError(f"The {name} of pair {i} is a {type(value).__name__} "
+                                 f"({value!r}); expected a string.")
+            if not value.strip():
+                raise InputError(f"The {name} of pair {i} is empty; every pair "
+                                 f"needs a non-empty {name} string.")
+    return texts, aspects, feature_names
+
+
+def check_labels(y: Any, n_samples: int) -> np.ndarray:
+    """Validate ``y``: 1-d, ``n_samples`` long, no missing values."""
+    if y is None:
+        raise InputError("y is required: one label per (text, aspect) pair.")
+    if isinstance(y, (str, bytes)):
+        raise InputError("y must be a sequence of labels, got a bare string.")
+    values = y.tolist() if hasattr(y, "tolist") else list(y)
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1:
+        raise InputError(f"y must be 1-dimensional, got shape {arr.shape}.")
+    if len(arr) != n_samples:
+        raise InputError(f"X and y have different lengths: {n_samples} pairs but "
+                         f"{len(arr)} labels.")
+    for i, value in enumerate(values):
+        if _is_missing(value):
+            raise InputError(f"Label {i} is missing ({value!r}); remove unlabelled "
+                             "pairs before fitting.")
+    kinds = {type(v) for v in values}
+    if len(kinds) > 1 and not all(issubclass(k, numbers.Number) for k in kinds):
+        raise InputError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; "
+                         "use one type (e.g. all strings).")
+    return np.asarray(values)
+
+
+# --------------------------------------------------------------------------------------
+# Hyperparameter constraints, in the spirit of sklearn.utils._param_validation but
+# self-contained (that module is private API).
+
+
+class Interval:
+    """A numeric range constraint: ``Interval(int, 1, None)`` is "an int >= 1"."""
+
+    def __init__(self, kind: type, low: float | None, high: float | None,
+                 closed: str = "both"):
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+
+    def __call__(self, value: Any) -> bool:
+        if self.kind is int:
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+                return False
+        elif not isinstance(value, numbers.Real) or isinstance(value, bool):
+            return False
+        if value != value:
+            return False
+        lo_ok = self.low is None or (value >= self.low if self.closed in ("both", "left")
+                                     else value > self.low)
+        hi_ok = self.high is None or (value <= self.high
+                                      if self.closed in ("both", "right")
+                                      else value < self.high)
+        return lo_ok and hi_ok
+
+    def __str__(self) -> str:
+        kind = "an int" if self.kind is int else "a float"
+        lo_op = ">=" if self.closed in ("both", "left") else ">"
+        hi_op = "<=" if self.closed in ("both", "right") else "<"
+        parts = []
+        if self.low is not None:
+            parts.append(f"{lo_op} {self.low}")
+        if self.high is not None:
+            parts.append(f"{hi_op} {self.high}")
+        return f"{kind} {' and '.join(parts)}" if parts else kind
+
+
+class Options:
+    """One of a fixed set of values: ``Options({"at", "ae", "atae"})``."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __call__(self, value: Any) -> bool:
+        try:
+            return value in self.values
+        except TypeError:
+            return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
+
+
+class InstanceOf:
+    """An instance of the given type(s), described by ``name``."""
+
+    def __init__(self, types, name: str):
+        self.types, self.name = types, name
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, self.types) and not (
+            isinstance(value, bool) and bool not in np.atleast_1d(self.types))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
+    """Check every parameter of ``estimator`` against its list of constraints.
+
+    A constraint is ``None`` (the value ``None`` is allowed) or a callable returning
+    whether the value satisfies it. Raises ``ValueError`` with a message such as
+    "The 'hidden_size' parameter of AspectAttentionClassifier must be an int >= 1.
+    Got -3 instead."
+    """
+    name = type(estimator).__name__
+    for param, allowed in constraints.items():
+        value = getattr(estimator, param)
+        if any((c is None and value is None) or (c is not None and c(value))
+               for c in allowed):
+            continue
+        descriptions = ["None" if c is None else str(c) for c in allowed]
+        if len(descriptions) > 1:
+            described = ", ".join(descriptions[:-1]) + " or " + descriptions[-1]
+        else:
+            described = descriptions[0]
+        raise ValueError(f"The {param!r} parameter of {name} must be {described}. "
+                         f"Got {value!r} instead.")

@@ -1,0 +1,245 @@
+"""Word vectors through gensim: loading, caching, training, and the fitted matrix.
+
+Estimators take an ``embeddings=`` hyperparameter that is cheap to clone (a string or a
+path, never a vector object). This module turns it into vectors:
+
+``None``
+    random initialisation (nothing loaded).
+``"word2vec"`` / ``"fasttext"``
+    trained with gensim on the fitting texts (no download needed).
+a path
+    word2vec text or binary (``.bin``), GloVe text (no header line), or gensim
+    ``KeyedVectors`` (``.kv``); ``.gz``/``.bz2`` compressed text is read transparently.
+a gensim-data name such as ``"glove-wiki-gigaword-50"``
+    downloaded once by :mod:`gensim.downloader` (needs the internet).
+
+Loaded vectors are cached in memory per file (keyed by path, size and modification
+time), so a grid search loads a file once per process rather than once per candidate.
+Fitted estimators keep only the rows for their own vocabulary
+(:func:`build_embedding_matrix`), never a gensim object, so they pickle small and load
+without gensim.
+"""
+
+from __future__ import annotations
+
+import gzip
+import bz2
+import os
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .exceptions import MissingDependencyError
+
+__all__ = [
+    "load_word_vectors",
+    "train_word_vectors",
+    "build_embedding_matrix",
+    "clear_vector_cache",
+    "TRAINABLE",
+]
+
+TRAINABLE = ("word2vec", "fasttext")
+_CACHE_SIZE = 2
+_cache: OrderedDict[tuple, Any] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _import_gensim():
+    try:
+        import gensim  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - gensim is a core dependency
+        raise MissingDependencyError(
+            "Word vectors need gensim: pip install 'gensim>=4.3'") from exc
+    return gensim
+
+
+def clear_vector_cache() -> None:
+    """Forget every loaded word-vector file."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _open_text(path: Path):
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    if name.endswith(".bz2"):
+        return bz2.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def _has_word2vec_header(path: Path) -> bool:
+    with _open_text(path) as f:
+        first = f.readline().split()
+    return len(first) == 2 and all(part.isdigit() for part in first)
+
+
+def _load_file(path: Path):
+    _import_gensim()
+    from gensim.models import KeyedVectors
+
+    name = path.name.lower()
+    if name.endswith((".kv", ".model", ".kv.gz")):
+        return KeyedVectors.load(str(path))
+    if name.endswith((".bin", ".bin.gz")):
+        return KeyedVectors.load_word2vec_format(str(path), binary=True,
+                                                 unicode_errors="replace")
+    no_header = not _has_word2vec_header(path)
+    return KeyedVectors.load_word2vec_format(str(path), binary=False,
+                                             no_header=no_header,
+                                             unicode_errors="replace")
+
+
+def _load_named(name: str):
+    _import_gensim()
+    import gensim.downloader
+
+    try:
+        return gensim.downloader.load(name)
+    except ValueError as exc:
+        raise ValueError(
+            f"embeddings={name!r} is neither an existing file nor a gensim-data model "
+            "name (see gensim.downloader.info()['models']). Pass a path to word2vec, "
+            "GloVe or .kv vectors, 'word2vec'/'fasttext' to train them, or None."
+        ) from exc
+    except OSError as exc:
+        raise OSError(
+            f"Could not download the gensim-data model {name!r} ({exc}). Without "
+            "internet access, download the vectors elsewhere and pass their path."
+        ) from exc
+
+
+def load_word_vectors(source: str | os.PathLike):
+    """Load word vectors from a file path or a gensim-data name, with caching.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A file in word2vec text/binary, GloVe text or gensim ``.kv`` format (``.gz``
+        allowed), or a gensim-data model name such as ``"glove-wiki-gigaword-50"``.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        Shared between callers: treat it as read-only.
+    """
+    path = Path(os.fspath(source)).expanduser()
+    if path.is_file():
+        stat = path.stat()
+        key = ("file", str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        loader = _load_file
+        arg: Any = path
+    else:
+        text = os.fspath(source)
+        looks_like_path = os.sep in text or text.endswith(
+            (".txt", ".gz", ".bin", ".kv", ".vec", ".bz2"))
+        if looks_like_path:
+            raise FileNotFoundError(f"Word-vector file not found: {text!r}.")
+        key = ("gensim-data", text)
+        loader = _load_named
+        arg = text
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    vectors = loader(arg)  # slow: outside the lock
+    with _cache_lock:
+        _cache[key] = vectors
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return vectors
+
+
+def _stable_hash(text: str) -> int:
+    # gensim seeds each word's initial vector with hash(word + seed); Python's str
+    # hash is salted per process, which would make trained vectors differ between
+    # processes for the same random_state. CRC32 is stable.
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def train_word_vectors(kind: str, token_lists: Sequence[Sequence[str]], dim: int,
+                       seed: int, epochs: int = 10):
+    """Train word2vec (skip-gram) or fastText vectors on tokenized texts.
+
+    Single-threaded and seeded, so the same ``seed`` gives the same vectors in any
+    process.
+    """
+    _import_gensim()
+    from gensim.models import FastText, Word2Vec
+
+    cls = {"word2vec": Word2Vec, "fasttext": FastText}[kind]
+    sentences = [list(t) for t in token_lists]
+    model = cls(sentences=sentences, vector_size=dim, window=5, min_count=1, sg=1,
+                workers=1, seed=seed, epochs=epochs, hashfxn=_stable_hash)
+    return model.wv
+
+
+def _name_words(name: str) -> list[str]:
+    """Split an aspect or word into lookup words: 'FOOD#QUALITY' -> ['food', ...]."""
+    import re
+
+    return [w for w in re.split(r"[^\w]+|_", name.lower()) if w]
+
+
+def lookup_vector(vectors, word: str) -> np.ndarray | None:
+    """The vector of ``word`` (trying its lower-case form), or None."""
+    for candidate in (word, word.lower()):
+        if candidate in vectors.key_to_index:
+            return np.asarray(vectors[candidate], dtype=np.float32)
+    return None
+
+
+def phrase_vector(vectors, phrase: str) -> np.ndarray | None:
+    """Mean vector of the words of ``phrase`` found in ``vectors``, or None."""
+    found = [v for v in (lookup_vector(vectors, w) for w in _name_words(phrase))
+             if v is not None]
+    return np.mean(found, axis=0).astype(np.float32) if found else None
+
+
+def build_embedding_matrix(words: Sequence[str], vectors, dim: int,
+                           rng: np.random.Generator, skip: int = 2
+                           ) -> tuple[np.ndarray, float]:
+    """Embedding matrix for a vocabulary.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, ``words[i]`` has id ``i``. The first ``skip`` entries are
+        special tokens (padding, OOV).
+    vectors : KeyedVectors or None
+        Pretrained vectors; ``None`` means random initialisation.
+    dim : int
+        Vector size (must match ``vectors`` when given).
+    rng : numpy Generator
+        Draws the vectors of words without a pretrained vector.
+
+    Returns
+    -------
+    matrix : ndarray of shape (len(words), dim), float32
+        Row 0 (padding) is zero. Words without a pretrained vector, and the OOV
+        row, are drawn from N(0, s^2) with s the standard deviation of the
+        pretrained vectors (0.1 without any).
+    coverage : float
+        Fraction of the real words (after ``skip``) that had a pretrained vector.
+    """
+    n = len(words)
+    found_rows, found_vecs = [], []
+    if vectors is not None:
+        for i in range(skip, n):
+            vec = lookup_vector(vectors, words[i])
+            if vec is not None:
+                found_rows.append(i)
+                found_vecs.append(vec)
+    scale = float(np.std(found_vecs)) if found_vecs else 0.1
+    matrix = rng.normal(0.0, scale, size=(n, dim)).astype(np.float32)
+    matrix[0] = 0.0
+    if found_rows:
+        matrix[np.asarray(found_rows)] = np.stack(found_vecs)
+    coverage = len(found_rows) / max(n - skip, 1)
+    return matrix, coverage

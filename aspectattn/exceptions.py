@@ -1,0 +1,38 @@
+"""Exceptions and warnings raised by aspectattn.
+
+All errors about bad input are :class:`ValueError` subclasses (so ``except ValueError``
+keeps working), and all of them share the base class :class:`AspectAttnError`.
+"""
+
+__all__ = [
+    "AspectAttnError",
+    "InputError",
+    "UnknownAspectError",
+    "MissingDependencyError",
+    "ChecksumError",
+    "AspectAttnWarning",
+]
+
+
+class AspectAttnError(Exception):
+    """Base class of every exception raised by aspectattn."""
+
+
+class InputError(AspectAttnError, ValueError):
+    """``X`` or ``y`` does not follow the input contract."""
+
+
+class UnknownAspectError(InputError):
+    """An aspect category was not seen during ``fit``."""
+
+
+class MissingDependencyError(AspectAttnError, ImportError):
+    """An optional dependency is needed; the message says how to install it."""
+
+
+class ChecksumError(AspectAttnError, OSError):
+    """A downloaded file does not have the expected SHA-256 checksum."""
+
+
+class AspectAttnWarning(UserWarning):
+    """Base class of the warnings issued by aspectattn."""

@@ -1,0 +1,234 @@
+"""Text processing: tokenization, vocabulary and id encoding.
+
+The pipeline from raw strings to model input is::
+
+    texts --Tokenizer--> token lists --Vocabulary.encode--> EncodedTexts (CSR ids)
+          --EncodedTexts.pad(index)--> (B, T) id matrix padded to the batch's longest
+
+Token lists are stored once per corpus in a flat "compressed sparse row" layout (one
+id array and an offsets array), so a padded batch is cut out with a few vectorised numpy
+operations and no sentence is ever padded to the longest sentence of the whole data set.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+__all__ = ["PAD", "OOV", "Tokenizer", "Vocabulary", "EncodedTexts"]
+
+PAD = "<pad>"
+OOV = "<unk>"
+PAD_ID = 0
+OOV_ID = 1
+
+# Apostrophe-like and dash-like characters folded to their ASCII forms before matching.
+_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'",
+                       "\u2013": "-", "\u2014": "-", "\u00a0": " "})
+
+# Alternatives are tried left to right at each position:
+#   1. the stem of a negated contraction ("do" in "don't"; "ca" in "can't"),
+#   2. the clitic "n't",
+#   3. other clitics: 's 're 've 'll 'd 'm,
+#   4. numbers with inner separators: 10.50  1,000  10:30,
+#   5. words, with inner hyphens or apostrophes kept ("well-done", "o'clock"),
+#   6. any other single non-space character (punctuation, symbols, emoji).
+# This follows the Penn Treebank conventions that GloVe and word2vec vocabularies use.
+_TOKEN_PATTERN = (
+    r"[^\W_]+(?=n't\b)"
+    r"|n't\b"
+    r"|'(?:s|re|ve|ll|d|m)\b"
+    r"|\d+(?:[.,:]\d+)+"
+    r"|[^\W_]+(?:[-'][^\W_]+)*"
+    r"|\S"
+)
+_TOKEN_RE = re.compile(_TOKEN_PATTERN)
+_INVISIBLE_RE = re.compile(r"[\u200b-\u200f\u2060\ufeff]")
+
+
+class Tokenizer:
+    """Split text into word tokens, Penn-Treebank style.
+
+    Handles punctuation (split off as separate tokens), English contractions
+    (``"don't" -> ["do", "n't"]``, ``"it's" -> ["it", "'s"]``), case (optional
+    lower-casing) and unicode (NFKC normalisation, typographic apostrophes and
+    dashes folded, zero-width characters removed; letters of any script are word
+    characters).
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+        Lower-case the text before splitting.
+
+    Examples
+    --------
+    >>> Tokenizer()("The pasta wasn't great, but the café's tiramisù was!")
+    ['the', 'pasta', 'was', "n't", 'great', ',', 'but', 'the', 'café', "'s", \
+'tiramisù', 'was', '!']
+    """
+
+    def __init__(self, lowercase: bool = True):
+        self.lowercase = lowercase
+
+    def normalize(self, text: str) -> str:
+        """Return ``text`` NFKC-normalised, folded and optionally lower-cased."""
+        text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+        text = _INVISIBLE_RE.sub("", text)
+        return text.lower() if self.lowercase else text
+
+    def __call__(self, text: str) -> list[str]:
+        return _TOKEN_RE.findall(self.normalize(text))
+
+    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
+        """Tokenize every text, each distinct string only once."""
+        cache: dict[str, list[str]] = {}
+        out = []
+        for text in texts:
+            tokens = cache.get(text)
+            if tokens is None:
+                tokens = cache[text] = self(text)
+            out.append(tokens)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(lowercase={self.lowercase})"
+
+
+@dataclass
+class EncodedTexts:
+    """Token ids of many texts in a flat CSR layout.
+
+    Attributes
+    ----------
+    ids : ndarray of shape (n_tokens_total,), int64
+        The ids of all texts, concatenated.
+    offsets : ndarray of shape (n_texts + 1,), int64
+        Text ``i`` is ``ids[offsets[i]:offsets[i + 1]]``.
+    """
+
+    ids: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of tokens per text, shape (n_texts,)."""
+        return np.diff(self.offsets)
+
+    def pad(self, index: np.ndarray | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Cut out a batch padded to its own longest text.
+
+        Parameters
+        ----------
+        index : array-like of int, shape (B,)
+            Which texts to take.
+
+        Returns
+        -------
+        ids : ndarray of shape (B, T), int64
+            ``T`` is the longest length in the batch; padding is :data:`PAD_ID`.
+        lengths : ndarray of shape (B,), int64
+        """
+        index = np.asarray(index, dtype=np.int64)
+        starts = self.offsets[index]  # (B,)
+        lengths = self.offsets[index + 1] - starts  # (B,)
+        width = int(lengths.max()) if len(index) else 0
+        cols = np.arange(width)  # (T,)
+        mask = cols < lengths[:, None]  # (B, T)
+        out = np.full((len(index), width), PAD_ID, dtype=np.int64)
+        out[mask] = self.ids[(starts[:, None] + cols)[mask]]
+        return out, lengths
+
+    def take(self, index: np.ndarray | Sequence[int]) -> EncodedTexts:
+        """Return the texts at ``index`` as a new :class:`EncodedTexts`."""
+        index = np.asarray(index, dtype=np.int64)
+        padded, lengths = self.pad(index)
+        mask = np.arange(padded.shape[1]) < lengths[:, None]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        return EncodedTexts(padded[mask], offsets)
+
+
+class Vocabulary:
+    """A word-to-id mapping learned from token lists.
+
+    Id 0 is the padding token :data:`PAD` and id 1 the out-of-vocabulary token
+    :data:`OOV`; words follow by decreasing frequency (ties alphabetical), so the
+    mapping is deterministic.
+
+    Parameters
+    ----------
+    min_count : int, default=1
+        Words seen fewer times than this map to :data:`OOV`.
+
+    Attributes
+    ----------
+    words_ : list of str
+        ``words_[i]`` is the word of id ``i``.
+    index_ : dict of str to int
+        The inverse mapping.
+    """
+
+    def __init__(self, min_count: int = 1):
+        self.min_count = min_count
+
+    def fit(self, token_lists: Iterable[Sequence[str]]) -> Vocabulary:
+        counts = Counter(chain.from_iterable(token_lists))
+        kept = sorted(
+            (w for w, c in counts.items() if c >= self.min_count and w not in (PAD, OOV)),
+            key=lambda w: (-counts[w], w),
+        )
+        self.words_ = [PAD, OOV, *kept]
+        self.index_ = {w: i for i, w in enumerate(self.words_)}
+        return self
+
+    def __len__(self) -> int:
+        return len(self.words_)
+
+    def _lookup_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        # Sorted word array + ids, for a vectorised lookup with np.searchsorted.
+        # Built lazily and left out of pickles (see __getstate__).
+        cached = self.__dict__.get("_sorted")
+        if cached is None:
+            words = np.asarray(self.words_[2:], dtype=str)
+            order = np.argsort(words, kind="stable")
+            cached = self._sorted = (words[order], order.astype(np.int64) + 2)
+        return cached
+
+    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
+        """Map tokens to ids (OOV for unknown words), shape (len(tokens),)."""
+        if len(tokens) == 0:
+            return np.zeros(0, dtype=np.int64)
+        words, ids = self._lookup_arrays()
+        if len(words) == 0:
+            return np.full(len(tokens), OOV_ID, dtype=np.int64)
+        tokens = np.asarray(tokens, dtype=str)
+        pos = np.searchsorted(words, tokens).clip(max=len(words) - 1)
+        return np.where(words[pos] == tokens, ids[pos], OOV_ID)
+
+    def encode(self, token_lists: Sequence[Sequence[str]], max_len: int | None = None
+               ) -> EncodedTexts:
+        """Encode token lists as :class:`EncodedTexts`, truncated to ``max_len``."""
+        if max_len is not None:
+            token_lists = [t[:max_len] for t in token_lists]
+        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64,
+                              count=len(token_lists))
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        ids = self.lookup(list(chain.from_iterable(token_lists)))
+        return EncodedTexts(ids, offsets)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_sorted", None)
+        return state
+
+    def __repr__(self) -> str:
+        size = len(self.words_) if hasattr(self, "words_") else "unfitted"
+        return f"Vocabulary(min_count={self.min_count}, size={size})"
