@@ -536,7 +536,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels (the original labels of ``y``), shape (n_pairs,)."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)  # checks fitted first
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def explain(self, X) -> list[dict]:
         """Attention weights per token, with the prediction, for each pair.
@@ -614,7 +615,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
         See :meth:`predict_proba_aspects`.
         """
-        return self.classes_[self.predict_proba_aspects(texts, aspects).argmax(-1)]
+        proba = self.predict_proba_aspects(texts, aspects)  # checks fitted first
+        return self.classes_[proba.argmax(-1)]
 
     # ---------------------------------------------------------------------- pickling
     def __getstate__(self):

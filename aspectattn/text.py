@@ -37,7 +37,8 @@ _FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'",
 #   2. the clitic "n't",
 #   3. other clitics: 's 're 've 'll 'd 'm,
 #   4. numbers with inner separators: 10.50  1,000  10:30,
-#   5. words, with inner hyphens or apostrophes kept ("well-done", "o'clock"),
+#   5. words, with inner hyphens or apostrophes kept ("well-done", "o'clock") unless
+#      the apostrophe starts a clitic ("chef's" -> "chef", "'s"),
 #   6. any other single non-space character (punctuation, symbols, emoji).
 # This follows the Penn Treebank conventions that GloVe and word2vec vocabularies use.
 _TOKEN_PATTERN = (
@@ -45,7 +46,7 @@ _TOKEN_PATTERN = (
     r"|n't\b"
     r"|'(?:s|re|ve|ll|d|m)\b"
     r"|\d+(?:[.,:]\d+)+"
-    r"|[^\W_]+(?:[-'][^\W_]+)*"
+    r"|[^\W_]+(?:-[^\W_]+|'(?!(?:s|re|ve|ll|d|m)\b)[^\W_]+)*"
     r"|\S"
 )
 _TOKEN_RE = re.compile(_TOKEN_PATTERN)

@@ -1,0 +1,74 @@
+"""Shared fixtures: a synthetic aspect-dependent data set and the shared data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED_DATA = Path(os.environ.get(
+    "ASPECTATTN_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+GLOVE = SHARED_DATA / "glove" / "glove.6B.50d.100k.txt.gz"
+
+FOOD = ["pasta", "pizza", "sushi", "soup", "steak", "salad"]
+SERVICE = ["waiter", "staff", "waitress", "host", "manager", "bartender"]
+GOOD = ["great", "delicious", "lovely", "excellent", "superb", "wonderful"]
+BAD = ["awful", "rude", "terrible", "bland", "horrible", "slow"]
+
+
+def make_pairs(n_sentences: int, seed: int = 0, single_share: float = 0.0):
+    """Sentences praising one aspect and criticising the other, in random order.
+
+    ``"the pasta was great but the waiter was rude"`` is positive for ``food`` and
+    negative for ``service``: the label depends on the aspect, so a model that
+    ignores the aspect cannot score above about 50% on these.
+
+    A share ``single_share`` of the sentences mention one aspect only (``"the pasta
+    was great."``), as most real review sentences do.
+    """
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for _ in range(n_sentences):
+        food, staff = rng.choice(FOOD), rng.choice(SERVICE)
+        food_good = bool(rng.integers(2))
+        fa = rng.choice(GOOD if food_good else BAD)
+        sa = rng.choice(BAD if food_good else GOOD)
+        food_label, staff_label = (("positive", "negative") if food_good
+                                   else ("negative", "positive"))
+        if rng.random() < single_share:
+            if rng.integers(2):
+                X.append((f"the {food} was {fa}.", "food"))
+                y.append(food_label)
+            else:
+                X.append((f"the {staff} was {sa}.", "service"))
+                y.append(staff_label)
+            continue
+        clauses = [f"the {food} was {fa}", f"the {staff} was {sa}"]
+        if rng.integers(2):
+            clauses.reverse()
+        text = f"{clauses[0]} but {clauses[1]}."
+        X += [(text, "food"), (text, "service")]
+        y += [food_label, staff_label]
+    return X, y
+
+
+@pytest.fixture(scope="session")
+def pairs():
+    return make_pairs(200, seed=0, single_share=0.4)
+
+
+@pytest.fixture(scope="session")
+def test_pairs():
+    return make_pairs(60, seed=1)
+
+
+def requires_shared_data(*relative):
+    missing = [r for r in relative if not (SHARED_DATA / r).exists()]
+    return pytest.mark.skipif(bool(missing), reason=f"shared data missing: {missing}")
+
+
+# Small, fast settings used by most estimator tests.
+FAST = dict(embeddings=None, embedding_dim=16, hidden_size=24, max_epochs=30,
+            lr=0.01, batch_size=16, dropout=0.0, random_state=0)

@@ -1,0 +1,465 @@
+"""AspectAttentionClassifier: learning, the input contract and the sklearn contract.
+
+sklearn's ``check_estimator`` skips estimators that take text, so the contract is
+tested here by hand. One model is fitted per module (``fitted``) and reused.
+"""
+
+import math
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numpy as np
+import pytest
+import torch
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from aspectattn import AspectAttentionClassifier, InputError, UnknownAspectError
+from conftest import FAST, FOOD, SERVICE, make_pairs
+
+
+@pytest.fixture(scope="module")
+def fitted(pairs):
+    X, y = pairs
+    return AspectAttentionClassifier(variant="atae", **FAST).fit(X, y)
+
+
+# ------------------------------------------------------------------------ learning
+@pytest.mark.parametrize("variant", ["at", "ae", "atae"])
+def test_learns_an_aspect_dependent_rule(variant, pairs, test_pairs):
+    # Every test sentence has one aspect praised and the other criticised: ignoring
+    # the aspect caps accuracy at 50%. (Checked on random_state 0-4 for all variants.)
+    clf = AspectAttentionClassifier(variant=variant, **FAST).fit(*pairs)
+    assert clf.score(*test_pairs) >= 0.9
+
+
+def test_at_with_paper_concat_score_cannot_use_the_aspect(pairs, test_pairs):
+    clf = AspectAttentionClassifier(variant="at", attention_score="concat",
+                                    **FAST).fit(*pairs)
+    proba = clf.predict_proba(test_pairs[0][:20])
+    # Same sentence, two aspects -> identical outputs (the aspect cancels).
+    np.testing.assert_allclose(proba[0::2], proba[1::2], atol=1e-6)
+
+
+def test_predict_returns_original_labels_and_proba_follows_classes(pairs):
+    X, y = pairs
+    y_int = np.where(np.asarray(y) == "positive", 7, -3)
+    clf = AspectAttentionClassifier(**FAST).fit(X, y_int)
+    assert clf.classes_.tolist() == [-3, 7]
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    assert np.array_equal(clf.predict(X), clf.classes_[proba.argmax(1)])
+    assert set(clf.predict(X)) <= {-3, 7}
+
+
+def test_fit_returns_self_and_sets_fitted_attributes(pairs):
+    clf = AspectAttentionClassifier(**FAST)
+    assert clf.fit(*pairs) is clf
+    assert clf.aspect_type_ == "category"
+    assert clf.aspects_.tolist() == ["food", "service"]
+    assert clf.n_features_in_ == 2
+    assert len(clf.history_) == FAST["max_epochs"] and "train_loss" in clf.history_[0]
+    assert clf.best_epoch_ == FAST["max_epochs"]
+    assert not hasattr(clf, "feature_names_in_")
+
+
+# --------------------------------------------------------------- the input contract
+def _bad_inputs():
+    good = ("the food was good", "food")
+    return [
+        ("the food was good", ["pos"], "bare string"),
+        ([("the food", "food", "extra")], ["pos"], "3 items instead of 2"),
+        ([("   ", "food")], ["pos"], "text of pair 0 is empty"),
+        ([("", "food")], ["pos"], "text of pair 0 is empty"),
+        ([(good[0], None)], ["pos"], "aspect of pair 0 is missing"),
+        ([(good[0], float("nan"))], ["pos"], "aspect of pair 0 is missing"),
+        ([(good[0], "")], ["pos"], "aspect of pair 0 is empty"),
+        ([(42, "food")], ["pos"], "expected a string"),
+        ([good, good], ["pos"], "2 pairs but 1 labels"),
+        ([good, good], ["pos", float("nan")], "Label 1 is missing"),
+        ([good, good], ["pos", None], "Label 1 is missing"),
+        ([good, good], ["pos", "pos"], "single class"),
+        ([], [], "no pairs"),
+        (np.array([["a", "b", "c"]]), ["pos"], r"shape \(n_pairs, 2\)"),
+        ([good, "not a pair"], ["pos", "neg"], "element 1"),
+        ([("...", "food"), ("\u200b", "food")], ["a", "b"], "pair 1"),
+    ]
+
+
+@pytest.mark.parametrize("X, y, message", _bad_inputs())
+def test_bad_input_raises_a_clear_value_error(X, y, message):
+    with pytest.raises(ValueError, match=message):
+        AspectAttentionClassifier(**FAST).fit(X, y)
+
+
+def test_bad_input_at_predict(fitted):
+    with pytest.raises(InputError, match="bare string"):
+        fitted.predict("the pasta was great")
+    with pytest.raises(UnknownAspectError, match=r"\['price'\] was not seen in fit"):
+        fitted.predict([("the price was fair", "price")])
+    with pytest.raises(ValueError, match="empty"):
+        fitted.predict([("", "food")])
+    with pytest.raises(ValueError, match="bare string"):
+        fitted.predict_aspects("the pasta")
+
+
+def test_dataframe_input_with_custom_columns(pairs):
+    pd = pytest.importorskip("pandas")
+    X, y = pairs
+    frame = pd.DataFrame(X, columns=["review", "topic"])
+    clf = AspectAttentionClassifier(text_column="review", aspect_column="topic", **FAST)
+    clf.fit(frame, pd.Series(y))
+    assert clf.feature_names_in_.tolist() == ["review", "topic"]
+    ref = AspectAttentionClassifier(**FAST).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(frame), ref.predict_proba(X))
+    with pytest.raises(ValueError, match=r"no column\(s\) \['review'\]"):
+        clf.predict(frame.rename(columns={"review": "body"}))
+
+
+def test_numpy_object_array_input(fitted, pairs):
+    X = pairs[0][:10]
+    np.testing.assert_array_equal(fitted.predict(np.array(X, dtype=object)),
+                                  fitted.predict(X))
+
+
+# ------------------------------------------------------------ hyperparameter checks
+@pytest.mark.parametrize("params, message", [
+    ({"hidden_size": -3}, "The 'hidden_size' parameter of AspectAttentionClassifier "
+                          "must be an int >= 1. Got -3 instead."),
+    ({"hidden_size": 2.5}, "'hidden_size' parameter .* must be an int >= 1"),
+    ({"variant": "lstm"}, "'variant' parameter .* must be one of 'ae', 'at', 'atae'"),
+    ({"dropout": 1.0}, "'dropout' parameter .* must be a float >= 0 and < 1"),
+    ({"lr": 0}, "'lr' parameter .* must be a float > 0. Got 0 instead"),
+    ({"validation_fraction": 1.5}, "'validation_fraction'"),
+    ({"embeddings": 3}, "'embeddings' parameter .* must be None, a string or a path"),
+    ({"random_state": -1}, "'random_state'"),
+    ({"class_weight": "auto"}, "'class_weight'"),
+    ({"early_stopping": True}, "early_stopping=True needs a validation split"),
+    ({"embedding_dim": 20, "embeddings": "missing/vectors.txt"}, "not found"),
+])
+def test_invalid_hyperparameters_are_reported_in_fit(params, message, pairs):
+    clf = AspectAttentionClassifier(**{**FAST, **params})  # __init__ never raises
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        clf.fit(*pairs)
+
+
+def test_init_stores_parameters_verbatim_and_clone_round_trips():
+    clf = AspectAttentionClassifier(hidden_size=-3, variant="nonsense", lr="x")
+    assert clf.get_params()["hidden_size"] == -3  # validated in fit, not __init__
+    params = AspectAttentionClassifier(**FAST).get_params()
+    again = AspectAttentionClassifier(**params)
+    assert again.get_params() == params
+    cloned = clone(again)
+    assert cloned.get_params() == params and cloned is not again
+    assert clone(again.set_params(hidden_size=7)).hidden_size == 7
+
+
+def test_clone_of_fitted_is_unfitted(fitted):
+    fresh = clone(fitted)
+    assert not hasattr(fresh, "module_")
+    with pytest.raises(NotFittedError):
+        fresh.predict([("the pasta", "food")])
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "decision_function",
+                                    "explain"])
+def test_unfitted_raises_not_fitted_error(method):
+    with pytest.raises(NotFittedError):
+        getattr(AspectAttentionClassifier(), method)([("the pasta", "food")])
+    with pytest.raises(NotFittedError):
+        AspectAttentionClassifier().predict_aspects(["the pasta"], ["food"])
+
+
+def test_sklearn_tags_declare_text_input():
+    tags = AspectAttentionClassifier().__sklearn_tags__()
+    assert tags.input_tags.string and not tags.input_tags.two_d_array
+    assert tags.estimator_type == "classifier"
+
+
+def test_data_free_sklearn_checks():
+    from sklearn.utils.estimator_checks import (
+        check_get_params_invariance,
+        check_no_attributes_set_in_init,
+        check_parameters_default_constructible,
+        check_set_params,
+    )
+    name, est = "AspectAttentionClassifier", AspectAttentionClassifier()
+    check_no_attributes_set_in_init(name, est)
+    check_parameters_default_constructible(name, est)
+    check_get_params_invariance(name, est)
+    check_set_params(name, est)
+
+
+# --------------------------------------------------------------- sklearn integration
+def _strip(X):
+    return [(t.strip(), a) for t, a in X]
+
+
+def test_pipeline(pairs, test_pairs):
+    pipe = Pipeline([("clean", FunctionTransformer(_strip)),
+                     ("clf", AspectAttentionClassifier(**FAST))])
+    pipe.fit(*pairs)
+    assert pipe.score(*test_pairs) >= 0.9
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_grid_search(n_jobs, pairs):
+    X, y = pairs
+    grid = GridSearchCV(AspectAttentionClassifier(**{**FAST, "max_epochs": 4}),
+                        {"hidden_size": [8, 16], "variant": ["at", "atae"]},
+                        cv=2, n_jobs=n_jobs)
+    grid.fit(X, y)
+    assert len(grid.cv_results_["params"]) == 4
+    assert grid.best_params_["hidden_size"] in (8, 16)
+    assert grid.predict(X[:5]).shape == (5,)
+
+
+def test_cross_val_score(pairs):
+    scores = cross_val_score(AspectAttentionClassifier(**FAST), *pairs, cv=3)
+    assert scores.shape == (3,) and scores.mean() >= 0.8
+
+
+# ------------------------------------------------------------------ reproducibility
+def test_same_random_state_gives_identical_results(pairs):
+    X, y = pairs
+    params = {**FAST, "dropout": 0.3, "max_epochs": 3, "embeddings": "word2vec"}
+    a = AspectAttentionClassifier(**params).fit(X, y).predict_proba(X)
+    b = AspectAttentionClassifier(**params).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+    c = AspectAttentionClassifier(**{**params, "random_state": 1}).fit(X, y)
+    assert not np.array_equal(a, c.predict_proba(X))
+
+
+def test_fit_leaves_global_rngs_untouched(pairs):
+    torch.manual_seed(123)
+    np.random.seed(123)
+    torch_state, np_state = torch.get_rng_state(), np.random.get_state()
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "random_state": None}
+                              ).fit(*pairs)
+    assert torch.equal(torch.get_rng_state(), torch_state)
+    assert np.array_equal(np.random.get_state()[1], np_state[1])
+
+
+# -------------------------------------------------------------------- persistence
+_RELOAD = textwrap.dedent("""
+    import sys, pickle, joblib, numpy as np
+    {block}
+    model = {loader}(sys.argv[1])
+    X = pickle.load(open(sys.argv[2], "rb"))
+    np.save(sys.argv[3], model.predict_proba(X))
+    print("gensim loaded:", "gensim" in sys.modules and sys.modules["gensim"] is not None)
+""")
+
+
+def _reload_in_fresh_process(tmp_path, model, X, loader, block_gensim=False):
+    model_path, x_path, out = tmp_path / "m.bin", tmp_path / "x.pkl", tmp_path / "p.npy"
+    if loader == "joblib.load":
+        joblib.dump(model, model_path)
+    else:
+        model_path.write_bytes(pickle.dumps(model))
+    x_path.write_bytes(pickle.dumps(X))
+    block = "sys.modules['gensim'] = None" if block_gensim else ""
+    script = _RELOAD.format(block=block, loader=loader if loader == "joblib.load"
+                            else "(lambda p: pickle.load(open(p, 'rb')))")
+    run = subprocess.run([sys.executable, "-c", script, str(model_path), str(x_path),
+                          str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return np.load(out), run.stdout
+
+
+@pytest.mark.parametrize("loader", ["pickle.load", "joblib.load"])
+def test_round_trip_in_a_fresh_process_gives_identical_proba(loader, fitted, test_pairs,
+                                                             tmp_path):
+    X = test_pairs[0]
+    proba, _ = _reload_in_fresh_process(tmp_path, fitted, X, loader)
+    np.testing.assert_array_equal(proba, fitted.predict_proba(X))
+
+
+def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path):
+    X, y = pairs
+    words = sorted({w for t, _ in X for w in t.replace(".", " ").split()})
+    rng = np.random.default_rng(0)
+    vec_file = tmp_path / "vectors.txt"
+    vec_file.write_text("".join(f"{w} " + " ".join(f"{v:.4f}" for v in rng.normal(
+        size=8)) + "\n" for w in words))
+    clf = AspectAttentionClassifier(**{**FAST, "embeddings": str(vec_file),
+                                       "embedding_dim": None}).fit(X, y)
+    vec_file.unlink()
+    proba, stdout = _reload_in_fresh_process(tmp_path, clf, X[:30], "pickle.load",
+                                             block_gensim=True)
+    np.testing.assert_array_equal(proba, clf.predict_proba(X[:30]))
+    assert "gensim loaded: False" in stdout
+
+
+def test_pickle_holds_weights_once_and_no_skorch_net(fitted):
+    blob = pickle.dumps(fitted)
+    n_bytes = sum(p.numel() * 4 for p in fitted.module_.parameters())
+    assert len(blob) < 1.1 * n_bytes + 200_000  # weights + vocabulary, no duplicates
+    state = fitted.__getstate__()
+    assert not any("skorch" in type(v).__module__ for v in state.values())
+    assert "module_" not in state
+
+
+# --------------------------------------------------------------- attention outputs
+def test_explain_returns_tokens_and_weights(fitted):
+    X = [("The pasta was great but the waiter was rude.", "service")]
+    (result,) = fitted.explain(X)
+    assert result["tokens"] == ["the", "pasta", "was", "great", "but", "the", "waiter",
+                                "was", "rude", "."]
+    assert result["weights"].shape == (10,)
+    assert math.isclose(result["weights"].sum(), 1.0, rel_tol=1e-6)
+    assert result["label"] == fitted.predict(X)[0]
+    np.testing.assert_allclose(result["proba"], fitted.predict_proba(X)[0], atol=1e-6)
+
+
+def test_explain_refuses_the_ae_variant(pairs):
+    clf = AspectAttentionClassifier(variant="ae", **{**FAST, "max_epochs": 1})
+    with pytest.raises(ValueError, match="has no attention"):
+        clf.fit(*pairs).explain(pairs[0][:1])
+
+
+@pytest.mark.parametrize("variant", ["at", "atae"])
+def test_many_aspects_at_once_equals_pairwise(variant, pairs, test_pairs):
+    clf = AspectAttentionClassifier(variant=variant, **FAST).fit(*pairs)
+    texts = [t for t, _ in test_pairs[0][::2]]
+    proba = clf.predict_proba_aspects(texts)  # all categories seen in fit
+    assert proba.shape == (len(texts), 2, 2)
+    pairwise = clf.predict_proba([(t, a) for t in texts for a in ["food", "service"]])
+    np.testing.assert_allclose(proba.reshape(-1, 2), pairwise, atol=1e-5)
+    labels = clf.predict_aspects(texts, ["service"])
+    assert labels.shape == (len(texts), 1)
+    with pytest.raises(UnknownAspectError):
+        clf.predict_aspects(texts, ["ambience"])
+
+
+def test_term_aspects(pairs):
+    # Aspect terms: the aspect is a phrase of the sentence ("pasta", "waiter").
+    X, y = pairs
+    words = {"food": set(FOOD), "service": set(SERVICE)}
+    X_terms = [(t, next(w for w in t.rstrip(".").split() if w in words[a]))
+               for t, a in X]
+    clf = AspectAttentionClassifier(**FAST).fit(X_terms, y)
+    assert clf.aspect_type_ == "term"
+    assert clf.aspects_.size == 0
+    assert clf.score(X_terms, y) >= 0.9
+    # unseen terms are built from their words: no error
+    assert clf.predict([("the lasagna was bland", "lasagna")]).shape == (1,)
+    with pytest.raises(ValueError, match="aspects is required"):
+        clf.predict_aspects(["the soup was bland"])
+    assert clf.predict_aspects(["the soup was bland"], ["soup"]).shape == (1, 1)
+
+
+# ----------------------------------------------------------- validation and options
+def test_validation_split_early_stopping_and_history(pairs):
+    X, y = make_pairs(200, seed=5)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 30},
+                                    validation_fraction=0.2, early_stopping=True,
+                                    scoring="accuracy", patience=3).fit(X, y)
+    row = clf.history_[-1]
+    assert {"valid_loss", "valid_acc", "valid_f1", "dur"} <= set(row)
+    accs = [r["valid_acc"] for r in clf.history_]
+    assert clf.best_epoch_ == 1 + int(np.argmax(accs))
+    assert len(clf.history_) <= 30
+
+
+def test_validation_split_keeps_sentences_together(pairs):
+    X, y = pairs
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1},
+                                    validation_fraction=0.2)
+    import aspectattn.estimator as est
+
+    captured = {}
+    original = est.AspectAttentionClassifier._split
+
+    def spy(self, dataset, texts, rng):
+        train, valid = original(self, dataset, texts, rng)
+        captured["train"], captured["valid"] = train, valid
+        return train, valid
+
+    est.AspectAttentionClassifier._split = spy
+    try:
+        clf.fit(X, y)
+    finally:
+        est.AspectAttentionClassifier._split = original
+    tr, va = captured["train"].texts, captured["valid"].texts
+
+    def texts_of(enc):
+        return [tuple(enc.pad([i])[0][0]) for i in range(len(enc))]
+
+    assert not set(texts_of(tr)) & set(texts_of(va))
+    n_sentences = len({t for t, _ in X})
+    assert len(set(texts_of(va))) == round(0.2 * n_sentences)
+
+
+def test_verbose_prints_progress(pairs, capsys):
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 2}, verbose=1,
+                              validation_fraction=0.2).fit(*pairs)
+    out = capsys.readouterr().out
+    assert "train_loss" in out and "valid_acc" in out and "dur" in out
+
+
+def test_silent_by_default(pairs, capsys):
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {"positive": 2.0}])
+def test_class_weight(class_weight, pairs):
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 2},
+                                    class_weight=class_weight)
+    assert clf.fit(*pairs).predict(pairs[0][:3]).shape == (3,)
+
+
+def test_class_weight_with_unknown_label(pairs):
+    with pytest.raises(ValueError, match="not in y"):
+        AspectAttentionClassifier(**FAST, class_weight={"great": 2.0}).fit(*pairs)
+
+
+def test_freeze_embeddings_keeps_word_vectors(pairs):
+    params = {**FAST, "max_epochs": 2}
+    frozen = AspectAttentionClassifier(**params, freeze_embeddings=True).fit(*pairs)
+    init = AspectAttentionClassifier(**{**params, "max_epochs": 1, "lr": 1e-12},
+                                     freeze_embeddings=True).fit(*pairs)
+    np.testing.assert_array_equal(frozen.module_.embedding.weight.detach(),
+                                  init.module_.embedding.weight.detach())
+    trained = AspectAttentionClassifier(**params).fit(*pairs)
+    assert not torch.equal(trained.module_.embedding.weight, frozen.module_.embedding
+                           .weight)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "adamw", "adagrad", "sgd"])
+def test_optimizers(optimizer, pairs):
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, optimizer=optimizer,
+                                    embedding_lr=0.05, gradient_clip=1.0,
+                                    weight_decay=1e-4)
+    assert clf.fit(*pairs).predict_proba(pairs[0][:2]).shape == (2, 2)
+
+
+def test_bidirectional_and_max_len(pairs):
+    clf = AspectAttentionClassifier(**FAST, bidirectional=True, max_len=4).fit(*pairs)
+    (res,) = clf.explain([("the pasta was great but the waiter was rude", "food")])
+    assert len(res["tokens"]) == 4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_training_and_cpu_reload(pairs):  # pragma: no cover
+    clf = AspectAttentionClassifier(**FAST, device="cuda").fit(*pairs)
+    assert next(clf.module_.parameters()).is_cuda
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(again.predict_proba(pairs[0]), clf.predict_proba(
+        pairs[0]), atol=1e-5)
+
+
+def test_explicit_cuda_without_cuda_is_an_error(pairs):
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available")
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        AspectAttentionClassifier(**FAST, device="cuda").fit(*pairs)

@@ -1,0 +1,91 @@
+import pickle
+
+import numpy as np
+import pytest
+
+from aspectattn.text import OOV_ID, PAD_ID, Tokenizer, Vocabulary
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("The pasta was great!", ["the", "pasta", "was", "great", "!"]),
+    ("I don't like it", ["i", "do", "n't", "like", "it"]),
+    ("It's the chef's best; can't miss.",
+     ["it", "'s", "the", "chef", "'s", "best", ";", "ca", "n't", "miss", "."]),
+    ("We'll be back, they're great",
+     ["we", "'ll", "be", "back", ",", "they", "'re", "great"]),
+    ("Didn\u2019t love it", ["did", "n't", "love", "it"]),  # typographic apostrophe
+    ("well-done steak for $10.50", ["well-done", "steak", "for", "$", "10.50"]),
+    ("Caf\u00e9 na\u00efve cr\u00e8me", ["café", "naïve", "crème"]),
+    ("\uff21\uff22\uff23 fullwidth", ["abc", "fullwidth"]),  # NFKC folds fullwidth
+    ("zero\u200bwidth", ["zerowidth"]),
+    ("Great food :) 10/10", ["great", "food", ":", ")", "10", "/", "10"]),
+    ("寿司はおいしい", ["寿司はおいしい"]),
+    ("", []),
+])
+def test_tokenizer(text, expected):
+    assert Tokenizer()(text) == expected
+
+
+def test_tokenizer_keeps_case_when_asked():
+    assert Tokenizer(lowercase=False)("The Pasta") == ["The", "Pasta"]
+
+
+def test_tokenize_many_tokenizes_each_distinct_text_once(monkeypatch):
+    tok = Tokenizer()
+    calls = []
+    original = Tokenizer.__call__
+    monkeypatch.setattr(Tokenizer, "__call__",
+                        lambda self, t: calls.append(t) or original(self, t))
+    out = tok.tokenize_many(["a b", "c", "a b", "a b"])
+    assert out == [["a", "b"], ["c"], ["a", "b"], ["a", "b"]]
+    assert calls == ["a b", "c"]
+
+
+def test_vocabulary_order_min_count_and_oov():
+    vocab = Vocabulary(min_count=2).fit([["b", "a", "b"], ["a", "c", "b"]])
+    assert vocab.words_ == ["<pad>", "<unk>", "b", "a"]  # c is rare
+    ids = vocab.lookup(["a", "b", "c", "zzz"])
+    assert ids.tolist() == [3, 2, OOV_ID, OOV_ID]
+    assert len(vocab) == 4
+
+
+def test_vocabulary_lookup_matches_dict():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(300)]
+    vocab = Vocabulary().fit([list(rng.choice(words, 50)) for _ in range(40)])
+    tokens = list(rng.choice(words + ["unseen", "other"], 500))
+    expected = [vocab.index_.get(t, OOV_ID) for t in tokens]
+    assert vocab.lookup(tokens).tolist() == expected
+
+
+def test_encode_pads_per_batch_not_globally():
+    vocab = Vocabulary().fit([["a", "b", "c", "d", "e"]])
+    enc = vocab.encode([["a"], ["a", "b"], ["a", "b", "c", "d", "e"]])
+    assert enc.lengths.tolist() == [1, 2, 5]
+    ids, lengths = enc.pad([0, 1])
+    assert ids.shape == (2, 2)  # the longest of the batch, not of the data
+    assert lengths.tolist() == [1, 2]
+    assert ids[0, 1] == PAD_ID
+    assert ids[1].tolist() == vocab.lookup(["a", "b"]).tolist()
+
+
+def test_encode_truncates_to_max_len():
+    vocab = Vocabulary().fit([list("abcdef")])
+    enc = vocab.encode([list("abcdef")], max_len=3)
+    assert enc.lengths.tolist() == [3]
+    assert enc.pad([0])[0].tolist() == [vocab.lookup(list("abc")).tolist()]
+
+
+def test_take_preserves_rows():
+    vocab = Vocabulary().fit([list("abcdef")])
+    enc = vocab.encode([list("ab"), list("cde"), list("f")])
+    sub = enc.take([2, 0])
+    assert sub.pad([0, 1])[0].tolist() == enc.pad([2, 0])[0].tolist()
+
+
+def test_vocabulary_pickles_without_lookup_cache():
+    vocab = Vocabulary().fit([["x", "y"]])
+    vocab.lookup(["x"])  # builds the cache
+    clone = pickle.loads(pickle.dumps(vocab))
+    assert "_sorted" not in clone.__dict__
+    assert clone.lookup(["y", "x", "q"]).tolist() == vocab.lookup(["y", "x", "q"]).tolist()
