@@ -47,8 +47,11 @@ class PairDataset(Dataset):
             aspect, _ = self.aspects.pad(index)  # (B, L)
         else:
             aspect = self.aspects[np.asarray(index)]  # (B,)
-        return {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths),
-                "aspect": torch.from_numpy(np.ascontiguousarray(aspect))}
+        return {
+            "tokens": torch.from_numpy(tokens),
+            "lengths": torch.from_numpy(lengths),
+            "aspect": torch.from_numpy(np.ascontiguousarray(aspect)),
+        }
 
     def __getitems__(self, index):
         X = self.batch(index)
@@ -62,8 +65,11 @@ class PairDataset(Dataset):
 
     def subset(self, index: np.ndarray) -> PairDataset:
         """A new dataset of the pairs at ``index``."""
-        aspects = (self.aspects.take(index) if isinstance(self.aspects, EncodedTexts)
-                   else self.aspects[index])
+        aspects = (
+            self.aspects.take(index)
+            if isinstance(self.aspects, EncodedTexts)
+            else self.aspects[index]
+        )
         y = None if self.targets is None else self.targets[index]
         return PairDataset(self.texts.take(index), aspects, y)
 
@@ -71,7 +77,7 @@ class PairDataset(Dataset):
 def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
     """Deterministic batches of similar length (for inference and validation)."""
     order = np.argsort(lengths, kind="stable")
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 class BucketBatchSampler(Sampler):
@@ -82,12 +88,20 @@ class BucketBatchSampler(Sampler):
     The randomness comes from ``generator`` alone, which advances from epoch to epoch.
     """
 
-    def __init__(self, lengths: np.ndarray, batch_size: int, shuffle: bool,
-                 generator: np.random.Generator | None = None, pool_factor: int = 50):
+    def __init__(
+        self,
+        lengths: np.ndarray,
+        batch_size: int,
+        shuffle: bool,
+        generator: np.random.Generator | None = None,
+        pool_factor: int = 50,
+    ):
         self.lengths = lengths
         self.batch_size = batch_size
         self.shuffle = shuffle
-        self.generator = generator if generator is not None else np.random.default_rng(0)
+        self.generator = (
+            generator if generator is not None else np.random.default_rng(0)
+        )
         self.pool_factor = pool_factor
 
     def __len__(self) -> int:
@@ -95,17 +109,20 @@ class BucketBatchSampler(Sampler):
 
     def __iter__(self):
         if not self.shuffle:
-            yield from (b.tolist() for b in length_sorted_batches(self.lengths,
-                                                                  self.batch_size))
+            yield from (
+                b.tolist() for b in length_sorted_batches(self.lengths, self.batch_size)
+            )
             return
         perm = self.generator.permutation(len(self.lengths))
         pool = self.batch_size * self.pool_factor
         batches = []
         for start in range(0, len(perm), pool):
-            chunk = perm[start:start + pool]
+            chunk = perm[start : start + pool]
             chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            batches.extend(chunk[i:i + self.batch_size]
-                           for i in range(0, len(chunk), self.batch_size))
+            batches.extend(
+                chunk[i : i + self.batch_size]
+                for i in range(0, len(chunk), self.batch_size)
+            )
         for b in self.generator.permutation(len(batches)):
             yield batches[b].tolist()
 
@@ -123,8 +140,15 @@ class BucketLoader(DataLoader):
     reproducible order.
     """
 
-    def __init__(self, dataset: PairDataset, batch_size: int = 32, shuffle: bool = False,
-                 generator: np.random.Generator | None = None, **kwargs):
+    def __init__(
+        self,
+        dataset: PairDataset,
+        batch_size: int = 32,
+        shuffle: bool = False,
+        generator: np.random.Generator | None = None,
+        **kwargs,
+    ):
         sampler = BucketBatchSampler(dataset.lengths, batch_size, shuffle, generator)
-        super().__init__(dataset, batch_sampler=sampler, collate_fn=_collate_batch,
-                         **kwargs)
+        super().__init__(
+            dataset, batch_sampler=sampler, collate_fn=_collate_batch, **kwargs
+        )

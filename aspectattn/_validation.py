@@ -34,8 +34,11 @@ def _is_missing(value: Any) -> bool:
         return False
 
 
-def check_pairs(X: Any, text_column: str = "text", aspect_column: str = "aspect",
-                ) -> tuple[list[str], list[str], np.ndarray | None]:
+def check_pairs(
+    X: Any,
+    text_column: str = "text",
+    aspect_column: str = "aspect",
+) -> tuple[list[str], list[str], np.ndarray | None]:
     """Validate ``X`` and split it into texts and aspects.
 
     Returns
@@ -44,26 +47,33 @@ def check_pairs(X: Any, text_column: str = "text", aspect_column: str = "aspect"
     feature_names : ndarray of str or None
         The two column names when ``X`` is a DataFrame.
     """
-    expected = ("X must be a sequence of (text, aspect) pairs or a pandas DataFrame "
-                f"with columns {text_column!r} and {aspect_column!r}")
+    expected = (
+        "X must be a sequence of (text, aspect) pairs or a pandas DataFrame "
+        f"with columns {text_column!r} and {aspect_column!r}"
+    )
     if isinstance(X, (str, bytes)):
-        raise InputError(f"{expected}; got a bare string. Wrap a single pair as "
-                         "[(text, aspect)].")
+        raise InputError(
+            f"{expected}; got a bare string. Wrap a single pair as [(text, aspect)]."
+        )
     feature_names = None
     if hasattr(X, "columns") and hasattr(X, "iloc"):  # pandas DataFrame
         missing = [c for c in (text_column, aspect_column) if c not in X.columns]
         if missing:
-            raise InputError(f"{expected}; the DataFrame has no column(s) {missing} "
-                             f"(it has {list(X.columns)}). Set text_column= and "
-                             "aspect_column= to the right names.")
+            raise InputError(
+                f"{expected}; the DataFrame has no column(s) {missing} "
+                f"(it has {list(X.columns)}). Set text_column= and "
+                "aspect_column= to the right names."
+            )
         texts = X[text_column].tolist()
         aspects = X[aspect_column].tolist()
         feature_names = np.asarray([text_column, aspect_column], dtype=object)
     else:
         if isinstance(X, np.ndarray):
             if X.ndim != 2 or X.shape[1] != 2:
-                raise InputError(f"{expected}; got an array of shape {X.shape}, "
-                                 "expected shape (n_pairs, 2).")
+                raise InputError(
+                    f"{expected}; got an array of shape {X.shape}, "
+                    "expected shape (n_pairs, 2)."
+                )
             pairs = X.tolist()
         elif isinstance(X, Sequence) or hasattr(X, "__array__") or hasattr(X, "tolist"):
             pairs = X.tolist() if hasattr(X, "tolist") else list(X)
@@ -76,8 +86,10 @@ def check_pairs(X: Any, text_column: str = "text", aspect_column: str = "aspect"
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
                 raise InputError(f"{expected}; element {i} is {pair!r}, not a pair.")
             if len(pair) != 2:
-                raise InputError(f"{expected}; element {i} has {len(pair)} items "
-                                 f"instead of 2: {pair!r}.")
+                raise InputError(
+                    f"{expected}; element {i} has {len(pair)} items "
+                    f"instead of 2: {pair!r}."
+                )
             texts.append(pair[0])
             aspects.append(pair[1])
     if len(texts) == 0:
@@ -85,14 +97,20 @@ def check_pairs(X: Any, text_column: str = "text", aspect_column: str = "aspect"
     for name, values in (("text", texts), ("aspect", aspects)):
         for i, value in enumerate(values):
             if _is_missing(value):
-                raise InputError(f"The {name} of pair {i} is missing ({value!r}); "
-                                 f"every pair needs a non-empty {name} string.")
+                raise InputError(
+                    f"The {name} of pair {i} is missing ({value!r}); "
+                    f"every pair needs a non-empty {name} string."
+                )
             if not isinstance(value, str):
-                raise InputError(f"The {name} of pair {i} is a {type(value).__name__} "
-                                 f"({value!r}); expected a string.")
+                raise InputError(
+                    f"The {name} of pair {i} is a {type(value).__name__} "
+                    f"({value!r}); expected a string."
+                )
             if not value.strip():
-                raise InputError(f"The {name} of pair {i} is empty; every pair "
-                                 f"needs a non-empty {name} string.")
+                raise InputError(
+                    f"The {name} of pair {i} is empty; every pair "
+                    f"needs a non-empty {name} string."
+                )
     return texts, aspects, feature_names
 
 
@@ -107,16 +125,21 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     if arr.ndim != 1:
         raise InputError(f"y must be 1-dimensional, got shape {arr.shape}.")
     if len(arr) != n_samples:
-        raise InputError(f"X and y have different lengths: {n_samples} pairs but "
-                         f"{len(arr)} labels.")
+        raise InputError(
+            f"X and y have different lengths: {n_samples} pairs but {len(arr)} labels."
+        )
     for i, value in enumerate(values):
         if _is_missing(value):
-            raise InputError(f"Label {i} is missing ({value!r}); remove unlabelled "
-                             "pairs before fitting.")
+            raise InputError(
+                f"Label {i} is missing ({value!r}); remove unlabelled "
+                "pairs before fitting."
+            )
     kinds = {type(v) for v in values}
     if len(kinds) > 1 and not all(issubclass(k, numbers.Number) for k in kinds):
-        raise InputError(f"y mixes label types {sorted(k.__name__ for k in kinds)}; "
-                         "use one type (e.g. all strings).")
+        raise InputError(
+            f"y mixes label types {sorted(k.__name__ for k in kinds)}; "
+            "use one type (e.g. all strings)."
+        )
     return np.asarray(values)
 
 
@@ -128,8 +151,9 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
 class Interval:
     """A numeric range constraint: ``Interval(int, 1, None)`` is "an int >= 1"."""
 
-    def __init__(self, kind: type, low: float | None, high: float | None,
-                 closed: str = "both"):
+    def __init__(
+        self, kind: type, low: float | None, high: float | None, closed: str = "both"
+    ):
         self.kind, self.low, self.high, self.closed = kind, low, high, closed
 
     def __call__(self, value: Any) -> bool:
@@ -140,11 +164,14 @@ class Interval:
             return False
         if value != value:
             return False
-        lo_ok = self.low is None or (value >= self.low if self.closed in ("both", "left")
-                                     else value > self.low)
-        hi_ok = self.high is None or (value <= self.high
-                                      if self.closed in ("both", "right")
-                                      else value < self.high)
+        lo_ok = self.low is None or (
+            value >= self.low if self.closed in ("both", "left") else value > self.low
+        )
+        hi_ok = self.high is None or (
+            value <= self.high
+            if self.closed in ("both", "right")
+            else value < self.high
+        )
         return lo_ok and hi_ok
 
     def __str__(self) -> str:
@@ -183,7 +210,8 @@ class InstanceOf:
 
     def __call__(self, value: Any) -> bool:
         return isinstance(value, self.types) and not (
-            isinstance(value, bool) and bool not in np.atleast_1d(self.types))
+            isinstance(value, bool) and bool not in np.atleast_1d(self.types)
+        )
 
     def __str__(self) -> str:
         return self.name
@@ -200,13 +228,17 @@ def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
     name = type(estimator).__name__
     for param, allowed in constraints.items():
         value = getattr(estimator, param)
-        if any((c is None and value is None) or (c is not None and c(value))
-               for c in allowed):
+        if any(
+            (c is None and value is None) or (c is not None and c(value))
+            for c in allowed
+        ):
             continue
         descriptions = ["None" if c is None else str(c) for c in allowed]
         if len(descriptions) > 1:
             described = ", ".join(descriptions[:-1]) + " or " + descriptions[-1]
         else:
             described = descriptions[0]
-        raise ValueError(f"The {param!r} parameter of {name} must be {described}. "
-                         f"Got {value!r} instead.")
+        raise ValueError(
+            f"The {param!r} parameter of {name} must be {described}. "
+            f"Got {value!r} instead."
+        )

@@ -67,43 +67,56 @@ def _github(repo: str, commit: str, path: str) -> str:
 
 _ABSA_KERAS = ("AlexYangLi/ABSA_Keras", "8de8f6a3d8861c68e3f552a4b77bf60d75ee05f6")
 _BERT_PAIR = ("HSLCY/ABSA-BERT-pair", "7d238eb8c772946b9e572373c144b11151e4187f")
-_BATISTA = ("davidsbatista/Aspect-Based-Sentiment-Analysis",
-            "1d9c8ec1131993d924e96676fa212db6b53cb870")
+_BATISTA = (
+    "davidsbatista/Aspect-Based-Sentiment-Analysis",
+    "1d9c8ec1131993d924e96676fa212db6b53cb870",
+)
 _MAMS = ("siat-nlp/MAMS-for-ABSA", "cddcdb0f423b3fdb2c76b70744737abed3a00d17")
 
 #: Relative path under the data home -> where to download it and its checksum.
 REMOTE_FILES: dict[str, RemoteFile] = {
     "semeval2014_restaurants/Restaurants_Train_v2.xml": RemoteFile(
         _github(*_ABSA_KERAS, "raw_data/semeval14_restaurant/Restaurants_Train_v2.xml"),
-        "223601da1bded6caa4ef9cf91a7007578141ca6d8ed50d5a5c217565f89d2fc5"),
+        "223601da1bded6caa4ef9cf91a7007578141ca6d8ed50d5a5c217565f89d2fc5",
+    ),
     "semeval2014_restaurants/Restaurants_Test_Gold.xml": RemoteFile(
         _github(*_BERT_PAIR, "data/semeval2014/Restaurants_Test_Gold.xml"),
-        "f21509cfa37e16534cd5b2da043be487355b64ef48fe8d6aaacaeca6b49cc0fb"),
+        "f21509cfa37e16534cd5b2da043be487355b64ef48fe8d6aaacaeca6b49cc0fb",
+    ),
     "semeval2014_laptops/Laptop_Train_v2.xml": RemoteFile(
         _github(*_ABSA_KERAS, "raw_data/semeval14_laptop/Laptop_Train_v2.xml"),
-        "efec2ed73b4efb83b47c697114d800149c558118884afa80362a6e975ba7248c"),
+        "efec2ed73b4efb83b47c697114d800149c558118884afa80362a6e975ba7248c",
+    ),
     "semeval2014_laptops/Laptops_Test_Gold.xml": RemoteFile(
         _github(*_ABSA_KERAS, "raw_data/semeval14_laptop/Laptops_Test_Gold.xml"),
-        "aa3a30c9dd7e0eacf9b69e898eb4118a36c1b4f391a30a08dfc41a38d8b8745b"),
+        "aa3a30c9dd7e0eacf9b69e898eb4118a36c1b4f391a30a08dfc41a38d8b8745b",
+    ),
     "semeval2015_restaurants/ABSA-15_Restaurants_Train_Final.xml": RemoteFile(
-        _github(*_BATISTA,
-                "datasets/ABSA-SemEval2015/ABSA-15_Restaurants_Train_Final.xml"),
-        "813c3bf02cfdce98e1eccac93eca46e0123ebd8a2848a506d18bd3c1be9037df"),
+        _github(
+            *_BATISTA, "datasets/ABSA-SemEval2015/ABSA-15_Restaurants_Train_Final.xml"
+        ),
+        "813c3bf02cfdce98e1eccac93eca46e0123ebd8a2848a506d18bd3c1be9037df",
+    ),
     "semeval2015_restaurants/ABSA15_Restaurants_Test.xml": RemoteFile(
         _github(*_BATISTA, "datasets/ABSA-SemEval2015/ABSA15_Restaurants_Test.xml"),
-        "26085008a5182381504fefdb7b56654baccd08851c900e6b05452055d9cfede9"),
+        "26085008a5182381504fefdb7b56654baccd08851c900e6b05452055d9cfede9",
+    ),
     "mams_acsa/train.xml": RemoteFile(
         _github(*_MAMS, "data/MAMS-ACSA/raw/train.xml"),
-        "24c6a1a9f769ec5a9a1fc9a63077001339cec65317e3e72cf053d8055ec5f1ac"),
+        "24c6a1a9f769ec5a9a1fc9a63077001339cec65317e3e72cf053d8055ec5f1ac",
+    ),
     "mams_acsa/val.xml": RemoteFile(
         _github(*_MAMS, "data/MAMS-ACSA/raw/val.xml"),
-        "d4536b0ced8e77f53f88ff1835fcf561e0de02e41a509982f76eb9b8a375b2ed"),
+        "d4536b0ced8e77f53f88ff1835fcf561e0de02e41a509982f76eb9b8a375b2ed",
+    ),
     "mams_atsa/train.xml": RemoteFile(
         _github(*_MAMS, "data/MAMS-ATSA/raw/train.xml"),
-        "26ba39142b28169ebc80408294f4e27493bd1e127c6aa2e85ab4bc750bf8017a"),
+        "26ba39142b28169ebc80408294f4e27493bd1e127c6aa2e85ab4bc750bf8017a",
+    ),
     "mams_atsa/val.xml": RemoteFile(
         _github(*_MAMS, "data/MAMS-ATSA/raw/val.xml"),
-        "5b7d225e2f9482a3814f15aed04ff8323105171a47d22d9899d871c4e0ba86ca"),
+        "5b7d225e2f9482a3814f15aed04ff8323105171a47d22d9899d871c4e0ba86ca",
+    ),
 }
 
 _COLUMNS = ("text", "aspect", "polarity", "sentence_id", "start", "end")
@@ -133,20 +146,25 @@ def _download(remote: RemoteFile, target: Path, timeout: float = 60.0) -> None:
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out, \
-                urllib.request.urlopen(remote.url, timeout=timeout) as response:
+        with (
+            os.fdopen(fd, "wb") as out,
+            urllib.request.urlopen(remote.url, timeout=timeout) as response,
+        ):
             shutil.copyfileobj(response, out)
         actual = _sha256(tmp)
         if actual != remote.sha256:
             raise ChecksumError(
                 f"The file downloaded from {remote.url} has SHA-256 {actual}, expected "
                 f"{remote.sha256}; it was discarded. The server may have changed the "
-                "file, or the download was corrupted: try again.")
+                "file, or the download was corrupted: try again."
+            )
         os.replace(tmp, target)  # atomic: no half-written file under the real name
     except urllib.error.URLError as exc:
-        raise OSError(f"Could not download {remote.url}: {exc.reason}. Without "
-                      f"internet access, place the file at {target} (or point "
-                      f"${DATA_HOME_ENV} at a folder that holds it).") from exc
+        raise OSError(
+            f"Could not download {remote.url}: {exc.reason}. Without "
+            f"internet access, place the file at {target} (or point "
+            f"${DATA_HOME_ENV} at a folder that holds it)."
+        ) from exc
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -158,7 +176,8 @@ def _fetch_file(relative: str, data_home, download_if_missing: bool) -> Path:
     if not download_if_missing:
         raise FileNotFoundError(
             f"{path} does not exist and download_if_missing=False. Set data_home= or "
-            f"${DATA_HOME_ENV} to the folder that holds {relative!r}.")
+            f"${DATA_HOME_ENV} to the folder that holds {relative!r}."
+        )
     _download(REMOTE_FILES[relative], path)
     return path
 
@@ -170,7 +189,8 @@ def _finish(rows: list[tuple], as_frame: bool):
             import pandas as pd
         except ImportError as exc:
             raise MissingDependencyError(
-                "as_frame=True needs pandas: pip install 'aspectattn[pandas]'") from exc
+                "as_frame=True needs pandas: pip install 'aspectattn[pandas]'"
+            ) from exc
         return pd.DataFrame(rows, columns=list(_COLUMNS))
     return [(r[0], r[1]) for r in rows], [r[2] for r in rows]
 
@@ -180,8 +200,9 @@ def _check_choice(name: str, value, allowed) -> None:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}.")
 
 
-def read_semeval2014(path, aspect: str = "category", conflict: str = "drop",
-                     as_frame: bool = False):
+def read_semeval2014(
+    path, aspect: str = "category", conflict: str = "drop", as_frame: bool = False
+):
     """Read a SemEval-2014 Task 4 (or MAMS) XML file.
 
     Parameters
@@ -212,14 +233,22 @@ def read_semeval2014(path, aspect: str = "category", conflict: str = "drop",
             if polarity == "conflict" and conflict == "drop":
                 continue
             start, end = element.get("from"), element.get("to")
-            rows.append((text, element.get(attr), polarity, sentence.get("id"),
-                         None if start is None else int(start),
-                         None if end is None else int(end)))
+            rows.append(
+                (
+                    text,
+                    element.get(attr),
+                    polarity,
+                    sentence.get("id"),
+                    None if start is None else int(start),
+                    None if end is None else int(end),
+                )
+            )
     return _finish(rows, as_frame)
 
 
-def read_semeval2015(path, aspect: str = "category", conflict: str = "drop",
-                     as_frame: bool = False):
+def read_semeval2015(
+    path, aspect: str = "category", conflict: str = "drop", as_frame: bool = False
+):
     """Read a SemEval-2015/2016 Task 12/5 XML file (``<Opinion>`` tuples).
 
     One pair per distinct (sentence, category) or (sentence, target span): several
@@ -263,10 +292,15 @@ def read_semeval2015(path, aspect: str = "category", conflict: str = "drop",
 
 
 # -------------------------------------------------------------------------- fetchers
-def fetch_semeval2014(domain: str = "restaurants", subset: str = "train",
-                      aspect: str = "category", conflict: str = "drop",
-                      data_home=None, download_if_missing: bool = True,
-                      as_frame: bool = False):
+def fetch_semeval2014(
+    domain: str = "restaurants",
+    subset: str = "train",
+    aspect: str = "category",
+    conflict: str = "drop",
+    data_home=None,
+    download_if_missing: bool = True,
+    as_frame: bool = False,
+):
     """SemEval-2014 Task 4 (Pontiki et al., 2014), restaurants or laptops.
 
     ``subset="train"`` is the corrected v2 training file, ``"test"`` the gold test
@@ -280,33 +314,49 @@ def fetch_semeval2014(domain: str = "restaurants", subset: str = "train",
     _check_choice("domain", domain, {"restaurants", "laptops"})
     _check_choice("subset", subset, {"train", "test"})
     if domain == "laptops" and aspect == "category":
-        raise ValueError("SemEval-2014 laptops have aspect terms only; use "
-                         "aspect='term'.")
-    name = {("restaurants", "train"): "Restaurants_Train_v2.xml",
-            ("restaurants", "test"): "Restaurants_Test_Gold.xml",
-            ("laptops", "train"): "Laptop_Train_v2.xml",
-            ("laptops", "test"): "Laptops_Test_Gold.xml"}[domain, subset]
+        raise ValueError(
+            "SemEval-2014 laptops have aspect terms only; use aspect='term'."
+        )
+    name = {
+        ("restaurants", "train"): "Restaurants_Train_v2.xml",
+        ("restaurants", "test"): "Restaurants_Test_Gold.xml",
+        ("laptops", "train"): "Laptop_Train_v2.xml",
+        ("laptops", "test"): "Laptops_Test_Gold.xml",
+    }[domain, subset]
     path = _fetch_file(f"semeval2014_{domain}/{name}", data_home, download_if_missing)
     return read_semeval2014(path, aspect, conflict, as_frame)
 
 
-def fetch_semeval2015(subset: str = "train", aspect: str = "category",
-                      conflict: str = "drop", data_home=None,
-                      download_if_missing: bool = True, as_frame: bool = False):
+def fetch_semeval2015(
+    subset: str = "train",
+    aspect: str = "category",
+    conflict: str = "drop",
+    data_home=None,
+    download_if_missing: bool = True,
+    as_frame: bool = False,
+):
     """SemEval-2015 Task 12 restaurants (Pontiki et al., 2015).
 
     See :func:`read_semeval2015` for ``aspect``, ``conflict`` and ``as_frame``.
     """
     _check_choice("subset", subset, {"train", "test"})
-    name = {"train": "ABSA-15_Restaurants_Train_Final.xml",
-            "test": "ABSA15_Restaurants_Test.xml"}[subset]
-    path = _fetch_file(f"semeval2015_restaurants/{name}", data_home,
-                       download_if_missing)
+    name = {
+        "train": "ABSA-15_Restaurants_Train_Final.xml",
+        "test": "ABSA15_Restaurants_Test.xml",
+    }[subset]
+    path = _fetch_file(
+        f"semeval2015_restaurants/{name}", data_home, download_if_missing
+    )
     return read_semeval2015(path, aspect, conflict, as_frame)
 
 
-def fetch_mams(aspect: str = "category", subset: str = "train", data_home=None,
-               download_if_missing: bool = True, as_frame: bool = False):
+def fetch_mams(
+    aspect: str = "category",
+    subset: str = "train",
+    data_home=None,
+    download_if_missing: bool = True,
+    as_frame: bool = False,
+):
     """MAMS (Jiang et al., 2019): every sentence has several aspects of different
     polarities.
 

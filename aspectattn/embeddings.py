@@ -22,8 +22,8 @@ without gensim.
 
 from __future__ import annotations
 
-import gzip
 import bz2
+import gzip
 import os
 import threading
 import zlib
@@ -55,7 +55,8 @@ def _import_gensim():
         import gensim  # noqa: F401
     except ImportError as exc:  # pragma: no cover - gensim is a core dependency
         raise MissingDependencyError(
-            "Word vectors need gensim: pip install 'gensim>=4.3'") from exc
+            "Word vectors need gensim: pip install 'gensim>=4.3'"
+        ) from exc
     return gensim
 
 
@@ -88,12 +89,13 @@ def _load_file(path: Path):
     if name.endswith((".kv", ".model", ".kv.gz")):
         return KeyedVectors.load(str(path))
     if name.endswith((".bin", ".bin.gz")):
-        return KeyedVectors.load_word2vec_format(str(path), binary=True,
-                                                 unicode_errors="replace")
+        return KeyedVectors.load_word2vec_format(
+            str(path), binary=True, unicode_errors="replace"
+        )
     no_header = not _has_word2vec_header(path)
-    return KeyedVectors.load_word2vec_format(str(path), binary=False,
-                                             no_header=no_header,
-                                             unicode_errors="replace")
+    return KeyedVectors.load_word2vec_format(
+        str(path), binary=False, no_header=no_header, unicode_errors="replace"
+    )
 
 
 def _load_named(name: str):
@@ -138,7 +140,8 @@ def load_word_vectors(source: str | os.PathLike):
     else:
         text = os.fspath(source)
         looks_like_path = os.sep in text or text.endswith(
-            (".txt", ".gz", ".bin", ".kv", ".vec", ".bz2"))
+            (".txt", ".gz", ".bin", ".kv", ".vec", ".bz2")
+        )
         if looks_like_path:
             raise FileNotFoundError(f"Word-vector file not found: {text!r}.")
         key = ("gensim-data", text)
@@ -163,8 +166,13 @@ def _stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def train_word_vectors(kind: str, token_lists: Sequence[Sequence[str]], dim: int,
-                       seed: int, epochs: int = 10):
+def train_word_vectors(
+    kind: str,
+    token_lists: Sequence[Sequence[str]],
+    dim: int,
+    seed: int,
+    epochs: int = 10,
+):
     """Train word2vec (skip-gram) or fastText vectors on tokenized texts.
 
     Single-threaded and seeded, so the same ``seed`` gives the same vectors in any
@@ -175,8 +183,17 @@ def train_word_vectors(kind: str, token_lists: Sequence[Sequence[str]], dim: int
 
     cls = {"word2vec": Word2Vec, "fasttext": FastText}[kind]
     sentences = [list(t) for t in token_lists]
-    model = cls(sentences=sentences, vector_size=dim, window=5, min_count=1, sg=1,
-                workers=1, seed=seed, epochs=epochs, hashfxn=_stable_hash)
+    model = cls(
+        sentences=sentences,
+        vector_size=dim,
+        window=5,
+        min_count=1,
+        sg=1,
+        workers=1,
+        seed=seed,
+        epochs=epochs,
+        hashfxn=_stable_hash,
+    )
     return model.wv
 
 
@@ -197,14 +214,17 @@ def lookup_vector(vectors, word: str) -> np.ndarray | None:
 
 def phrase_vector(vectors, phrase: str) -> np.ndarray | None:
     """Mean vector of the words of ``phrase`` found in ``vectors``, or None."""
-    found = [v for v in (lookup_vector(vectors, w) for w in _name_words(phrase))
-             if v is not None]
+    found = [
+        v
+        for v in (lookup_vector(vectors, w) for w in _name_words(phrase))
+        if v is not None
+    ]
     return np.mean(found, axis=0).astype(np.float32) if found else None
 
 
-def build_embedding_matrix(words: Sequence[str], vectors, dim: int,
-                           rng: np.random.Generator, skip: int = 2
-                           ) -> tuple[np.ndarray, float]:
+def build_embedding_matrix(
+    words: Sequence[str], vectors, dim: int, rng: np.random.Generator, skip: int = 2
+) -> tuple[np.ndarray, float]:
     """Embedding matrix for a vocabulary.
 
     Parameters

@@ -1,4 +1,4 @@
-"""The attention estimator: Wang et al. (2016) aspect attention as a sklearn classifier."""
+"""The attention estimator: Wang et al. (2016) aspect attention, sklearn-style."""
 
 from __future__ import annotations
 
@@ -54,8 +54,10 @@ def _resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r} was requested but CUDA is not available; "
-                         "use device='auto' or 'cpu'.")
+        raise ValueError(
+            f"device={device!r} was requested but CUDA is not available; "
+            "use device='auto' or 'cpu'."
+        )
     return device
 
 
@@ -203,8 +205,11 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "variant": [Options(set(VARIANTS))],
         "aspect_type": [Options({"auto", "category", "term"})],
-        "embeddings": [None, InstanceOf((str,), "a string"),
-                       InstanceOf((os.PathLike,), "a path")],
+        "embeddings": [
+            None,
+            InstanceOf((str,), "a string"),
+            InstanceOf((os.PathLike,), "a path"),
+        ],
         "embedding_dim": [None, Interval(int, 1, None)],
         "freeze_embeddings": [Options({True, False})],
         "embedding_lr": [None, Interval(float, 0, None, "neither")],
@@ -229,22 +234,52 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "patience": [Interval(int, 1, None)],
         "text_column": [InstanceOf((str,), "a string")],
         "aspect_column": [InstanceOf((str,), "a string")],
-        "random_state": [None, Interval(int, 0, None),
-                         InstanceOf((np.random.RandomState, np.random.Generator),
-                                    "a numpy RandomState or Generator")],
+        "random_state": [
+            None,
+            Interval(int, 0, None),
+            InstanceOf(
+                (np.random.RandomState, np.random.Generator),
+                "a numpy RandomState or Generator",
+            ),
+        ],
         "device": [InstanceOf((str,), "a string such as 'auto', 'cpu' or 'cuda'")],
         "verbose": [Interval(int, 0, None)],
     }
 
-    def __init__(self, *, variant="atae", aspect_type="auto", embeddings="word2vec",
-                 embedding_dim=None, freeze_embeddings=False, embedding_lr=None,
-                 aspect_size=None, hidden_size=300, bidirectional=False,
-                 attention_score="additive", dropout=0.5, lowercase=True, min_count=1,
-                 max_len=100, optimizer="adam", lr=1e-3, weight_decay=0.0,
-                 batch_size=32, max_epochs=20, gradient_clip=None, class_weight=None,
-                 validation_fraction=None, early_stopping=False, scoring="loss",
-                 patience=5, text_column="text", aspect_column="aspect",
-                 random_state=None, device="auto", verbose=0):
+    def __init__(
+        self,
+        *,
+        variant="atae",
+        aspect_type="auto",
+        embeddings="word2vec",
+        embedding_dim=None,
+        freeze_embeddings=False,
+        embedding_lr=None,
+        aspect_size=None,
+        hidden_size=300,
+        bidirectional=False,
+        attention_score="additive",
+        dropout=0.5,
+        lowercase=True,
+        min_count=1,
+        max_len=100,
+        optimizer="adam",
+        lr=1e-3,
+        weight_decay=0.0,
+        batch_size=32,
+        max_epochs=20,
+        gradient_clip=None,
+        class_weight=None,
+        validation_fraction=None,
+        early_stopping=False,
+        scoring="loss",
+        patience=5,
+        text_column="text",
+        aspect_column="aspect",
+        random_state=None,
+        device="auto",
+        verbose=0,
+    ):
         self.variant = variant
         self.aspect_type = aspect_type
         self.embeddings = embeddings
@@ -289,7 +324,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if self.early_stopping and self.validation_fraction is None:
             raise ValueError(
                 f"early_stopping=True needs a validation split: set validation_fraction"
-                f" (e.g. 0.1) on {type(self).__name__}.")
+                f" (e.g. 0.1) on {type(self).__name__}."
+            )
 
     # ------------------------------------------------------------------------- fitting
     def fit(self, X, y):
@@ -305,13 +341,16 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self : AspectAttentionClassifier
         """
         self._check_params()
-        texts, aspects, feature_names = check_pairs(X, self.text_column,
-                                                    self.aspect_column)
+        texts, aspects, feature_names = check_pairs(
+            X, self.text_column, self.aspect_column
+        )
         labels = check_labels(y, len(texts))
         classes, y_index = np.unique(labels, return_inverse=True)
         if len(classes) < 2:
-            raise InputError(f"y has a single class ({classes[0]!r}); a classifier "
-                             "needs samples of at least 2 classes.")
+            raise InputError(
+                f"y has a single class ({classes[0]!r}); a classifier "
+                "needs samples of at least 2 classes."
+            )
         seed = _resolve_seed(self.random_state)
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
@@ -335,15 +374,23 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             categories = np.array([], dtype=object)
             aspect_index = {}
             aspect_data = vocab.encode(term_lists)
-        dataset = PairDataset(vocab.encode(token_lists, self.max_len), aspect_data,
-                              y_index)
+        dataset = PairDataset(
+            vocab.encode(token_lists, self.max_len), aspect_data, y_index
+        )
 
         module_kwargs = dict(
-            vocab_size=len(vocab), embedding_dim=dim, n_classes=len(classes),
-            aspect_type=aspect_type, n_aspects=max(len(categories), 1),
-            aspect_size=aspect_size, hidden_size=self.hidden_size,
-            variant=self.variant, bidirectional=self.bidirectional,
-            dropout=self.dropout, attention_score=self.attention_score)
+            vocab_size=len(vocab),
+            embedding_dim=dim,
+            n_classes=len(classes),
+            aspect_type=aspect_type,
+            n_aspects=max(len(categories), 1),
+            aspect_size=aspect_size,
+            hidden_size=self.hidden_size,
+            variant=self.variant,
+            bidirectional=self.bidirectional,
+            dropout=self.dropout,
+            attention_score=self.attention_score,
+        )
 
         train_ds, valid_ds = self._split(dataset, texts, rng)
         with _private_torch_rng(seed, device):
@@ -370,8 +417,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.module_kwargs_ = module_kwargs
         self.module_ = net.module_.eval()
         self.device_ = device
-        self.history_ = [{k: v for k, v in row.items() if k != "batches"}
-                         for row in net.history]
+        self.history_ = [
+            {k: v for k, v in row.items() if k != "batches"} for row in net.history
+        ]
         self.best_epoch_ = _best_epoch(net, self.history_)
         self.fit_time_ = fit_time
         self.n_features_in_ = 2
@@ -384,7 +432,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     def _resolve_aspect_type(self, texts, aspects) -> str:
         if self.aspect_type != "auto":
             return self.aspect_type
-        inside = sum(a.lower() in t.lower() for t, a in zip(texts, aspects))
+        inside = sum(
+            a.lower() in t.lower() for t, a in zip(texts, aspects, strict=True)
+        )
         return "term" if inside >= _AUTO_TERM_SHARE * len(texts) else "category"
 
     def _word_vectors(self, token_lists, seed):
@@ -399,25 +449,30 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if self.embedding_dim is not None and self.embedding_dim != vectors.vector_size:
             raise ValueError(
                 f"embedding_dim={self.embedding_dim} does not match the "
-                f"{vectors.vector_size}-d vectors in {emb!r}; leave embedding_dim=None.")
+                f"{vectors.vector_size}-d vectors in {emb!r}; leave embedding_dim=None."
+            )
         return vectors, vectors.vector_size
 
     def _split(self, dataset: PairDataset, texts, rng):
         """Hold out whole sentences for validation."""
         if self.validation_fraction is None:
             return dataset, None
-        distinct, sentence_of_pair = np.unique(np.asarray(texts, dtype=object),
-                                               return_inverse=True)
+        distinct, sentence_of_pair = np.unique(
+            np.asarray(texts, dtype=object), return_inverse=True
+        )
         n_valid = int(round(self.validation_fraction * len(distinct)))
         if n_valid < 1 or n_valid >= len(distinct):
             raise InputError(
                 f"validation_fraction={self.validation_fraction} of "
                 f"{len(distinct)} distinct sentences leaves an empty training or "
-                "validation set; use more data or another fraction.")
+                "validation set; use more data or another fraction."
+            )
         valid_sentences = rng.permutation(len(distinct))[:n_valid]
         is_valid = np.isin(sentence_of_pair, valid_sentences)
-        return (dataset.subset(np.flatnonzero(~is_valid)),
-                dataset.subset(np.flatnonzero(is_valid)))
+        return (
+            dataset.subset(np.flatnonzero(~is_valid)),
+            dataset.subset(np.flatnonzero(is_valid)),
+        )
 
     def _build_net(self, module, valid_ds, y_index, classes, rng, device):
         from skorch import NeuralNetClassifier
@@ -426,15 +481,29 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
         callbacks = []
         if valid_ds is not None:
-            callbacks.append(("valid_f1", EpochScoring(
-                "f1_macro", lower_is_better=False, name="valid_f1")))
+            callbacks.append(
+                (
+                    "valid_f1",
+                    EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
+                )
+            )
         if self.early_stopping:
-            monitor, lower = {"loss": ("valid_loss", True),
-                              "accuracy": ("valid_acc", False),
-                              "f1_macro": ("valid_f1", False)}[self.scoring]
-            callbacks.append(("early_stopping", EarlyStopping(
-                monitor=monitor, lower_is_better=lower, patience=self.patience,
-                load_best=True)))
+            monitor, lower = {
+                "loss": ("valid_loss", True),
+                "accuracy": ("valid_acc", False),
+                "f1_macro": ("valid_f1", False),
+            }[self.scoring]
+            callbacks.append(
+                (
+                    "early_stopping",
+                    EarlyStopping(
+                        monitor=monitor,
+                        lower_is_better=lower,
+                        patience=self.patience,
+                        load_best=True,
+                    ),
+                )
+            )
         if self.gradient_clip is not None:
             callbacks.append(("clip", GradientNormClipping(self.gradient_clip)))
         optimizer_name, optimizer_defaults = _OPTIMIZERS[self.optimizer]
@@ -473,15 +542,20 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(self.class_weight, dict):
             unknown = set(self.class_weight) - set(classes.tolist())
             if unknown:
-                raise ValueError(f"class_weight has labels that are not in y: "
-                                 f"{sorted(map(str, unknown))}; y has "
-                                 f"{classes.tolist()}.")
-            weight = {i: float(self.class_weight.get(c, 1.0))
-                      for i, c in enumerate(classes.tolist())}
+                raise ValueError(
+                    f"class_weight has labels that are not in y: "
+                    f"{sorted(map(str, unknown))}; y has "
+                    f"{classes.tolist()}."
+                )
+            weight = {
+                i: float(self.class_weight.get(c, 1.0))
+                for i, c in enumerate(classes.tolist())
+            }
         else:
             weight = "balanced"
-        weights = compute_class_weight(weight, classes=np.arange(len(classes)),
-                                       y=y_index)
+        weights = compute_class_weight(
+            weight, classes=np.arange(len(classes)), y=y_index
+        )
         return torch.tensor(weights, dtype=torch.float32)
 
     # ---------------------------------------------------------------------- inference
@@ -502,7 +576,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 f"Aspect categor{'y' if len(unknown) == 1 else 'ies'} {unknown[:10]} "
                 f"{'was' if len(unknown) == 1 else 'were'} not seen in fit; this model "
                 f"knows {list(self.aspects_)}. Refit with examples of the new aspect "
-                "or use aspect_type='term'.")
+                "or use aspect_type='term'."
+            )
         return np.array([self._aspect_index[a] for a in aspects], dtype=np.int64)
 
     def _to_device(self, batch):
@@ -519,7 +594,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                     out, alpha = self.module_(**batch, return_attention=True)
                     alpha = alpha.cpu().numpy()
                     for row, i in enumerate(index):
-                        alphas[i] = alpha[row, :dataset.lengths[i]]
+                        alphas[i] = alpha[row, : dataset.lengths[i]]
                 else:
                     out = self.module_(**batch)
                 logits[index] = out.float().cpu().numpy()
@@ -552,16 +627,27 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "module_")
         if not self.module_.uses_attention:
-            raise ValueError(f"variant={self.variant!r} has no attention layer; "
-                             "use variant='at' or 'atae' to get attention weights.")
+            raise ValueError(
+                f"variant={self.variant!r} has no attention layer; "
+                "use variant='at' or 'atae' to get attention weights."
+            )
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
         dataset, token_lists = self._encode_pairs(X)
         logits, alphas = self._logits(dataset, attention=True)
         proba = softmax(logits.astype(np.float64), axis=1)
-        return [{"text": t, "aspect": a, "tokens": toks[:self.max_len],
-                 "weights": w.astype(np.float64), "label": self.classes_[p.argmax()],
-                 "proba": p}
-                for t, a, toks, w, p in zip(texts, aspects, token_lists, alphas, proba)]
+        return [
+            {
+                "text": t,
+                "aspect": a,
+                "tokens": toks[: self.max_len],
+                "weights": w.astype(np.float64),
+                "label": self.classes_[p.argmax()],
+                "proba": p,
+            }
+            for t, a, toks, w, p in zip(
+                texts, aspects, token_lists, alphas, proba, strict=True
+            )
+        ]
 
     def predict_proba_aspects(self, texts, aspects=None) -> np.ndarray:
         """Probabilities of every sentence for each of several aspects.
@@ -585,8 +671,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         texts = _check_texts(texts)
         if aspects is None:
             if self.aspect_type_ != "category":
-                raise ValueError("aspects is required for a model of aspect_type "
-                                 "'term'.")
+                raise ValueError(
+                    "aspects is required for a model of aspect_type 'term'."
+                )
             aspects = list(self.aspects_)
         aspects = _check_texts(aspects, what="aspects")
         token_lists = self.tokenizer_.tokenize_many(texts)
@@ -595,18 +682,22 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         aspect_data = self._encode_aspects(aspects)
         if isinstance(aspect_data, EncodedTexts):
             aspect_tensor = torch.from_numpy(
-                aspect_data.pad(np.arange(len(aspects)))[0])
+                aspect_data.pad(np.arange(len(aspects)))[0]
+            )
         else:
             aspect_tensor = torch.from_numpy(aspect_data)
         aspect_tensor = aspect_tensor.to(self.device_)
         out = np.empty((len(texts), len(aspects), len(self.classes_)), np.float32)
         with torch.inference_mode():
-            for index in length_sorted_batches(encoded.lengths,
-                                               max(1, _INFERENCE_BATCH // 4)):
+            for index in length_sorted_batches(
+                encoded.lengths, max(1, _INFERENCE_BATCH // 4)
+            ):
                 tokens, lengths = encoded.pad(index)
                 logits, _ = self.module_.forward_many(
                     torch.from_numpy(tokens).to(self.device_),
-                    torch.from_numpy(lengths).to(self.device_), aspect_tensor)
+                    torch.from_numpy(lengths).to(self.device_),
+                    aspect_tensor,
+                )
                 out[index] = logits.float().cpu().numpy()
         return softmax(out.astype(np.float64), axis=-1)
 
@@ -624,8 +715,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         module = state.pop("module_", None)
         if module is not None:
             # Plain numpy arrays: loads on any device, without CUDA, without gensim.
-            state["_module_state"] = {k: v.detach().cpu().numpy()
-                                      for k, v in module.state_dict().items()}
+            state["_module_state"] = {
+                k: v.detach().cpu().numpy() for k, v in module.state_dict().items()
+            }
         return state
 
     def __setstate__(self, state):
@@ -634,8 +726,10 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if module_state is not None:
             with torch.device("meta"):  # no random init: the weights come next
                 module = AspectAttentionLSTM(**self.module_kwargs_)
-            module.load_state_dict({k: torch.from_numpy(np.array(v))
-                                    for k, v in module_state.items()}, assign=True)
+            module.load_state_dict(
+                {k: torch.from_numpy(np.array(v)) for k, v in module_state.items()},
+                assign=True,
+            )
             if self.device_.startswith("cuda") and not torch.cuda.is_available():
                 self.device_ = "cpu"
             self.module_ = module.to(self.device_).eval()
@@ -644,8 +738,10 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 # ------------------------------------------------------------------------ helpers
 def _check_texts(values, what="texts") -> list[str]:
     if isinstance(values, (str, bytes)):
-        raise InputError(f"{what} must be a sequence of strings, got a bare string; "
-                         "wrap it in a list.")
+        raise InputError(
+            f"{what} must be a sequence of strings, got a bare string; "
+            "wrap it in a list."
+        )
     values = list(values)
     if not values:
         raise InputError(f"{what} is empty.")
@@ -658,8 +754,10 @@ def _check_texts(values, what="texts") -> list[str]:
 def _check_nonempty_tokens(token_lists, texts) -> None:
     for i, tokens in enumerate(token_lists):
         if not tokens:
-            raise InputError(f"The text of pair {i} ({texts[i]!r}) has no tokens; "
-                             "every text needs at least one word or symbol.")
+            raise InputError(
+                f"The text of pair {i} ({texts[i]!r}) has no tokens; "
+                "every text needs at least one word or symbol."
+            )
 
 
 def _init_category_vectors(module, categories, vectors, dim) -> None:
@@ -677,4 +775,3 @@ def _best_epoch(net, history) -> int:
         if type(callback).__name__ == "EarlyStopping":
             return int(callback.best_epoch_)
     return len(history)
-

@@ -57,8 +57,9 @@ class LSTMEncoder(nn.Module):
         rev = lengths[:, None] - 1 - pos  # (B, T)
         return torch.where(rev >= 0, rev, pos)
 
-    def forward(self, x: torch.Tensor, lengths: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Encode a batch.
 
         Parameters
@@ -120,8 +121,9 @@ class AspectAttention(nn.Module):
             self.W_v = nn.Linear(aspect_size, aspect_size, bias=False)
             self.w = nn.Linear(state_size + aspect_size, 1, bias=False)
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Pool the states of each sentence for each of its aspects.
 
         Parameters
@@ -187,11 +189,21 @@ class AspectAttentionLSTM(nn.Module):
         See :class:`AspectAttention`.
     """
 
-    def __init__(self, *, vocab_size: int, embedding_dim: int, n_classes: int,
-                 aspect_type: str = "category", n_aspects: int = 1,
-                 aspect_size: int = 100, hidden_size: int = 300, variant: str = "atae",
-                 bidirectional: bool = False, dropout: float = 0.5,
-                 attention_score: str = "additive"):
+    def __init__(
+        self,
+        *,
+        vocab_size: int,
+        embedding_dim: int,
+        n_classes: int,
+        aspect_type: str = "category",
+        n_aspects: int = 1,
+        aspect_size: int = 100,
+        hidden_size: int = 300,
+        variant: str = "atae",
+        bidirectional: bool = False,
+        dropout: float = 0.5,
+        attention_score: str = "additive",
+    ):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -201,11 +213,15 @@ class AspectAttentionLSTM(nn.Module):
         if aspect_type == "category":
             self.aspect_embedding = nn.Embedding(n_aspects, aspect_size)
         elif aspect_type == "term":
-            self.aspect_projection = (nn.Identity() if aspect_size == embedding_dim
-                                      else nn.Linear(embedding_dim, aspect_size))
+            self.aspect_projection = (
+                nn.Identity()
+                if aspect_size == embedding_dim
+                else nn.Linear(embedding_dim, aspect_size)
+            )
         else:
-            raise ValueError(f"aspect_type must be 'category' or 'term', "
-                             f"got {aspect_type!r}")
+            raise ValueError(
+                f"aspect_type must be 'category' or 'term', got {aspect_type!r}"
+            )
         self.uses_attention = variant in ("at", "atae")
         self.aspect_in_input = variant in ("ae", "atae")
         input_size = embedding_dim + (aspect_size if self.aspect_in_input else 0)
@@ -228,8 +244,9 @@ class AspectAttentionLSTM(nn.Module):
         mean = (words * real).sum(1) / real.sum(1).clamp(min=1.0)  # (N, E)
         return self.aspect_projection(mean)
 
-    def _encode(self, tokens: torch.Tensor, lengths: torch.Tensor,
-                v_a: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _encode(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, v_a: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.embedding(tokens)  # (B, T, E)
         if self.aspect_in_input:
             x = torch.cat([x, v_a[:, None, :].expand(-1, x.shape[1], -1)], -1)
@@ -246,8 +263,13 @@ class AspectAttentionLSTM(nn.Module):
         return self.classifier(self.dropout(h_star)), alpha
 
     # -- entry points -----------------------------------------------------------------
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor, aspect: torch.Tensor,
-                return_attention: bool = False):
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        aspect: torch.Tensor,
+        return_attention: bool = False,
+    ):
         """Score one aspect per sentence.
 
         Parameters
@@ -275,8 +297,9 @@ class AspectAttentionLSTM(nn.Module):
             alpha = alpha[:, 0]
         return logits, alpha
 
-    def forward_many(self, tokens: torch.Tensor, lengths: torch.Tensor,
-                     aspects: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward_many(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, aspects: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Score every sentence on each of K aspects.
 
         For the AT variant the encoder runs once per sentence; AE and ATAE feed the
@@ -304,9 +327,9 @@ class AspectAttentionLSTM(nn.Module):
         lengths_k = lengths.repeat_interleave(K, 0)  # (B*K,)
         v_k = v.repeat(B, 1)  # (B*K, A)
         states, last = self._encode(tokens_k, lengths_k, v_k)
-        logits, alpha = self._head(states, last, mask.repeat_interleave(K, 0),
-                                   v_k[:, None, :])
+        logits, alpha = self._head(
+            states, last, mask.repeat_interleave(K, 0), v_k[:, None, :]
+        )
         logits = logits.reshape(B, K, -1)
         alpha = None if alpha is None else alpha.reshape(B, K, -1)
         return logits, alpha
-

@@ -29,8 +29,17 @@ PAD_ID = 0
 OOV_ID = 1
 
 # Apostrophe-like and dash-like characters folded to their ASCII forms before matching.
-_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'",
-                       "\u2013": "-", "\u2014": "-", "\u00a0": " "})
+_FOLD = str.maketrans(
+    {
+        "\u2019": "'",
+        "\u2018": "'",
+        "`": "'",
+        "\u00b4": "'",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u00a0": " ",
+    }
+)
 
 # Alternatives are tried left to right at each position:
 #   1. the stem of a negated contraction ("do" in "don't"; "ca" in "can't"),
@@ -183,7 +192,11 @@ class Vocabulary:
     def fit(self, token_lists: Iterable[Sequence[str]]) -> Vocabulary:
         counts = Counter(chain.from_iterable(token_lists))
         kept = sorted(
-            (w for w, c in counts.items() if c >= self.min_count and w not in (PAD, OOV)),
+            (
+                w
+                for w, c in counts.items()
+                if c >= self.min_count and w not in (PAD, OOV)
+            ),
             key=lambda w: (-counts[w], w),
         )
         self.words_ = [PAD, OOV, *kept]
@@ -214,13 +227,15 @@ class Vocabulary:
         pos = np.searchsorted(words, tokens).clip(max=len(words) - 1)
         return np.where(words[pos] == tokens, ids[pos], OOV_ID)
 
-    def encode(self, token_lists: Sequence[Sequence[str]], max_len: int | None = None
-               ) -> EncodedTexts:
+    def encode(
+        self, token_lists: Sequence[Sequence[str]], max_len: int | None = None
+    ) -> EncodedTexts:
         """Encode token lists as :class:`EncodedTexts`, truncated to ``max_len``."""
         if max_len is not None:
             token_lists = [t[:max_len] for t in token_lists]
-        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64,
-                              count=len(token_lists))
+        lengths = np.fromiter(
+            (len(t) for t in token_lists), dtype=np.int64, count=len(token_lists)
+        )
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         ids = self.lookup(list(chain.from_iterable(token_lists)))
         return EncodedTexts(ids, offsets)

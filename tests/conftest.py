@@ -8,8 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED_DATA = Path(os.environ.get(
-    "ASPECTATTN_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED_DATA = Path(
+    os.environ.get(
+        "ASPECTATTN_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+)
 GLOVE = SHARED_DATA / "glove" / "glove.6B.50d.100k.txt.gz"
 
 FOOD = ["pasta", "pizza", "sushi", "soup", "steak", "salad"]
@@ -35,8 +38,9 @@ def make_pairs(n_sentences: int, seed: int = 0, single_share: float = 0.0):
         food_good = bool(rng.integers(2))
         fa = rng.choice(GOOD if food_good else BAD)
         sa = rng.choice(BAD if food_good else GOOD)
-        food_label, staff_label = (("positive", "negative") if food_good
-                                   else ("negative", "positive"))
+        food_label, staff_label = (
+            ("positive", "negative") if food_good else ("negative", "positive")
+        )
         if rng.random() < single_share:
             if rng.integers(2):
                 X.append((f"the {food} was {fa}.", "food"))
@@ -70,5 +74,13 @@ def requires_shared_data(*relative):
 
 
 # Small, fast settings used by most estimator tests.
-FAST = dict(embeddings=None, embedding_dim=16, hidden_size=24, max_epochs=30,
-            lr=0.01, batch_size=16, dropout=0.0, random_state=0)
+FAST = dict(
+    embeddings=None,
+    embedding_dim=16,
+    hidden_size=24,
+    max_epochs=30,
+    lr=0.01,
+    batch_size=16,
+    dropout=0.0,
+    random_state=0,
+)

@@ -14,6 +14,7 @@ import joblib
 import numpy as np
 import pytest
 import torch
+from conftest import FAST, FOOD, SERVICE, make_pairs
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -21,7 +22,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from aspectattn import AspectAttentionClassifier, InputError, UnknownAspectError
-from conftest import FAST, FOOD, SERVICE, make_pairs
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +40,9 @@ def test_learns_an_aspect_dependent_rule(variant, pairs, test_pairs):
 
 
 def test_at_with_paper_concat_score_cannot_use_the_aspect(pairs, test_pairs):
-    clf = AspectAttentionClassifier(variant="at", attention_score="concat",
-                                    **FAST).fit(*pairs)
+    clf = AspectAttentionClassifier(variant="at", attention_score="concat", **FAST).fit(
+        *pairs
+    )
     proba = clf.predict_proba(test_pairs[0][:20])
     # Same sentence, two aspects -> identical outputs (the aspect cancels).
     np.testing.assert_allclose(proba[0::2], proba[1::2], atol=1e-6)
@@ -125,25 +126,38 @@ def test_dataframe_input_with_custom_columns(pairs):
 
 def test_numpy_object_array_input(fitted, pairs):
     X = pairs[0][:10]
-    np.testing.assert_array_equal(fitted.predict(np.array(X, dtype=object)),
-                                  fitted.predict(X))
+    np.testing.assert_array_equal(
+        fitted.predict(np.array(X, dtype=object)), fitted.predict(X)
+    )
 
 
 # ------------------------------------------------------------ hyperparameter checks
-@pytest.mark.parametrize("params, message", [
-    ({"hidden_size": -3}, "The 'hidden_size' parameter of AspectAttentionClassifier "
-                          "must be an int >= 1. Got -3 instead."),
-    ({"hidden_size": 2.5}, "'hidden_size' parameter .* must be an int >= 1"),
-    ({"variant": "lstm"}, "'variant' parameter .* must be one of 'ae', 'at', 'atae'"),
-    ({"dropout": 1.0}, "'dropout' parameter .* must be a float >= 0 and < 1"),
-    ({"lr": 0}, "'lr' parameter .* must be a float > 0. Got 0 instead"),
-    ({"validation_fraction": 1.5}, "'validation_fraction'"),
-    ({"embeddings": 3}, "'embeddings' parameter .* must be None, a string or a path"),
-    ({"random_state": -1}, "'random_state'"),
-    ({"class_weight": "auto"}, "'class_weight'"),
-    ({"early_stopping": True}, "early_stopping=True needs a validation split"),
-    ({"embedding_dim": 20, "embeddings": "missing/vectors.txt"}, "not found"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (
+            {"hidden_size": -3},
+            "The 'hidden_size' parameter of AspectAttentionClassifier "
+            "must be an int >= 1. Got -3 instead.",
+        ),
+        ({"hidden_size": 2.5}, "'hidden_size' parameter .* must be an int >= 1"),
+        (
+            {"variant": "lstm"},
+            "'variant' parameter .* must be one of 'ae', 'at', 'atae'",
+        ),
+        ({"dropout": 1.0}, "'dropout' parameter .* must be a float >= 0 and < 1"),
+        ({"lr": 0}, "'lr' parameter .* must be a float > 0. Got 0 instead"),
+        ({"validation_fraction": 1.5}, "'validation_fraction'"),
+        (
+            {"embeddings": 3},
+            "'embeddings' parameter .* must be None, a string or a path",
+        ),
+        ({"random_state": -1}, "'random_state'"),
+        ({"class_weight": "auto"}, "'class_weight'"),
+        ({"early_stopping": True}, "early_stopping=True needs a validation split"),
+        ({"embedding_dim": 20, "embeddings": "missing/vectors.txt"}, "not found"),
+    ],
+)
 def test_invalid_hyperparameters_are_reported_in_fit(params, message, pairs):
     clf = AspectAttentionClassifier(**{**FAST, **params})  # __init__ never raises
     with pytest.raises((ValueError, FileNotFoundError), match=message):
@@ -168,8 +182,9 @@ def test_clone_of_fitted_is_unfitted(fitted):
         fresh.predict([("the pasta", "food")])
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_proba", "decision_function",
-                                    "explain"])
+@pytest.mark.parametrize(
+    "method", ["predict", "predict_proba", "decision_function", "explain"]
+)
 def test_unfitted_raises_not_fitted_error(method):
     with pytest.raises(NotFittedError):
         getattr(AspectAttentionClassifier(), method)([("the pasta", "food")])
@@ -190,6 +205,7 @@ def test_data_free_sklearn_checks():
         check_parameters_default_constructible,
         check_set_params,
     )
+
     name, est = "AspectAttentionClassifier", AspectAttentionClassifier()
     check_no_attributes_set_in_init(name, est)
     check_parameters_default_constructible(name, est)
@@ -203,8 +219,12 @@ def _strip(X):
 
 
 def test_pipeline(pairs, test_pairs):
-    pipe = Pipeline([("clean", FunctionTransformer(_strip)),
-                     ("clf", AspectAttentionClassifier(**FAST))])
+    pipe = Pipeline(
+        [
+            ("clean", FunctionTransformer(_strip)),
+            ("clf", AspectAttentionClassifier(**FAST)),
+        ]
+    )
     pipe.fit(*pairs)
     assert pipe.score(*test_pairs) >= 0.9
 
@@ -212,9 +232,12 @@ def test_pipeline(pairs, test_pairs):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_grid_search(n_jobs, pairs):
     X, y = pairs
-    grid = GridSearchCV(AspectAttentionClassifier(**{**FAST, "max_epochs": 4}),
-                        {"hidden_size": [8, 16], "variant": ["at", "atae"]},
-                        cv=2, n_jobs=n_jobs)
+    grid = GridSearchCV(
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 4}),
+        {"hidden_size": [8, 16], "variant": ["at", "atae"]},
+        cv=2,
+        n_jobs=n_jobs,
+    )
     grid.fit(X, y)
     assert len(grid.cv_results_["params"]) == 4
     assert grid.best_params_["hidden_size"] in (8, 16)
@@ -239,13 +262,14 @@ def test_same_random_state_gives_identical_results(pairs):
 
 def test_fit_leaves_global_rngs_untouched(pairs):
     torch.manual_seed(123)
-    np.random.seed(123)
-    torch_state, np_state = torch.get_rng_state(), np.random.get_state()
+    np.random.seed(123)  # noqa: NPY002 - the legacy global RNG is what must not move
+    torch_state, np_state = torch.get_rng_state(), np.random.get_state()  # noqa: NPY002
     AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
-    AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "random_state": None}
-                              ).fit(*pairs)
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "random_state": None}).fit(
+        *pairs
+    )
     assert torch.equal(torch.get_rng_state(), torch_state)
-    assert np.array_equal(np.random.get_state()[1], np_state[1])
+    assert np.array_equal(np.random.get_state()[1], np_state[1])  # noqa: NPY002
 
 
 # -------------------------------------------------------------------- persistence
@@ -255,7 +279,7 @@ _RELOAD = textwrap.dedent("""
     model = {loader}(sys.argv[1])
     X = pickle.load(open(sys.argv[2], "rb"))
     np.save(sys.argv[3], model.predict_proba(X))
-    print("gensim loaded:", "gensim" in sys.modules and sys.modules["gensim"] is not None)
+    print("gensim loaded:", sys.modules.get("gensim") is not None)
 """)
 
 
@@ -267,17 +291,26 @@ def _reload_in_fresh_process(tmp_path, model, X, loader, block_gensim=False):
         model_path.write_bytes(pickle.dumps(model))
     x_path.write_bytes(pickle.dumps(X))
     block = "sys.modules['gensim'] = None" if block_gensim else ""
-    script = _RELOAD.format(block=block, loader=loader if loader == "joblib.load"
-                            else "(lambda p: pickle.load(open(p, 'rb')))")
-    run = subprocess.run([sys.executable, "-c", script, str(model_path), str(x_path),
-                          str(out)], capture_output=True, text=True, timeout=120)
+    script = _RELOAD.format(
+        block=block,
+        loader=loader
+        if loader == "joblib.load"
+        else "(lambda p: pickle.load(open(p, 'rb')))",
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(model_path), str(x_path), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     return np.load(out), run.stdout
 
 
 @pytest.mark.parametrize("loader", ["pickle.load", "joblib.load"])
-def test_round_trip_in_a_fresh_process_gives_identical_proba(loader, fitted, test_pairs,
-                                                             tmp_path):
+def test_round_trip_in_a_fresh_process_gives_identical_proba(
+    loader, fitted, test_pairs, tmp_path
+):
     X = test_pairs[0]
     proba, _ = _reload_in_fresh_process(tmp_path, fitted, X, loader)
     np.testing.assert_array_equal(proba, fitted.predict_proba(X))
@@ -288,13 +321,19 @@ def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path)
     words = sorted({w for t, _ in X for w in t.replace(".", " ").split()})
     rng = np.random.default_rng(0)
     vec_file = tmp_path / "vectors.txt"
-    vec_file.write_text("".join(f"{w} " + " ".join(f"{v:.4f}" for v in rng.normal(
-        size=8)) + "\n" for w in words))
-    clf = AspectAttentionClassifier(**{**FAST, "embeddings": str(vec_file),
-                                       "embedding_dim": None}).fit(X, y)
+    vec_file.write_text(
+        "".join(
+            f"{w} " + " ".join(f"{v:.4f}" for v in rng.normal(size=8)) + "\n"
+            for w in words
+        )
+    )
+    clf = AspectAttentionClassifier(
+        **{**FAST, "embeddings": str(vec_file), "embedding_dim": None}
+    ).fit(X, y)
     vec_file.unlink()
-    proba, stdout = _reload_in_fresh_process(tmp_path, clf, X[:30], "pickle.load",
-                                             block_gensim=True)
+    proba, stdout = _reload_in_fresh_process(
+        tmp_path, clf, X[:30], "pickle.load", block_gensim=True
+    )
     np.testing.assert_array_equal(proba, clf.predict_proba(X[:30]))
     assert "gensim loaded: False" in stdout
 
@@ -312,8 +351,18 @@ def test_pickle_holds_weights_once_and_no_skorch_net(fitted):
 def test_explain_returns_tokens_and_weights(fitted):
     X = [("The pasta was great but the waiter was rude.", "service")]
     (result,) = fitted.explain(X)
-    assert result["tokens"] == ["the", "pasta", "was", "great", "but", "the", "waiter",
-                                "was", "rude", "."]
+    assert result["tokens"] == [
+        "the",
+        "pasta",
+        "was",
+        "great",
+        "but",
+        "the",
+        "waiter",
+        "was",
+        "rude",
+        ".",
+    ]
     assert result["weights"].shape == (10,)
     assert math.isclose(result["weights"].sum(), 1.0, rel_tol=1e-6)
     assert result["label"] == fitted.predict(X)[0]
@@ -344,8 +393,9 @@ def test_term_aspects(pairs):
     # Aspect terms: the aspect is a phrase of the sentence ("pasta", "waiter").
     X, y = pairs
     words = {"food": set(FOOD), "service": set(SERVICE)}
-    X_terms = [(t, next(w for w in t.rstrip(".").split() if w in words[a]))
-               for t, a in X]
+    X_terms = [
+        (t, next(w for w in t.rstrip(".").split() if w in words[a])) for t, a in X
+    ]
     clf = AspectAttentionClassifier(**FAST).fit(X_terms, y)
     assert clf.aspect_type_ == "term"
     assert clf.aspects_.size == 0
@@ -360,9 +410,13 @@ def test_term_aspects(pairs):
 # ----------------------------------------------------------- validation and options
 def test_validation_split_early_stopping_and_history(pairs):
     X, y = make_pairs(200, seed=5)
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 30},
-                                    validation_fraction=0.2, early_stopping=True,
-                                    scoring="accuracy", patience=3).fit(X, y)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 30},
+        validation_fraction=0.2,
+        early_stopping=True,
+        scoring="accuracy",
+        patience=3,
+    ).fit(X, y)
     row = clf.history_[-1]
     assert {"valid_loss", "valid_acc", "valid_f1", "dur"} <= set(row)
     accs = [r["valid_acc"] for r in clf.history_]
@@ -372,8 +426,9 @@ def test_validation_split_early_stopping_and_history(pairs):
 
 def test_validation_split_keeps_sentences_together(pairs):
     X, y = pairs
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1},
-                                    validation_fraction=0.2)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1}, validation_fraction=0.2
+    )
     import aspectattn.estimator as est
 
     captured = {}
@@ -400,8 +455,9 @@ def test_validation_split_keeps_sentences_together(pairs):
 
 
 def test_verbose_prints_progress(pairs, capsys):
-    AspectAttentionClassifier(**{**FAST, "max_epochs": 2}, verbose=1,
-                              validation_fraction=0.2).fit(*pairs)
+    AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 2}, verbose=1, validation_fraction=0.2
+    ).fit(*pairs)
     out = capsys.readouterr().out
     assert "train_loss" in out and "valid_acc" in out and "dur" in out
 
@@ -413,8 +469,9 @@ def test_silent_by_default(pairs, capsys):
 
 @pytest.mark.parametrize("class_weight", ["balanced", {"positive": 2.0}])
 def test_class_weight(class_weight, pairs):
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 2},
-                                    class_weight=class_weight)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 2}, class_weight=class_weight
+    )
     assert clf.fit(*pairs).predict(pairs[0][:3]).shape == (3,)
 
 
@@ -426,20 +483,27 @@ def test_class_weight_with_unknown_label(pairs):
 def test_freeze_embeddings_keeps_word_vectors(pairs):
     params = {**FAST, "max_epochs": 2}
     frozen = AspectAttentionClassifier(**params, freeze_embeddings=True).fit(*pairs)
-    init = AspectAttentionClassifier(**{**params, "max_epochs": 1, "lr": 1e-12},
-                                     freeze_embeddings=True).fit(*pairs)
-    np.testing.assert_array_equal(frozen.module_.embedding.weight.detach(),
-                                  init.module_.embedding.weight.detach())
+    init = AspectAttentionClassifier(
+        **{**params, "max_epochs": 1, "lr": 1e-12}, freeze_embeddings=True
+    ).fit(*pairs)
+    np.testing.assert_array_equal(
+        frozen.module_.embedding.weight.detach(), init.module_.embedding.weight.detach()
+    )
     trained = AspectAttentionClassifier(**params).fit(*pairs)
-    assert not torch.equal(trained.module_.embedding.weight, frozen.module_.embedding
-                           .weight)
+    assert not torch.equal(
+        trained.module_.embedding.weight, frozen.module_.embedding.weight
+    )
 
 
 @pytest.mark.parametrize("optimizer", ["adam", "adamw", "adagrad", "sgd"])
 def test_optimizers(optimizer, pairs):
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, optimizer=optimizer,
-                                    embedding_lr=0.05, gradient_clip=1.0,
-                                    weight_decay=1e-4)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1},
+        optimizer=optimizer,
+        embedding_lr=0.05,
+        gradient_clip=1.0,
+        weight_decay=1e-4,
+    )
     assert clf.fit(*pairs).predict_proba(pairs[0][:2]).shape == (2, 2)
 
 
@@ -454,8 +518,9 @@ def test_cuda_training_and_cpu_reload(pairs):  # pragma: no cover
     clf = AspectAttentionClassifier(**FAST, device="cuda").fit(*pairs)
     assert next(clf.module_.parameters()).is_cuda
     again = pickle.loads(pickle.dumps(clf))
-    np.testing.assert_allclose(again.predict_proba(pairs[0]), clf.predict_proba(
-        pairs[0]), atol=1e-5)
+    np.testing.assert_allclose(
+        again.predict_proba(pairs[0]), clf.predict_proba(pairs[0]), atol=1e-5
+    )
 
 
 def test_explicit_cuda_without_cuda_is_an_error(pairs):

@@ -8,13 +8,27 @@ from aspectattn.modules import AspectAttention, AspectAttentionLSTM, LSTMEncoder
 VOCAB, EMB = 30, 8
 
 
-def _model(variant="atae", bidirectional=False, aspect_type="category",
-           score="additive", aspect_size=6):
+def _model(
+    variant="atae",
+    bidirectional=False,
+    aspect_type="category",
+    score="additive",
+    aspect_size=6,
+):
     torch.manual_seed(0)
     return AspectAttentionLSTM(
-        vocab_size=VOCAB, embedding_dim=EMB, n_classes=3, aspect_type=aspect_type,
-        n_aspects=4, aspect_size=aspect_size, hidden_size=10, variant=variant,
-        bidirectional=bidirectional, dropout=0.0, attention_score=score).eval()
+        vocab_size=VOCAB,
+        embedding_dim=EMB,
+        n_classes=3,
+        aspect_type=aspect_type,
+        n_aspects=4,
+        aspect_size=aspect_size,
+        hidden_size=10,
+        variant=variant,
+        bidirectional=bidirectional,
+        dropout=0.0,
+        attention_score=score,
+    ).eval()
 
 
 def _batch(lengths, seed=0):
@@ -62,7 +76,8 @@ def test_bidirectional_encoder_matches_packed_reference():
         for name in ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]:
             getattr(reference, name).copy_(getattr(encoder.forward_lstm, name))
             getattr(reference, name + "_reverse").copy_(
-                getattr(encoder.backward_lstm, name))
+                getattr(encoder.backward_lstm, name)
+            )
     lengths = torch.tensor([6, 2, 4])
     x = torch.randn(3, 6, 5)
     states, last = encoder(x, lengths)
@@ -119,8 +134,9 @@ def test_concat_score_makes_attention_independent_of_the_aspect():
 def test_term_aspect_vector_is_mean_of_word_embeddings():
     model = _model("at", aspect_type="term", aspect_size=EMB)
     term = torch.tensor([[3, 5, 0], [7, 0, 0]])
-    expected = torch.stack([model.embedding.weight[[3, 5]].mean(0),
-                            model.embedding.weight[7]])
+    expected = torch.stack(
+        [model.embedding.weight[[3, 5]].mean(0), model.embedding.weight[7]]
+    )
     assert torch.allclose(model.aspect_vectors(term), expected)
     projected = _model("at", aspect_type="term", aspect_size=4)
     assert projected.aspect_vectors(term).shape == (2, 4)

@@ -6,22 +6,29 @@ import pytest
 from aspectattn.text import OOV_ID, PAD_ID, Tokenizer, Vocabulary
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("The pasta was great!", ["the", "pasta", "was", "great", "!"]),
-    ("I don't like it", ["i", "do", "n't", "like", "it"]),
-    ("It's the chef's best; can't miss.",
-     ["it", "'s", "the", "chef", "'s", "best", ";", "ca", "n't", "miss", "."]),
-    ("We'll be back, they're great",
-     ["we", "'ll", "be", "back", ",", "they", "'re", "great"]),
-    ("Didn\u2019t love it", ["did", "n't", "love", "it"]),  # typographic apostrophe
-    ("well-done steak for $10.50", ["well-done", "steak", "for", "$", "10.50"]),
-    ("Caf\u00e9 na\u00efve cr\u00e8me", ["café", "naïve", "crème"]),
-    ("\uff21\uff22\uff23 fullwidth", ["abc", "fullwidth"]),  # NFKC folds fullwidth
-    ("zero\u200bwidth", ["zerowidth"]),
-    ("Great food :) 10/10", ["great", "food", ":", ")", "10", "/", "10"]),
-    ("寿司はおいしい", ["寿司はおいしい"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The pasta was great!", ["the", "pasta", "was", "great", "!"]),
+        ("I don't like it", ["i", "do", "n't", "like", "it"]),
+        (
+            "It's the chef's best; can't miss.",
+            ["it", "'s", "the", "chef", "'s", "best", ";", "ca", "n't", "miss", "."],
+        ),
+        (
+            "We'll be back, they're great",
+            ["we", "'ll", "be", "back", ",", "they", "'re", "great"],
+        ),
+        ("Didn\u2019t love it", ["did", "n't", "love", "it"]),  # typographic apostrophe
+        ("well-done steak for $10.50", ["well-done", "steak", "for", "$", "10.50"]),
+        ("Caf\u00e9 na\u00efve cr\u00e8me", ["café", "naïve", "crème"]),
+        ("\uff21\uff22\uff23 fullwidth", ["abc", "fullwidth"]),  # NFKC folds fullwidth
+        ("zero\u200bwidth", ["zerowidth"]),
+        ("Great food :) 10/10", ["great", "food", ":", ")", "10", "/", "10"]),
+        ("寿司はおいしい", ["寿司はおいしい"]),
+        ("", []),
+    ],
+)
 def test_tokenizer(text, expected):
     assert Tokenizer()(text) == expected
 
@@ -34,8 +41,9 @@ def test_tokenize_many_tokenizes_each_distinct_text_once(monkeypatch):
     tok = Tokenizer()
     calls = []
     original = Tokenizer.__call__
-    monkeypatch.setattr(Tokenizer, "__call__",
-                        lambda self, t: calls.append(t) or original(self, t))
+    monkeypatch.setattr(
+        Tokenizer, "__call__", lambda self, t: calls.append(t) or original(self, t)
+    )
     out = tok.tokenize_many(["a b", "c", "a b", "a b"])
     assert out == [["a", "b"], ["c"], ["a", "b"], ["a", "b"]]
     assert calls == ["a b", "c"]
@@ -88,4 +96,6 @@ def test_vocabulary_pickles_without_lookup_cache():
     vocab.lookup(["x"])  # builds the cache
     clone = pickle.loads(pickle.dumps(vocab))
     assert "_sorted" not in clone.__dict__
-    assert clone.lookup(["y", "x", "q"]).tolist() == vocab.lookup(["y", "x", "q"]).tolist()
+    assert (
+        clone.lookup(["y", "x", "q"]).tolist() == vocab.lookup(["y", "x", "q"]).tolist()
+    )

@@ -1,0 +1,219 @@
+import gzip
+
+import numpy as np
+import pytest
+from conftest import FAST, GLOVE, requires_shared_data
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn import embeddings as emb
+
+WORDS = ["the", "pasta", "was", "great", "waiter", "rude"]
+
+
+@pytest.fixture
+def vectors():
+    rng = np.random.default_rng(0)
+    return {w: rng.normal(size=4).astype(np.float32) for w in WORDS}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    emb.clear_vector_cache()
+    yield
+    emb.clear_vector_cache()
+
+
+def _lines(vectors):
+    return "".join(
+        f"{w} " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in vectors.items()
+    )
+
+
+def _write(kind, path, vectors):
+    from gensim.models import KeyedVectors
+
+    if kind == "glove":
+        path.write_text(_lines(vectors))
+    elif kind == "glove.gz":
+        with gzip.open(path, "wt") as f:
+            f.write(_lines(vectors))
+    elif kind == "word2vec":
+        path.write_text(f"{len(vectors)} 4\n" + _lines(vectors))
+    else:
+        kv = KeyedVectors(4)
+        kv.add_vectors(list(vectors), np.stack(list(vectors.values())))
+        if kind == "bin":
+            kv.save_word2vec_format(str(path), binary=True)
+        else:
+            kv.save(str(path))
+
+
+@pytest.mark.parametrize(
+    "kind, name",
+    [
+        ("glove", "v.txt"),
+        ("glove.gz", "v.txt.gz"),
+        ("word2vec", "v.vec"),
+        ("bin", "v.bin"),
+        ("kv", "v.kv"),
+    ],
+)
+def test_every_file_format_loads_the_same_vectors(kind, name, tmp_path, vectors):
+    path = tmp_path / name
+    _write(kind, path, vectors)
+    kv = emb.load_word_vectors(path)
+    assert kv.vector_size == 4 and len(kv) == len(WORDS)
+    for w, v in vectors.items():
+        np.testing.assert_allclose(kv[w], v, rtol=1e-6)
+
+
+def test_files_are_cached_per_path_and_reloaded_when_changed(tmp_path, vectors):
+    path = tmp_path / "v.txt"
+    _write("glove", path, vectors)
+    first = emb.load_word_vectors(str(path))
+    assert emb.load_word_vectors(path) is first  # same object: not re-read
+    import os
+    import time
+
+    time.sleep(0.01)
+    _write("glove", path, {**vectors, "extra": np.ones(4, np.float32)})
+    os.utime(path)
+    assert len(emb.load_word_vectors(path)) == len(WORDS) + 1
+
+
+def test_grid_search_candidates_share_one_load(tmp_path, vectors, monkeypatch, pairs):
+    path = tmp_path / "v.txt"
+    _write("glove", path, vectors)
+    calls = []
+    original = emb._load_file
+    monkeypatch.setattr(emb, "_load_file", lambda p: calls.append(p) or original(p))
+    for hidden in (4, 8, 12):
+        AspectAttentionClassifier(
+            **{
+                **FAST,
+                "max_epochs": 1,
+                "embeddings": str(path),
+                "embedding_dim": None,
+                "hidden_size": hidden,
+            }
+        ).fit(*pairs)
+    assert len(calls) == 1
+
+
+def test_gensim_data_names_go_through_the_downloader(monkeypatch, vectors):
+    import gensim.downloader
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(4)
+    kv.add_vectors(list(vectors), np.stack(list(vectors.values())))
+    asked = []
+    monkeypatch.setattr(
+        gensim.downloader, "load", lambda name: asked.append(name) or kv
+    )
+    assert emb.load_word_vectors("glove-wiki-gigaword-50") is kv
+    assert emb.load_word_vectors("glove-wiki-gigaword-50") is kv
+    assert asked == ["glove-wiki-gigaword-50"]
+
+
+def test_unknown_name_and_missing_file(monkeypatch):
+    import gensim.downloader
+
+    def refuse(name):
+        raise ValueError(f"Incorrect model/corpus name: {name}")
+
+    monkeypatch.setattr(gensim.downloader, "load", refuse)
+    with pytest.raises(ValueError, match="neither an existing file nor a gensim-data"):
+        emb.load_word_vectors("no-such-vectors")
+    with pytest.raises(FileNotFoundError, match="not found"):
+        emb.load_word_vectors("/nowhere/vectors.txt.gz")
+
+
+def test_offline_download_error_says_what_to_do(monkeypatch):
+    import gensim.downloader
+
+    def offline(name):
+        raise OSError("Network is unreachable")
+
+    monkeypatch.setattr(gensim.downloader, "load", offline)
+    with pytest.raises(OSError, match="pass their path"):
+        emb.load_word_vectors("glove-wiki-gigaword-50")
+
+
+def test_embedding_matrix_keeps_only_the_vocabulary(vectors):
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(4)
+    kv.add_vectors(list(vectors), np.stack(list(vectors.values())))
+    words = ["<pad>", "<unk>", "pasta", "Rude", "zzz"]
+    matrix, coverage = emb.build_embedding_matrix(
+        words, kv, 4, np.random.default_rng(0)
+    )
+    assert matrix.shape == (5, 4) and matrix.dtype == np.float32
+    assert np.all(matrix[0] == 0)
+    np.testing.assert_array_equal(matrix[2], vectors["pasta"])
+    np.testing.assert_array_equal(matrix[3], vectors["rude"])  # lower-case fallback
+    assert not np.allclose(matrix[4], 0)
+    assert coverage == pytest.approx(2 / 3)
+
+
+def test_trained_word2vec_is_reproducible_across_processes(pairs):
+    # gensim seeds vectors with Python's salted str hash unless told otherwise.
+    import subprocess
+    import sys
+
+    script = (
+        "from aspectattn.embeddings import train_word_vectors as t;"
+        "print(t('word2vec', [['a','b','c']]*20, 8, seed=3)['a'].tolist())"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": str(h), "PATH": ""},
+        ).stdout
+        for h in (1, 2)
+    }
+    assert len(outs) == 1 and outs != {""}
+
+
+@pytest.mark.parametrize("kind", ["word2vec", "fasttext"])
+def test_estimator_trains_its_own_vectors(kind, pairs):
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1, "embeddings": kind, "embedding_dim": 12}
+    ).fit(*pairs)
+    assert clf.module_.embedding.weight.shape[1] == 12
+    assert clf.embedding_coverage_ == 1.0
+
+
+def test_embedding_dim_must_match_the_file(tmp_path, vectors, pairs):
+    path = tmp_path / "v.txt"
+    _write("glove", path, vectors)
+    with pytest.raises(ValueError, match="does not match the 4-d vectors"):
+        AspectAttentionClassifier(
+            **{**FAST, "embeddings": str(path), "embedding_dim": 16}
+        ).fit(*pairs)
+
+
+def test_category_vectors_start_from_their_names(tmp_path, vectors, pairs):
+    path = tmp_path / "v.txt"
+    vectors = {**vectors, "food": np.full(4, 0.5, np.float32)}
+    _write("glove", path, vectors)
+    clf = AspectAttentionClassifier(
+        **{
+            **FAST,
+            "max_epochs": 1,
+            "lr": 1e-12,
+            "embeddings": str(path),
+            "embedding_dim": None,
+        }
+    ).fit(*pairs)
+    food = clf.module_.aspect_embedding.weight[list(clf.aspects_).index("food")]
+    np.testing.assert_allclose(food.detach().numpy(), 0.5, atol=1e-6)
+
+
+@requires_shared_data("glove/glove.6B.50d.100k.txt.gz")
+def test_real_glove_file():
+    kv = emb.load_word_vectors(GLOVE)
+    assert kv.vector_size == 50 and len(kv) == 100_000
+    np.testing.assert_allclose(kv["the"][:3], [0.418, 0.24968, -0.41242], rtol=1e-5)
