@@ -1,10 +1,17 @@
 """aspectattn: aspect-level sentiment classification as scikit-learn estimators.
 
 The main estimator is :class:`AspectAttentionClassifier` (AT-LSTM, AE-LSTM and
-ATAE-LSTM after Wang et al., 2016); :mod:`aspectattn.datasets` reads and fetches the
-SemEval and MAMS benchmarks.
+ATAE-LSTM after Wang et al., 2016); :class:`TfidfEmbeddingVectorizer` and
+:class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any sklearn
+classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
+benchmarks.
 """
 
+from .baselines import (
+    POSWeightedEmbeddingVectorizer,
+    TfidfEmbeddingVectorizer,
+    make_baseline,
+)
 from .estimator import AspectAttentionClassifier
 from .exceptions import (
     AspectAttnError,
@@ -20,6 +27,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AspectAttentionClassifier",
+    "TfidfEmbeddingVectorizer",
+    "POSWeightedEmbeddingVectorizer",
+    "make_baseline",
     "AspectAttnError",
     "AspectAttnWarning",
     "ChecksumError",

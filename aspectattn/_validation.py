@@ -22,7 +22,15 @@ import numpy as np
 
 from .exceptions import InputError
 
-__all__ = ["check_pairs", "check_labels", "Interval", "Options", "validate_params"]
+__all__ = [
+    "check_pairs",
+    "check_labels",
+    "resolve_aspect_type",
+    "Interval",
+    "Options",
+    "InstanceOf",
+    "validate_params",
+]
 
 
 def _is_missing(value: Any) -> bool:
@@ -141,6 +149,18 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
             "use one type (e.g. all strings)."
         )
     return np.asarray(values)
+
+
+AUTO_TERM_SHARE = 0.9
+
+
+def resolve_aspect_type(aspect_type: str, texts: list[str], aspects: list[str]) -> str:
+    """``"category"`` or ``"term"``; ``"auto"`` picks ``"term"`` when at least 90% of
+    the aspects occur (case-insensitively) in their text."""
+    if aspect_type != "auto":
+        return aspect_type
+    inside = sum(a.lower() in t.lower() for t, a in zip(texts, aspects, strict=True))
+    return "term" if inside >= AUTO_TERM_SHARE * len(texts) else "category"
 
 
 # --------------------------------------------------------------------------------------

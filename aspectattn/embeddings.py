@@ -25,6 +25,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import os
+import re
 import threading
 import zlib
 from collections import OrderedDict
@@ -40,6 +41,7 @@ __all__ = [
     "load_word_vectors",
     "train_word_vectors",
     "build_embedding_matrix",
+    "resolve_word_vectors",
     "clear_vector_cache",
     "TRAINABLE",
 ]
@@ -197,10 +199,35 @@ def train_word_vectors(
     return model.wv
 
 
+def resolve_word_vectors(
+    embeddings,
+    embedding_dim: int | None,
+    token_lists: Sequence[Sequence[str]],
+    seed: int,
+    default_dim: int = 100,
+):
+    """Turn an ``embeddings=`` hyperparameter into ``(vectors or None, dimension)``.
+
+    Shared by every estimator, so all accept the same choices (see module docstring).
+    ``token_lists`` are the fitting texts, used when vectors are trained.
+    """
+    if embeddings is None:
+        return None, embedding_dim or default_dim
+    if isinstance(embeddings, str) and embeddings in TRAINABLE:
+        dim = embedding_dim or default_dim
+        return train_word_vectors(embeddings, token_lists, dim, seed), dim
+    vectors = load_word_vectors(embeddings)
+    if embedding_dim is not None and embedding_dim != vectors.vector_size:
+        raise ValueError(
+            f"embedding_dim={embedding_dim} does not match the "
+            f"{vectors.vector_size}-d vectors in {embeddings!r}; leave "
+            "embedding_dim=None."
+        )
+    return vectors, vectors.vector_size
+
+
 def _name_words(name: str) -> list[str]:
     """Split an aspect or word into lookup words: 'FOOD#QUALITY' -> ['food', ...]."""
-    import re
-
     return [w for w in re.split(r"[^\w]+|_", name.lower()) if w]
 
 

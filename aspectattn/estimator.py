@@ -21,6 +21,7 @@ from ._validation import (
     Options,
     check_labels,
     check_pairs,
+    resolve_aspect_type,
     validate_params,
 )
 from .exceptions import InputError, UnknownAspectError
@@ -36,7 +37,6 @@ _OPTIMIZERS = {
     "sgd": ("SGD", {"momentum": 0.9}),
 }
 _INFERENCE_BATCH = 256
-_AUTO_TERM_SHARE = 0.9
 
 
 def _resolve_seed(random_state) -> int:
@@ -355,14 +355,16 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
 
-        aspect_type = self._resolve_aspect_type(texts, aspects)
+        aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
         tokenizer = Tokenizer(lowercase=self.lowercase)
         token_lists = tokenizer.tokenize_many(texts)
         _check_nonempty_tokens(token_lists, texts)
         term_lists = tokenizer.tokenize_many(aspects) if aspect_type == "term" else []
         vocab = Vocabulary(min_count=self.min_count).fit(token_lists + term_lists)
 
-        vectors, dim = self._word_vectors(token_lists, seed)
+        vectors, dim = _emb.resolve_word_vectors(
+            self.embeddings, self.embedding_dim, token_lists, seed
+        )
         matrix, coverage = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
         aspect_size = self.aspect_size or dim
 
@@ -428,30 +430,6 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
-
-    def _resolve_aspect_type(self, texts, aspects) -> str:
-        if self.aspect_type != "auto":
-            return self.aspect_type
-        inside = sum(
-            a.lower() in t.lower() for t, a in zip(texts, aspects, strict=True)
-        )
-        return "term" if inside >= _AUTO_TERM_SHARE * len(texts) else "category"
-
-    def _word_vectors(self, token_lists, seed):
-        """(vectors or None, dimension) for this fit."""
-        emb = self.embeddings
-        if emb is None:
-            return None, self.embedding_dim or 100
-        if isinstance(emb, str) and emb in _emb.TRAINABLE:
-            dim = self.embedding_dim or 100
-            return _emb.train_word_vectors(emb, token_lists, dim, seed), dim
-        vectors = _emb.load_word_vectors(emb)
-        if self.embedding_dim is not None and self.embedding_dim != vectors.vector_size:
-            raise ValueError(
-                f"embedding_dim={self.embedding_dim} does not match the "
-                f"{vectors.vector_size}-d vectors in {emb!r}; leave embedding_dim=None."
-            )
-        return vectors, vectors.vector_size
 
     def _split(self, dataset: PairDataset, texts, rng):
         """Hold out whole sentences for validation."""

@@ -1,0 +1,60 @@
+"""Choose the benchmark's training settings on validation data only.
+
+    ASPECTATTN_DATA=../shared/data python benchmarks/select_config.py
+
+Splits the SemEval-2014 restaurant-category *training* file by sentence into 90%
+train / 10% validation (inside the estimator), trains ATAE-LSTM under a few candidate
+settings for 2 seeds, and prints the best validation accuracy of each. The test file is
+never read here. The winner is what ``attention_lstm.py`` uses.
+"""
+
+import json
+
+import numpy as np
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.datasets import fetch_semeval2014, get_data_home
+
+BASE = dict(
+    hidden_size=300,
+    dropout=0.5,
+    batch_size=25,
+    max_epochs=30,
+    validation_fraction=0.1,
+    early_stopping=True,
+    scoring="accuracy",
+    patience=5,
+)
+CANDIDATES = {
+    "adam_1e-3": dict(optimizer="adam", lr=1e-3),
+    "adam_1e-3_bi": dict(optimizer="adam", lr=1e-3, bidirectional=True),
+    "adam_1e-3_emb_lr_1e-4": dict(optimizer="adam", lr=1e-3, embedding_lr=1e-4),
+    "adagrad_0.01_l2 (paper)": dict(optimizer="adagrad", lr=0.01, weight_decay=1e-3),
+}
+
+
+def main():
+    X, y = fetch_semeval2014(subset="train")
+    glove = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    for name, params in CANDIDATES.items():
+        scores = []
+        for seed in (100, 101):  # seeds distinct from the benchmark's 0-4
+            clf = AspectAttentionClassifier(
+                variant="atae", embeddings=glove, random_state=seed, **BASE, **params
+            )
+            clf.fit(X, y)
+            scores.append(100 * max(r["valid_acc"] for r in clf.history_))
+        print(
+            json.dumps(
+                {
+                    "config": name,
+                    "valid_accuracy": scores,
+                    "mean": float(np.mean(scores)),
+                }
+            ),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
