@@ -3,6 +3,7 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import BAD, FOOD, GOOD, SERVICE, SHARED_DATA
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
@@ -15,7 +16,6 @@ from aspectattn.baselines import (
     make_baseline,
 )
 from aspectattn.embeddings import clear_vector_cache
-from conftest import BAD, FOOD, GOOD, SERVICE, SHARED_DATA
 
 VECTORS = {
     "good": [1.0, 0.0],
