@@ -184,7 +184,9 @@ class AspectAttentionLSTM(nn.Module):
     variant : {"at", "ae", "atae"}
     bidirectional : bool
     dropout : float
-        Applied to the word embeddings and to the final representation.
+        Applied to the final representation (as in Wang et al.'s code).
+    embedding_dropout : float
+        Applied to the word embeddings.
     attention_score : {"additive", "concat"}
         See :class:`AspectAttention`.
     """
@@ -202,6 +204,7 @@ class AspectAttentionLSTM(nn.Module):
         variant: str = "atae",
         bidirectional: bool = False,
         dropout: float = 0.5,
+        embedding_dropout: float = 0.0,
         attention_score: str = "additive",
     ):
         super().__init__()
@@ -232,6 +235,7 @@ class AspectAttentionLSTM(nn.Module):
             self.W_p = nn.Linear(d, d, bias=False)
             self.W_x = nn.Linear(d, d, bias=False)
         self.dropout = nn.Dropout(dropout)
+        self.embedding_dropout = nn.Dropout(embedding_dropout)
         self.classifier = nn.Linear(d, n_classes)
 
     # -- pieces -----------------------------------------------------------------------
@@ -250,7 +254,7 @@ class AspectAttentionLSTM(nn.Module):
         x = self.embedding(tokens)  # (B, T, E)
         if self.aspect_in_input:
             x = torch.cat([x, v_a[:, None, :].expand(-1, x.shape[1], -1)], -1)
-        return self.encoder(self.dropout(x), lengths)  # (B, T, D), (B, D)
+        return self.encoder(self.embedding_dropout(x), lengths)  # (B, T, D), (B, D)
 
     def _head(self, states, last, mask, v_a):
         # states (B, T, D), last (B, D), mask (B, T), v_a (B, K, A)
