@@ -710,15 +710,39 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         module_state = state.pop("_module_state", None)
         self.__dict__.update(state)
         if module_state is not None:
-            with torch.device("meta"):  # no random init: the weights come next
-                module = AspectAttentionLSTM(**self.module_kwargs_)
-            module.load_state_dict(
-                {k: torch.from_numpy(np.array(v)) for k, v in module_state.items()},
-                assign=True,
+            self._restore_module(
+                {k: torch.from_numpy(np.array(v)) for k, v in module_state.items()}
             )
-            if self.device_.startswith("cuda") and not torch.cuda.is_available():
-                self.device_ = "cpu"
-            self.module_ = module.to(self.device_).eval()
+
+    def _restore_module(self, state_dict: dict[str, torch.Tensor]) -> None:
+        """Rebuild ``module_`` from ``module_kwargs_`` and CPU weights."""
+        with torch.device("meta"):  # no random init: the weights come next
+            module = AspectAttentionLSTM(**self.module_kwargs_)
+        module.load_state_dict(state_dict, assign=True)
+        if self.device_.startswith("cuda") and not torch.cuda.is_available():
+            self.device_ = "cpu"
+        self.module_ = module.to(self.device_).eval()
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` in a format that runs no code on load.
+
+        See :func:`aspectattn.persistence.save`.
+        """
+        from .persistence import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path) -> AspectAttentionClassifier:
+        """Read a model written by :meth:`save` (see :mod:`aspectattn.persistence`)."""
+        from .persistence import load
+
+        model = load(path)
+        if not isinstance(model, cls):
+            raise TypeError(
+                f"{path} holds a {type(model).__name__}, not a {cls.__name__}"
+            )
+        return model
 
 
 # ------------------------------------------------------------------------ helpers

@@ -39,7 +39,7 @@ GRIDS = {
     "tfidf": {},
     "pos": {"features__adj_weight": [1.0, 3.0], "features__other_weight": [0.25, 1.0]},
 }
-C_GRID = {"logreg": [0.01, 0.1, 1.0], "svm": [0.001, 0.01, 0.1]}
+C_GRID = {"logreg": [0.001, 0.01, 0.1, 1.0, 10.0], "svm": [1e-4, 1e-3, 1e-2, 0.1, 1.0]}
 
 
 def run(dataset, kind, classifier, glove, cache):

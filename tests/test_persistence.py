@@ -1,0 +1,109 @@
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from conftest import FAST
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.persistence import FORMAT_VERSION, ModelFileError, load
+
+
+@pytest.fixture(scope="module")
+def fitted(pairs):
+    return AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 3}, class_weight={"positive": 2.0}
+    ).fit(*pairs)
+
+
+def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
+    path = tmp_path / "model.aam"
+    fitted.save(path)
+    loaded = AspectAttentionClassifier.load(path)
+    X = test_pairs[0]
+    np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
+    assert loaded.get_params() == fitted.get_params()
+    assert loaded.classes_.tolist() == fitted.classes_.tolist()
+    assert loaded.history_ == fitted.history_
+    assert loaded.explain(X[:1])[0]["tokens"] == fitted.explain(X[:1])[0]["tokens"]
+    # and the loaded model pickles like any other
+    again = pickle.loads(pickle.dumps(loaded))
+    np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
+
+
+def test_integer_labels_and_terms_survive(pairs, tmp_path):
+    X, y = pairs
+    X_terms = [(t, t.split()[1]) for t, _ in X]
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(
+        X_terms, [1 if v == "positive" else 0 for v in y]
+    )
+    clf.save(tmp_path / "m")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m")
+    assert loaded.aspect_type_ == "term" and loaded.classes_.tolist() == [0, 1]
+    np.testing.assert_array_equal(loaded.predict(X_terms), clf.predict(X_terms))
+
+
+def test_model_trained_on_gpu_loads_on_cpu(fitted, tmp_path):
+    fitted.device_, device = "cuda", fitted.device_  # as if trained on a GPU
+    try:
+        fitted.save(tmp_path / "m")
+    finally:
+        fitted.device_ = device
+    loaded = AspectAttentionClassifier.load(tmp_path / "m")
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert loaded.device_ == expected
+
+
+def test_altered_file_is_refused(fitted, tmp_path):
+    path = tmp_path / "m"
+    fitted.save(path)
+    payload = torch.load(path, weights_only=True)
+    payload["tensors"]["classifier.bias"] += 1.0
+    torch.save(payload, path)
+    with pytest.raises(ModelFileError, match="altered"):
+        load(path)
+
+
+def test_incompatible_version_is_refused(fitted, tmp_path):
+    path = tmp_path / "m"
+    fitted.save(path)
+    payload = torch.load(path, weights_only=True)
+    payload["format_version"] = FORMAT_VERSION + 1
+    torch.save(payload, path)
+    with pytest.raises(ModelFileError, match=f"version {FORMAT_VERSION + 1}"):
+        load(path)
+
+
+class _Exploit:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("touch pwned-marker",))
+
+
+def test_a_file_that_would_run_code_is_refused_without_running_it(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "evil.aam"
+    torch.save({"format": "aspectattn-model", "payload": _Exploit()}, path)
+    with pytest.raises(ModelFileError, match="not a readable aspectattn model file"):
+        load(path)
+    assert not (tmp_path / "pwned-marker").exists()
+    path.write_bytes(pickle.dumps({"x": 1}))
+    with pytest.raises(ModelFileError):
+        load(path)
+
+
+def test_other_files_are_refused(tmp_path):
+    path = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, path)
+    with pytest.raises(ModelFileError, match="not an aspectattn model file"):
+        load(path)
+
+
+def test_unfitted_cannot_be_saved(tmp_path):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        AspectAttentionClassifier().save(tmp_path / "m")
