@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from typing import Any
 
 import numpy as np
@@ -166,13 +165,16 @@ def load(path):
 
     try:
         payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, KeyError) as exc:
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever torch says, the file is bad
+        # (torch's own message suggests weights_only=False, which would run the
+        # file's code: not advice to pass on.)
         raise ModelFileError(
-            f"{path} is not a readable aspectattn model file ({exc.__class__.__name__}:"
-            f" {str(exc).splitlines()[0] if str(exc) else ''}). Files written by "
-            "pickle or joblib are loaded with pickle.load/joblib.load instead -- only "
-            "from sources you trust."
-        ) from exc
+            f"{path} is not a readable aspectattn model file ({type(exc).__name__}). "
+            "Files written by pickle or joblib are loaded with pickle.load/joblib.load"
+            " instead -- and only from sources you trust."
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not an aspectattn model file.")
     version = payload.get("format_version")

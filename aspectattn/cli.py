@@ -1,0 +1,515 @@
+"""The ``aspectattn`` command line: train, evaluate, predict, explain.
+
+Run ``aspectattn --help`` or ``aspectattn COMMAND --help``. Every command exits with
+status 0 on success and 2 with a one-line reason on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import AspectAttnError
+
+DATASETS = {
+    # name -> (fetch function name, kwargs); the split comes from --split
+    "semeval2014-restaurants-category": (
+        "fetch_semeval2014",
+        {"domain": "restaurants", "aspect": "category"},
+    ),
+    "semeval2014-restaurants-term": (
+        "fetch_semeval2014",
+        {"domain": "restaurants", "aspect": "term"},
+    ),
+    "semeval2014-laptops-term": (
+        "fetch_semeval2014",
+        {"domain": "laptops", "aspect": "term"},
+    ),
+    "semeval2015-restaurants-category": ("fetch_semeval2015", {"aspect": "category"}),
+    "semeval2015-restaurants-target": ("fetch_semeval2015", {"aspect": "target"}),
+    "mams-category": ("fetch_mams", {"aspect": "category"}),
+    "mams-term": ("fetch_mams", {"aspect": "term"}),
+}
+
+DESCRIPTION = """\
+Aspect-level sentiment: is the opinion on an aspect of a sentence positive, negative
+or neutral?
+
+examples:
+  aspectattn train semeval2014-restaurants-category --out model.aam
+  aspectattn train reviews.csv --variant at --epochs 20 --out model.aam
+  aspectattn evaluate model.aam semeval2014-restaurants-category --split test
+  aspectattn predict model.aam reviews.csv --out predictions.csv
+  aspectattn predict model.aam sentences.txt --aspects food,service,price
+  aspectattn explain model.aam reviews.csv --out attention.html
+
+Data: a data-set name (below) or a file: CSV or JSONL with columns text, aspect and
+label (label only needed to train/evaluate), or a SemEval/MAMS XML file. For
+'predict --aspects', a plain text file with one sentence per line also works.
+
+data sets: """ + ", ".join(DATASETS)
+
+
+class CLIError(Exception):
+    """Bad command-line input; reported as one line, exit status 2."""
+
+
+# ----------------------------------------------------------------------------- data
+def _read_table(
+    path: Path, text_col: str, aspect_col: str, label_col: str, need_aspect: bool = True
+):
+    """Rows of a CSV/JSONL file as (texts, aspects, labels or None)."""
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        rows = []
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise CLIError(
+                            f"{path}:{n}: not valid JSON ({exc.msg})"
+                        ) from exc
+    else:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+    if not rows:
+        raise CLIError(f"{path} has no rows")
+    columns = set(rows[0])
+    needed = [text_col] + ([aspect_col] if need_aspect else [])
+    missing = [c for c in needed if c not in columns]
+    if missing:
+        raise CLIError(
+            f"{path} has no column(s) {missing} (it has {sorted(columns)}); "
+            "use --text-column/--aspect-column"
+        )
+    texts = [r[text_col] for r in rows]
+    aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
+    labels = [r[label_col] for r in rows] if label_col in columns else None
+    return texts, aspects, labels
+
+
+def load_data(source: str, args, need_labels: bool):
+    """``(X, y)`` from a data-set name or a file; ``y`` may be None."""
+    from . import datasets
+
+    if source in DATASETS:
+        name, kwargs = DATASETS[source]
+        split = args.split
+        if name == "fetch_mams" and split == "test":
+            split = "val"  # MAMS test labels are not distributed with this release
+        return getattr(datasets, name)(subset=split, **kwargs)
+    path = Path(source)
+    if not path.is_file():
+        raise CLIError(
+            f"{source!r} is neither a data-set name nor a file "
+            f"(data sets: {', '.join(DATASETS)})"
+        )
+    if path.suffix.lower() == ".xml":
+        text = path.read_text(encoding="utf-8", errors="replace")
+        aspect = (
+            args.aspect_type
+            if args.aspect_type != "auto"
+            else (
+                "term"
+                if "<aspectTerm " in text and "<aspectCategory " not in text
+                else "category"
+            )
+        )
+        if "<Opinion " in text:
+            return datasets.read_semeval2015(
+                path, "target" if aspect == "term" else "category"
+            )
+        return datasets.read_semeval2014(path, aspect)
+    texts, aspects, labels = _read_table(
+        path, args.text_column, args.aspect_column, args.label_column
+    )
+    if need_labels and labels is None:
+        raise CLIError(
+            f"{path} has no {args.label_column!r} column; labels are "
+            "needed here (or set --label-column)"
+        )
+    return list(zip(texts, aspects, strict=True)), labels
+
+
+def load_model(path: str):
+    from .estimator import AspectAttentionClassifier
+    from .persistence import ModelFileError
+
+    if not Path(path).is_file():
+        raise CLIError(f"model file {path!r} not found")
+    try:
+        return AspectAttentionClassifier.load(path)
+    except ModelFileError as exc:
+        raise CLIError(str(exc)) from exc
+
+
+class Progress:
+    """A minimal progress bar on stderr (silent when stderr is not a terminal unless
+    forced)."""
+
+    def __init__(self, total: int, label: str, enabled: bool):
+        self.total, self.label, self.enabled = total, label, enabled
+        self.start = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / max(self.total, 1))
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        sys.stderr.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done}/{self.total} ({rate:,.0f}/s)"
+        )
+        if done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _chunks(n: int, size: int):
+    for start in range(0, n, size):
+        yield start, min(n, start + size)
+
+
+# ------------------------------------------------------------------------- commands
+def cmd_train(args) -> int:
+    from .estimator import AspectAttentionClassifier
+
+    X, y = load_data(args.data, args, need_labels=True)
+    embeddings = None if args.embeddings.lower() == "none" else args.embeddings
+    clf = AspectAttentionClassifier(
+        variant=args.variant,
+        aspect_type=args.aspect_type,
+        embeddings=embeddings,
+        embedding_dim=args.embedding_dim,
+        embedding_dropout=args.embedding_dropout,
+        hidden_size=args.hidden_size,
+        max_epochs=args.epochs,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        dropout=args.dropout,
+        bidirectional=args.bidirectional,
+        validation_fraction=args.validation_fraction or None,
+        early_stopping=bool(args.validation_fraction),
+        scoring="accuracy",
+        random_state=args.seed,
+        verbose=0 if args.quiet else 1,
+    )
+    if not args.quiet:
+        print(
+            f"training {args.variant.upper()}-LSTM on {len(X)} pairs", file=sys.stderr
+        )
+    clf.fit(X, y)
+    out = Path(args.out)
+    if out.suffix in (".pkl", ".joblib"):
+        import joblib
+
+        joblib.dump(clf, out)
+    else:
+        clf.save(out)
+    if args.history_plot:
+        from .viz import plot_history
+
+        plot_history(clf.history_, args.history_plot)
+    print(
+        json.dumps(
+            {
+                "model": str(out),
+                "pairs": len(X),
+                "classes": clf.classes_.tolist(),
+                "epochs": len(clf.history_),
+                "best_epoch": clf.best_epoch_,
+                "seconds": round(clf.fit_time_, 2),
+            }
+        )
+    )
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from sklearn.metrics import (
+        accuracy_score,
+        classification_report,
+        confusion_matrix,
+        f1_score,
+    )
+
+    clf = load_model(args.model)
+    X, y = load_data(args.data, args, need_labels=True)
+    predicted = clf.predict(X)
+    y = np.asarray(y)
+    labels = clf.classes_
+    report = {
+        "pairs": len(X),
+        "accuracy": float(accuracy_score(y, predicted)),
+        "macro_f1": float(f1_score(y, predicted, average="macro")),
+        "per_class": classification_report(
+            y, predicted, labels=labels, output_dict=True, zero_division=0
+        ),
+        "confusion_matrix": {
+            "labels": labels.tolist(),
+            "matrix": confusion_matrix(y, predicted, labels=labels).tolist(),
+        },
+    }
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(
+        f"pairs {len(X)}   accuracy {report['accuracy']:.4f}   "
+        f"macro-F1 {report['macro_f1']:.4f}\n"
+    )
+    print(classification_report(y, predicted, labels=labels, digits=3, zero_division=0))
+    width = max(len(str(c)) for c in labels) + 2
+    print("confusion matrix (rows: true, columns: predicted)")
+    print(" " * width + "".join(f"{str(c):>{width}}" for c in labels))
+    for c, row in zip(labels, report["confusion_matrix"]["matrix"], strict=True):
+        print(f"{str(c):>{width}}" + "".join(f"{v:>{width}}" for v in row))
+    return 0
+
+
+def _sentences(source: str, args) -> list[str]:
+    path = Path(source)
+    if path.suffix.lower() in (".csv", ".jsonl", ".json", ".ndjson"):
+        texts, _, _ = _read_table(
+            path,
+            args.text_column,
+            args.aspect_column,
+            args.label_column,
+            need_aspect=False,
+        )
+        return list(dict.fromkeys(texts))
+    if not path.is_file():
+        raise CLIError(f"input file {source!r} not found")
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    return [ln for ln in lines if ln]
+
+
+def _write_rows(rows: list[dict], out: str | None) -> None:
+    if out and Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        with open(out, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+        return
+    handle = open(out, "w", encoding="utf-8", newline="") if out else sys.stdout
+    try:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    finally:
+        if out:
+            handle.close()
+
+
+def cmd_predict(args) -> int:
+    clf = load_model(args.model)
+    classes = [str(c) for c in clf.classes_]
+    rows = []
+    show = not args.quiet
+    if args.aspects:
+        aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
+        texts = _sentences(args.data, args)
+        progress = Progress(len(texts), "predicting", show and len(texts) > 1000)
+        for start, end in _chunks(len(texts), 1024):
+            proba = clf.predict_proba_aspects(texts[start:end], aspects)
+            for text, per_aspect in zip(texts[start:end], proba, strict=True):
+                for aspect, p in zip(aspects, per_aspect, strict=True):
+                    rows.append(
+                        {
+                            "text": text,
+                            "aspect": aspect,
+                            "label": classes[int(p.argmax())],
+                            **{
+                                f"p_{c}": round(float(v), 6)
+                                for c, v in zip(classes, p, strict=True)
+                            },
+                        }
+                    )
+            progress.update(end)
+    else:
+        X, _ = load_data(args.data, args, need_labels=False)
+        progress = Progress(len(X), "predicting", show and len(X) > 1000)
+        for start, end in _chunks(len(X), 4096):
+            proba = clf.predict_proba(X[start:end])
+            for (text, aspect), p in zip(X[start:end], proba, strict=True):
+                rows.append(
+                    {
+                        "text": text,
+                        "aspect": aspect,
+                        "label": classes[int(p.argmax())],
+                        **{
+                            f"p_{c}": round(float(v), 6)
+                            for c, v in zip(classes, p, strict=True)
+                        },
+                    }
+                )
+            progress.update(end)
+    _write_rows(rows, args.out)
+    return 0
+
+
+def cmd_explain(args) -> int:
+    clf = load_model(args.model)
+    X, _ = load_data(args.data, args, need_labels=False)
+    if args.limit:
+        X = X[: args.limit]
+    results = clf.explain(X)
+    out = Path(args.out) if args.out else None
+    if out is None:
+        for r in results:
+            print(f"{r['aspect']!r} -> {r['label']}: {r['text']}")
+            for token, w in zip(r["tokens"], r["weights"], strict=True):
+                print(f"  {token:>15s} {w:.3f} {'#' * round(40 * w)}")
+        return 0
+    if out.suffix.lower() in (".html", ".htm"):
+        from .viz import attention_html
+
+        attention_html(results, out)
+    elif out.suffix.lower() in (".png", ".svg", ".pdf"):
+        from .viz import plot_attention
+
+        plot_attention(results, out)
+    elif out.suffix.lower() in (".jsonl", ".json"):
+        _write_rows(
+            [
+                {
+                    **r,
+                    "weights": [round(float(w), 6) for w in r["weights"]],
+                    "proba": [round(float(p), 6) for p in r["proba"]],
+                    "label": str(r["label"]),
+                }
+                for r in results
+            ],
+            str(out),
+        )
+    else:
+        raise CLIError(
+            f"--out must end in .html, .png, .svg, .pdf or .jsonl; got {out.name!r}"
+        )
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def _add_data_options(p, split_default="train"):
+    p.add_argument(
+        "--split",
+        default=split_default,
+        choices=["train", "test", "val"],
+        help="split of a named data set (default: %(default)s)",
+    )
+    p.add_argument("--text-column", default="text")
+    p.add_argument("--aspect-column", default="aspect")
+    p.add_argument("--label-column", default="label")
+    p.add_argument(
+        "--aspect-type", default="auto", choices=["auto", "category", "term"]
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aspectattn",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=__version__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "train",
+        help="train a model and write it to a file",
+        description="Train an attention LSTM and write a model file "
+        "(safe format; .pkl/.joblib for a pickle).",
+    )
+    p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
+    p.add_argument("--out", required=True, help="model file to write, e.g. model.aam")
+    p.add_argument("--variant", default="atae", choices=["at", "ae", "atae"])
+    p.add_argument(
+        "--embeddings",
+        default="word2vec",
+        help="'word2vec', 'fasttext', a vector file, a gensim-data name, or 'none' "
+        "for random vectors",
+    )
+    p.add_argument(
+        "--embedding-dim",
+        type=int,
+        default=None,
+        help="size of trained or random vectors (default 100)",
+    )
+    p.add_argument("--embedding-dropout", type=float, default=0.5)
+    p.add_argument("--hidden-size", type=int, default=300)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--dropout", type=float, default=0.5)
+    p.add_argument("--bidirectional", action="store_true")
+    p.add_argument(
+        "--validation-fraction",
+        type=float,
+        default=0.1,
+        help="held-out share of sentences for early stopping (0: none)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
+    p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
+    _add_data_options(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
+        "evaluate", help="accuracy, macro-F1, per-class report, confusion matrix"
+    )
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_data_options(p, "test")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("predict", help="labels and probabilities for new pairs")
+    p.add_argument("model")
+    p.add_argument(
+        "data",
+        help="CSV/JSONL/XML of pairs; with --aspects also a text file of sentences",
+    )
+    p.add_argument(
+        "--aspects",
+        help="comma-separated aspects to score every sentence on, e.g. food,service",
+    )
+    p.add_argument("--out", help="CSV or JSONL file (default: CSV on stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_data_options(p, "test")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("explain", help="attention weight of every token")
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("--out", help=".html, .png, .svg, .pdf or .jsonl (default: text)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N pairs")
+    _add_data_options(p, "test")
+    p.set_defaults(func=cmd_explain)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (CLIError, AspectAttnError, ValueError, OSError, KeyError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        print(f"aspectattn {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"aspectattn {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

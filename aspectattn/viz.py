@@ -1,0 +1,202 @@
+"""Pictures of attention and of training.
+
+* :func:`attention_html` -- self-contained HTML: each sentence's tokens shaded by their
+  attention weight, one row per aspect (no JavaScript, no external files).
+* :func:`plot_attention` -- a heatmap (aspects x tokens) with matplotlib, saved as
+  PNG, SVG or PDF.
+* :func:`plot_history` -- training loss and validation scores per epoch.
+
+All take the output of :meth:`AspectAttentionClassifier.explain` (a list of dicts with
+``text``, ``aspect``, ``tokens``, ``weights``, ``label``) or its ``history_``.
+matplotlib is an optional dependency: ``pip install 'aspectattn[plot]'``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from .exceptions import MissingDependencyError
+
+__all__ = ["attention_html", "plot_attention", "plot_history", "group_by_text"]
+
+_LABEL_COLOURS = {"positive": "#1a7f37", "negative": "#cf222e", "neutral": "#57606a"}
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "Plots need matplotlib: pip install 'aspectattn[plot]'"
+        ) from exc
+    return plt
+
+
+def group_by_text(results: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+    """Group explain() results by sentence, keeping first-seen order."""
+    groups: dict[str, list[dict]] = {}
+    for r in results:
+        groups.setdefault(r["text"], []).append(r)
+    return list(groups.items())
+
+
+def attention_html(
+    results: Sequence[dict], path=None, title: str = "Aspect attention"
+) -> str:
+    """Render attention as self-contained HTML; write it to ``path`` if given.
+
+    Each token's background is blue with an opacity proportional to its weight
+    (relative to the largest weight in its row); hovering shows the exact weight.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    rows = []
+    for text, group in group_by_text(results):
+        rows.append(
+            f'<tr><th colspan="3" class="sentence">{html.escape(text)}</th></tr>'
+        )
+        for r in group:
+            weights = np.asarray(r["weights"], dtype=float)
+            top = weights.max() if weights.size and weights.max() > 0 else 1.0
+            spans = " ".join(
+                f'<span class="tok" title="{w:.3f}" style="background: rgba(31, 111, '
+                f'235, {w / top:.3f})">{html.escape(t)}</span>'
+                for t, w in zip(r["tokens"], weights, strict=True)
+            )
+            label = str(r.get("label", ""))
+            colour = _LABEL_COLOURS.get(label, "#0969da")
+            rows.append(
+                f'<tr><td class="aspect">{html.escape(str(r["aspect"]))}</td>'
+                f'<td class="label" style="color: {colour}">{html.escape(label)}</td>'
+                f"<td>{spans}</td></tr>"
+            )
+    document = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #1f2328; }}
+table {{ border-collapse: collapse; }}
+th.sentence {{ text-align: left; font-weight: normal; color: #57606a;
+  padding-top: 1.2em; font-style: italic; }}
+td {{ padding: 0.3em 0.6em; vertical-align: middle; }}
+td.aspect {{ font-weight: 600; white-space: nowrap; }}
+td.label {{ font-weight: 600; }}
+span.tok {{ padding: 0.1em 0.25em; border-radius: 0.25em; line-height: 2; }}
+</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>Token shading: attention weight relative to the largest in its row (hover for the
+value).</p>
+<table>
+{chr(10).join(rows)}
+</table></body></html>
+"""
+    if path is not None:
+        with open(os.fspath(path), "w", encoding="utf-8") as f:
+            f.write(document)
+    return document
+
+
+def plot_attention(results: Sequence[dict], path=None, cmap: str = "Blues"):
+    """Heatmap of attention weights: one panel per sentence, one row per aspect.
+
+    Parameters
+    ----------
+    results : list of dict
+        From :meth:`~aspectattn.AspectAttentionClassifier.explain`.
+    path : str or path-like, optional
+        Save the figure there (format from the extension: .png, .svg, .pdf).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    groups = group_by_text(results)
+    heights = [0.6 + 0.45 * len(g) for _, g in groups]
+    width = max(4.0, 0.55 * max(len(g[0]["tokens"]) for _, g in groups) + 2.5)
+    fig, axes = plt.subplots(
+        len(groups),
+        1,
+        figsize=(width, sum(heights) + 0.4),
+        gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )
+    for ax, (_, group) in zip(axes[:, 0], groups, strict=True):
+        tokens = group[0]["tokens"]
+        matrix = np.zeros((len(group), len(tokens)))
+        for i, r in enumerate(group):
+            matrix[i, : len(r["weights"])] = r["weights"]
+        ax.imshow(
+            matrix, cmap=cmap, aspect="auto", vmin=0.0, vmax=max(matrix.max(), 1e-9)
+        )
+        ax.set_xticks(range(len(tokens)), tokens, rotation=45, ha="right")
+        ax.set_yticks(
+            range(len(group)), [f"{r['aspect']} → {r.get('label', '')}" for r in group]
+        )
+        for i in range(matrix.shape[0]):
+            for j in range(matrix.shape[1]):
+                v = matrix[i, j]
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if v > 0.6 * matrix.max() else "black",
+                )
+        ax.tick_params(length=0)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=150)
+    return fig
+
+
+def plot_history(history: Sequence[dict], path=None):
+    """Training loss and validation scores per epoch (from ``history_``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    epochs = [row["epoch"] for row in history]
+    fig, (loss_ax, score_ax) = plt.subplots(1, 2, figsize=(9, 3.4))
+    loss_ax.plot(epochs, [row["train_loss"] for row in history], "o-", label="train")
+    if "valid_loss" in history[0]:
+        loss_ax.plot(
+            epochs, [row["valid_loss"] for row in history], "o-", label="validation"
+        )
+    loss_ax.set(xlabel="epoch", ylabel="cross-entropy loss", title="Loss")
+    loss_ax.legend()
+    for key, name in (("valid_acc", "accuracy"), ("valid_f1", "macro-F1")):
+        if key in history[0]:
+            score_ax.plot(epochs, [row[key] for row in history], "o-", label=name)
+    if "valid_acc" in history[0]:
+        best = max(history, key=lambda r: r["valid_acc"])
+        score_ax.axvline(best["epoch"], color="grey", ls=":", label="best accuracy")
+        score_ax.legend()
+        score_ax.set(xlabel="epoch", title="Validation")
+    else:
+        score_ax.text(
+            0.5,
+            0.5,
+            "no validation split\n(set validation_fraction)",
+            ha="center",
+            va="center",
+            transform=score_ax.transAxes,
+        )
+        score_ax.set_axis_off()
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=150)
+    return fig

@@ -1,0 +1,232 @@
+"""The command line, run as a user runs it: subprocesses, files and exit codes."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import SHARED_DATA, make_pairs
+
+ENV = {**os.environ, "ASPECTATTN_DATA": str(SHARED_DATA)}
+
+
+def run(*args, cwd, check=True):
+    result = subprocess.run(
+        [sys.executable, "-m", "aspectattn", *map(str, args)],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def _write_csv(path, X, y=None):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "aspect"] + (["label"] if y is not None else []))
+        for i, (t, a) in enumerate(X):
+            writer.writerow([t, a] + ([y[i]] if y is not None else []))
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    X, y = make_pairs(200, seed=0, single_share=0.4)
+    _write_csv(d / "train.csv", X, y)
+    Xt, yt = make_pairs(40, seed=1)
+    _write_csv(d / "test.csv", Xt, yt)
+    with open(d / "test.jsonl", "w") as f:
+        for (t, a), label in zip(Xt, yt, strict=True):
+            f.write(json.dumps({"text": t, "aspect": a, "label": label}) + "\n")
+    (d / "sentences.txt").write_text(
+        "the pasta was great but the waiter was rude.\n\nthe soup was bland.\n"
+    )
+    result = run(
+        "train",
+        "train.csv",
+        "--out",
+        "model.aam",
+        "--embeddings",
+        "none",
+        "--embedding-dim",
+        "16",
+        "--embedding-dropout",
+        "0",
+        "--epochs",
+        "30",
+        "--hidden-size",
+        "24",
+        "--lr",
+        "0.01",
+        "--batch-size",
+        "16",
+        "--dropout",
+        "0",
+        "--validation-fraction",
+        "0",
+        "--history-plot",
+        "history.png",
+        cwd=d,
+    )
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["pairs"] == len(X) and summary["epochs"] == 30
+    assert "train_loss" in result.stderr + result.stdout  # per-epoch progress
+    return d
+
+
+def test_train_writes_a_safe_model_file_and_history_plot(workdir):
+    assert (workdir / "model.aam").stat().st_size > 1000
+    assert (workdir / "history.png").read_bytes()[:4] == b"\x89PNG"
+    from aspectattn import AspectAttentionClassifier
+
+    assert (
+        AspectAttentionClassifier.load(workdir / "model.aam").aspect_type_ == "category"
+    )
+
+
+def test_evaluate(workdir):
+    out = run("evaluate", "model.aam", "test.csv", cwd=workdir).stdout
+    assert "accuracy" in out and "macro-F1" in out and "confusion matrix" in out
+    report = json.loads(
+        run("evaluate", "model.aam", "test.jsonl", "--json", cwd=workdir).stdout
+    )
+    assert report["pairs"] == 80 and report["accuracy"] > 0.9
+    assert report["confusion_matrix"]["labels"] == ["negative", "positive"]
+    assert sum(map(sum, report["confusion_matrix"]["matrix"])) == 80
+
+
+def test_predict_csv_and_jsonl(workdir):
+    run("predict", "model.aam", "test.csv", "--out", "pred.csv", cwd=workdir)
+    with open(workdir / "pred.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 80
+    assert set(rows[0]) == {"text", "aspect", "label", "p_negative", "p_positive"}
+    assert abs(float(rows[0]["p_negative"]) + float(rows[0]["p_positive"]) - 1) < 1e-5
+    stdout = run("predict", "model.aam", "test.jsonl", cwd=workdir).stdout
+    assert stdout.splitlines()[0].startswith("text,aspect,label")
+    run("predict", "model.aam", "test.csv", "--out", "pred.jsonl", cwd=workdir)
+    lines = (workdir / "pred.jsonl").read_text().splitlines()
+    assert len(lines) == 80 and json.loads(lines[0])["label"] in (
+        "negative",
+        "positive",
+    )
+
+
+def test_predict_every_sentence_on_each_aspect(workdir):
+    stdout = run(
+        "predict",
+        "model.aam",
+        "sentences.txt",
+        "--aspects",
+        "food,service",
+        cwd=workdir,
+    ).stdout
+    rows = list(csv.DictReader(stdout.splitlines()))
+    assert [(r["aspect"]) for r in rows] == ["food", "service", "food", "service"]
+    assert rows[0]["label"] == "positive" and rows[1]["label"] == "negative"
+
+
+def test_explain_outputs(workdir):
+    text = run("explain", "model.aam", "test.csv", "--limit", "2", cwd=workdir).stdout
+    assert "'food' ->" in text and "#" in text
+    run(
+        "explain",
+        "model.aam",
+        "test.csv",
+        "--limit",
+        "4",
+        "--out",
+        "att.html",
+        cwd=workdir,
+    )
+    page = (workdir / "att.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "service" in page
+    run(
+        "explain",
+        "model.aam",
+        "test.csv",
+        "--limit",
+        "2",
+        "--out",
+        "att.png",
+        cwd=workdir,
+    )
+    assert (workdir / "att.png").read_bytes()[:4] == b"\x89PNG"
+    run(
+        "explain",
+        "model.aam",
+        "test.csv",
+        "--limit",
+        "3",
+        "--out",
+        "att.jsonl",
+        cwd=workdir,
+    )
+    first = json.loads((workdir / "att.jsonl").read_text().splitlines()[0])
+    assert len(first["tokens"]) == len(first["weights"])
+
+
+def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
+    result = run("predict", "model.aam", "missing.csv", cwd=workdir, check=False)
+    assert result.returncode == 2
+    assert "neither a data-set name nor a file" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["predict", "nope.aam", "test.csv"], "model file 'nope.aam' not found"),
+        (["evaluate", "model.aam", "sentences.txt"], "has no column"),
+        (["predict", "train.csv", "test.csv"], "not a readable aspectattn model file"),
+        (["explain", "model.aam", "test.csv", "--out", "x.doc"], "--out must end in"),
+        (
+            ["predict", "model.aam", "sentences.txt", "--aspects", "price"],
+            "not seen in fit",
+        ),
+        (
+            ["train", "test.csv", "--out", "m.aam", "--epochs", "0", "--quiet"],
+            "'max_epochs' parameter",
+        ),
+    ],
+)
+def test_bad_input_exits_with_status_2_and_one_line(
+    workdir, args, message, capsys, monkeypatch
+):
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(workdir)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_help_and_console_script(workdir):
+    out = run("--help", cwd=workdir).stdout
+    for command in ("train", "evaluate", "predict", "explain"):
+        assert command in out
+    assert "aspectattn train semeval2014-restaurants-category" in out
+    assert "--aspects" in run("predict", "--help", cwd=workdir).stdout
+    usage = run("train", cwd=workdir, check=False)
+    assert usage.returncode == 2 and "required" in usage.stderr
+
+
+def test_reads_semeval_xml_files(workdir):
+    (workdir / "tiny.xml").write_text(
+        '<?xml version="1.0"?><sentences><sentence id="1">'
+        "<text>the pasta was great but the waiter was rude.</text>"
+        '<aspectCategories><aspectCategory category="food" polarity="positive"/>'
+        '<aspectCategory category="service" polarity="negative"/>'
+        "</aspectCategories></sentence></sentences>"
+    )
+    report = json.loads(
+        run("evaluate", "model.aam", "tiny.xml", "--json", cwd=workdir).stdout
+    )
+    assert report["pairs"] == 2 and report["accuracy"] == 1.0
