@@ -70,7 +70,8 @@ def attention_html(
             top = weights.max() if weights.size and weights.max() > 0 else 1.0
             spans = " ".join(
                 f'<span class="tok" title="{w:.3f}" style="background: rgba(31, 111, '
-                f'235, {w / top:.3f})">{html.escape(t)}</span>'
+                f"235, {w / top:.3f})"
+                f'{"; color: white" if w / top > 0.6 else ""}">{html.escape(t)}</span>'
                 for t, w in zip(r["tokens"], weights, strict=True)
             )
             label = str(r.get("label", ""))

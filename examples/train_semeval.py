@@ -14,15 +14,11 @@ training sentences); the test set is only used for the final report.
 import argparse
 import time
 
+from _common import glove_or_download
 from sklearn.metrics import accuracy_score, classification_report, f1_score
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.datasets import fetch_semeval2014, get_data_home
-
-
-def default_embeddings() -> str:
-    local = get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz"
-    return str(local) if local.is_file() else "glove-wiki-gigaword-50"
+from aspectattn.datasets import fetch_semeval2014
 
 
 def show_attention(result: dict, width: int = 12) -> str:
@@ -49,7 +45,7 @@ def main() -> None:
 
     clf = AspectAttentionClassifier(
         variant=args.variant,
-        embeddings=args.embeddings or default_embeddings(),
+        embeddings=args.embeddings or glove_or_download(),
         max_epochs=args.epochs,
         validation_fraction=0.1,
         early_stopping=True,

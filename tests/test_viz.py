@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+
+from aspectattn.viz import attention_html, group_by_text, plot_attention, plot_history
+
+RESULTS = [
+    {
+        "text": "the pasta was great but the <waiter> was rude",
+        "aspect": "food",
+        "tokens": ["the", "pasta", "was", "great", "<waiter>"],
+        "label": "positive",
+        "weights": np.array([0.1, 0.2, 0.1, 0.5, 0.1]),
+    },
+    {
+        "text": "the pasta was great but the <waiter> was rude",
+        "aspect": "service",
+        "tokens": ["the", "pasta", "was", "great", "<waiter>"],
+        "label": "negative",
+        "weights": np.array([0.0, 0.0, 0.1, 0.1, 0.8]),
+    },
+    {
+        "text": "bland soup",
+        "aspect": "food",
+        "tokens": ["bland", "soup"],
+        "label": "negative",
+        "weights": np.array([0.9, 0.1]),
+    },
+]
+
+
+def test_group_by_text_keeps_order():
+    groups = group_by_text(RESULTS)
+    assert [len(g) for _, g in groups] == [2, 1]
+
+
+def test_html_is_self_contained_escaped_and_shaded(tmp_path):
+    page = attention_html(RESULTS, tmp_path / "a.html", title="Demo")
+    assert (tmp_path / "a.html").read_text() == page
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert "&lt;waiter&gt;" in page and "<waiter>" not in page
+    for token in ("pasta", "great", "bland", "soup"):
+        assert f">{token}</span>" in page
+    # the strongest token of a row is fully shaded, weights are in the tooltips
+    assert 'title="0.800" style="background: rgba(31, 111, 235, 1.000)' in page
+    assert page.count('class="aspect"') == 3
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_attention_heatmap_files(tmp_path, suffix):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / f"a.{suffix}"
+    fig = plot_attention(RESULTS, path)
+    assert path.stat().st_size > 1000
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+    assert "pasta" in labels and "soup" in labels
+    if suffix == "svg":
+        assert "service" in path.read_text()
+
+
+def test_history_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    history = [
+        {
+            "epoch": i,
+            "train_loss": 1 / i,
+            "valid_loss": 1.2 / i,
+            "valid_acc": 0.5 + i / 20,
+            "valid_f1": 0.4 + i / 20,
+        }
+        for i in range(1, 6)
+    ]
+    plot_history(history, tmp_path / "h.png")
+    assert (tmp_path / "h.png").read_bytes()[:4] == b"\x89PNG"
+    plot_history([{"epoch": 1, "train_loss": 0.5}], tmp_path / "h2.png")
+    assert (tmp_path / "h2.png").stat().st_size > 1000
