@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import os
 import time
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -24,7 +25,7 @@ from ._validation import (
     resolve_aspect_type,
     validate_params,
 )
-from .exceptions import InputError, UnknownAspectError
+from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
 from .modules import VARIANTS, AspectAttentionLSTM
 from .text import EncodedTexts, Tokenizer, Vocabulary
 
@@ -151,11 +152,19 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         accuracy and macro-F1 per epoch are recorded in ``history_``.
     early_stopping : bool, default=False
         Stop when the validation ``scoring`` has not improved for ``patience``
-        epochs and restore the weights of the best epoch. Needs
+        epochs and restore the weights of the best epoch. (Interrupting training
+        with Ctrl-C also keeps the best epoch's weights.) Needs
         ``validation_fraction``.
     scoring : {"loss", "accuracy", "f1_macro"}, default="loss"
         Validation metric that selects the best epoch.
     patience : int, default=5
+    checkpoint_dir : str, path-like or None, default=None
+        Write a checkpoint after every epoch into this folder (one file per run,
+        named by a fingerprint of the hyperparameters and the data). A ``fit`` with
+        the same hyperparameters and data resumes from it, continuing exactly where
+        the interrupted run stopped (same weights, optimizer state, history and
+        random states); after a completed run it returns the finished model at once.
+        Delete the file to train afresh.
     text_column, aspect_column : str, default="text", "aspect"
         Column names when ``X`` is a DataFrame.
     random_state : int, RandomState, Generator or None, default=None
@@ -185,6 +194,10 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         ``valid_f1``, ``dur``...).
     best_epoch_ : int
         The epoch whose weights are kept.
+    interrupted_ : bool
+        Training was interrupted (``KeyboardInterrupt``) before ``max_epochs``: the
+        weights are those of the best epoch so far (validation metric, or training
+        loss without validation), and a warning was issued.
     n_features_in_ : int
         Always 2 (text and aspect).
     feature_names_in_ : ndarray of str
@@ -237,6 +250,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "early_stopping": [Options({True, False})],
         "scoring": [Options({"loss", "accuracy", "f1_macro"})],
         "patience": [Interval(int, 1, None)],
+        "checkpoint_dir": [None, InstanceOf((str, os.PathLike), "a path")],
         "text_column": [InstanceOf((str,), "a string")],
         "aspect_column": [InstanceOf((str,), "a string")],
         "random_state": [
@@ -280,6 +294,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         early_stopping=False,
         scoring="loss",
         patience=5,
+        checkpoint_dir=None,
         text_column="text",
         aspect_column="aspect",
         random_state=None,
@@ -312,6 +327,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.early_stopping = early_stopping
         self.scoring = scoring
         self.patience = patience
+        self.checkpoint_dir = checkpoint_dir
         self.text_column = text_column
         self.aspect_column = aspect_column
         self.random_state = random_state
@@ -410,10 +426,36 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 if aspect_type == "category":
                     _init_category_vectors(module, categories, vectors, dim)
             module.embedding.weight.requires_grad_(not self.freeze_embeddings)
-            net = self._build_net(module, valid_ds, y_index, classes, rng, device)
+            fingerprint = self._fingerprint(texts, aspects, labels)
+            net, tracker, stopper = self._build_net(
+                module, valid_ds, y_index, classes, rng, device, fingerprint
+            )
             start = time.perf_counter()
-            net.fit(train_ds, y=None)
+            self._train(net, train_ds, tracker, rng, fingerprint)
             fit_time = time.perf_counter() - start
+        history = [
+            {k: v for k, v in row.items() if k != "batches"}
+            for row in net.history
+            if "dur" in row  # an interrupted epoch has no complete record
+        ]
+        stopped_early = stopper is not None and stopper.stopped_
+        interrupted = not stopped_early and len(history) < self.max_epochs
+        if tracker.best_weights_ is not None and (
+            stopped_early
+            or interrupted
+            or (self.early_stopping and tracker.best_epoch_ != len(history))
+        ):
+            net.module_.load_state_dict(tracker.best_weights_)
+            best_epoch = tracker.best_epoch_
+        else:
+            best_epoch = len(history)
+        if interrupted:
+            warnings.warn(
+                f"Training was interrupted after {len(history)} complete epoch(s); "
+                f"keeping the weights of epoch {best_epoch} (interrupted_=True).",
+                AspectAttnWarning,
+                stacklevel=2,
+            )
 
         # Everything below is the fitted state; the skorch net (optimizer state,
         # callbacks) is dropped so the fitted model stays small and pickle-safe.
@@ -427,10 +469,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.module_kwargs_ = module_kwargs
         self.module_ = net.module_.eval()
         self.device_ = device
-        self.history_ = [
-            {k: v for k, v in row.items() if k != "batches"} for row in net.history
-        ]
-        self.best_epoch_ = _best_epoch(net, self.history_)
+        self.history_ = history
+        self.best_epoch_ = best_epoch
+        self.interrupted_ = interrupted
         self.fit_time_ = fit_time
         self.n_features_in_ = 2
         if feature_names is not None:
@@ -460,10 +501,12 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             dataset.subset(np.flatnonzero(is_valid)),
         )
 
-    def _build_net(self, module, valid_ds, y_index, classes, rng, device):
+    def _build_net(self, module, valid_ds, y_index, classes, rng, device, fingerprint):
         from skorch import NeuralNetClassifier
-        from skorch.callbacks import EarlyStopping, EpochScoring, GradientNormClipping
+        from skorch.callbacks import EpochScoring, GradientNormClipping
         from skorch.helper import predefined_split
+
+        from .callbacks import BestWeights, EpochCheckpoint, StopWhenStalled
 
         callbacks = []
         if valid_ds is not None:
@@ -473,23 +516,29 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                     EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
                 )
             )
-        if self.early_stopping:
             monitor, lower = {
                 "loss": ("valid_loss", True),
                 "accuracy": ("valid_acc", False),
                 "f1_macro": ("valid_f1", False),
             }[self.scoring]
+        else:
+            monitor, lower = "train_loss", True
+        # Order matters: note the best epoch, then checkpoint, then maybe stop.
+        tracker = BestWeights(monitor, lower_is_better=lower)
+        callbacks.append(("best_weights", tracker))
+        if self.checkpoint_dir is not None:
             callbacks.append(
                 (
-                    "early_stopping",
-                    EarlyStopping(
-                        monitor=monitor,
-                        lower_is_better=lower,
-                        patience=self.patience,
-                        load_best=True,
+                    "checkpoint",
+                    EpochCheckpoint(
+                        self._checkpoint_path(fingerprint), fingerprint, tracker, rng
                     ),
                 )
             )
+        stopper = None
+        if self.early_stopping:
+            stopper = StopWhenStalled(tracker, self.patience)
+            callbacks.append(("early_stopping", stopper))
         if self.gradient_clip is not None:
             callbacks.append(("clip", GradientNormClipping(self.gradient_clip)))
         optimizer_name, optimizer_defaults = _OPTIMIZERS[self.optimizer]
@@ -497,7 +546,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         embedding_group = {"weight_decay": 0.0}
         if self.embedding_lr is not None:
             embedding_group["lr"] = self.embedding_lr
-        return NeuralNetClassifier(
+        net = NeuralNetClassifier(
             module,
             criterion=torch.nn.CrossEntropyLoss,
             criterion__weight=self._class_weight_tensor(y_index, classes),
@@ -519,6 +568,57 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             device=device,
             verbose=self.verbose,
         )
+        return net, tracker, stopper
+
+    def _checkpoint_path(self, fingerprint: str):
+        from pathlib import Path
+
+        return Path(self.checkpoint_dir) / f"aspectattn-{fingerprint[:20]}.ckpt"
+
+    def _fingerprint(self, texts, aspects, labels) -> str:
+        """Identifies a training run: hyperparameters (that change the result) and
+        data. A checkpoint is only resumed by the run that wrote it."""
+        import hashlib
+        import json
+
+        params = {
+            k: v
+            for k, v in self.get_params().items()
+            if k not in ("verbose", "checkpoint_dir", "device")
+        }
+        digest = hashlib.sha256(
+            json.dumps(params, sort_keys=True, default=repr).encode()
+        )
+        for text, aspect, label in zip(texts, aspects, labels, strict=True):
+            digest.update(f"{text}\x00{aspect}\x00{label!r}\x01".encode())
+        return digest.hexdigest()
+
+    def _train(self, net, train_ds, tracker, rng, fingerprint) -> None:
+        """``net.fit``, or resume from this run's checkpoint when there is one."""
+        state = None
+        if self.checkpoint_dir is not None:
+            from .callbacks import load_checkpoint
+
+            state = load_checkpoint(self._checkpoint_path(fingerprint), fingerprint)
+        if state is None:
+            net.fit(train_ds, y=None)
+            return
+        import json
+
+        from skorch.history import History
+
+        net.initialize()
+        net.module_.load_state_dict(state["module"])
+        net.optimizer_.load_state_dict(state["optimizer"])
+        net.history = History(json.loads(state["history"]))
+        tracker.restore(state["best_weights"] or None)
+        torch.set_rng_state(state["torch_rng"])
+        rng.bit_generator.state = json.loads(state["numpy_rng"])
+        done = len(net.history)
+        if self.verbose:
+            print(f"Resuming from checkpoint after epoch {done}.")
+        if done < self.max_epochs:
+            net.partial_fit(train_ds, y=None, epochs=self.max_epochs - done)
 
     def _class_weight_tensor(self, y_index, classes):
         if self.class_weight is None:
@@ -778,10 +878,3 @@ def _init_category_vectors(module, categories, vectors, dim) -> None:
         vec = _emb.phrase_vector(vectors, name)
         if vec is not None:
             module.aspect_embedding.weight[i] = torch.from_numpy(vec)
-
-
-def _best_epoch(net, history) -> int:
-    for _, callback in net.callbacks_:
-        if type(callback).__name__ == "EarlyStopping":
-            return int(callback.best_epoch_)
-    return len(history)

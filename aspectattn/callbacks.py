@@ -1,0 +1,170 @@
+"""skorch callbacks that control training: best weights, early stopping, checkpoints.
+
+They run in this order at the end of every epoch:
+
+1. :class:`BestWeights` notes the monitored score and copies the weights when it
+   improves (the validation metric, or the training loss without validation);
+2. :class:`EpochCheckpoint` (optional) writes everything needed to resume;
+3. :class:`StopWhenStalled` (with early stopping) ends training after ``patience``
+   epochs without improvement.
+
+After ``fit`` the estimator restores the best weights when training stopped early or
+was interrupted (``KeyboardInterrupt``, which skorch turns into a normal end of
+training).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+from skorch.callbacks import Callback
+
+__all__ = ["BestWeights", "StopWhenStalled", "EpochCheckpoint", "load_checkpoint"]
+
+CHECKPOINT_VERSION = 1
+
+
+class BestWeights(Callback):
+    """Remember the best epoch's score, number and weights.
+
+    Parameters
+    ----------
+    monitor : str
+        History key, e.g. ``"valid_acc"`` or ``"train_loss"``.
+    lower_is_better : bool
+    threshold : float
+        Relative improvement needed to count as better.
+    """
+
+    def __init__(self, monitor: str, lower_is_better: bool, threshold: float = 1e-4):
+        self.monitor = monitor
+        self.lower_is_better = lower_is_better
+        self.threshold = threshold
+
+    def initialize(self):
+        self.best_score_ = None
+        self.best_epoch_ = None
+        self.best_weights_ = None
+        self.misses_ = 0
+        self._restored = None
+        return self
+
+    def restore(self, best_weights) -> None:
+        """Weights of the best epoch so far, from a checkpoint (used on resume)."""
+        self._restored = best_weights
+
+    def _improves(self, score: float) -> bool:
+        if self.best_score_ is None:
+            return True
+        margin = self.threshold * abs(self.best_score_)
+        if self.lower_is_better:
+            return score < self.best_score_ - margin
+        return score > self.best_score_ + margin
+
+    def _note(self, score, epoch) -> bool:
+        if self._improves(score):
+            self.best_score_, self.best_epoch_, self.misses_ = score, epoch, 0
+            return True
+        self.misses_ += 1
+        return False
+
+    def on_train_begin(self, net, **kwargs):
+        # On resume the history already holds earlier epochs: replay them.
+        self.best_score_, self.best_epoch_, self.misses_ = None, None, 0
+        for row in net.history:
+            if self.monitor in row and "dur" in row:
+                self._note(row[self.monitor], row["epoch"])
+        self.best_weights_, self._restored = self._restored, None
+
+    def on_epoch_end(self, net, **kwargs):
+        row = net.history[-1]
+        if self._note(row[self.monitor], row["epoch"]):
+            self.best_weights_ = {
+                k: v.detach().clone() for k, v in net.module_.state_dict().items()
+            }
+
+
+class StopWhenStalled(Callback):
+    """End training after ``patience`` epochs without improvement of ``tracker``."""
+
+    def __init__(self, tracker: BestWeights, patience: int):
+        self.tracker = tracker
+        self.patience = patience
+
+    def initialize(self):
+        self.stopped_ = False
+        return self
+
+    def on_epoch_end(self, net, **kwargs):
+        if self.tracker.misses_ >= self.patience:
+            self.stopped_ = True
+            if net.verbose:
+                print(
+                    f"Stopping: {self.tracker.monitor} has not improved for "
+                    f"{self.patience} epochs (best: epoch {self.tracker.best_epoch_})."
+                )
+            raise KeyboardInterrupt  # skorch's way to end training
+
+
+class EpochCheckpoint(Callback):
+    """After every epoch, write what is needed to resume training exactly.
+
+    The file holds tensors and JSON only (it loads with ``weights_only=True``):
+    module and optimizer state, history, the best weights so far, and the random
+    states of torch and of the batch-order generator. It is replaced atomically.
+    """
+
+    def __init__(
+        self,
+        path,
+        fingerprint: str,
+        tracker: BestWeights,
+        generator: np.random.Generator,
+    ):
+        self.path = Path(path)
+        self.fingerprint = fingerprint
+        self.tracker = tracker
+        self.generator = generator
+
+    def on_epoch_end(self, net, **kwargs):
+        history = [
+            {k: v for k, v in row.items() if k != "batches"} for row in net.history
+        ]
+        state = {
+            "version": CHECKPOINT_VERSION,
+            "fingerprint": self.fingerprint,
+            "module": {
+                k: v.detach().cpu() for k, v in net.module_.state_dict().items()
+            },
+            "optimizer": net.optimizer_.state_dict(),
+            "history": json.dumps(history),
+            "best_weights": (
+                {k: v.cpu() for k, v in self.tracker.best_weights_.items()}
+                if self.tracker.best_weights_ is not None
+                else {}
+            ),
+            "torch_rng": torch.get_rng_state(),
+            "numpy_rng": json.dumps(self.generator.bit_generator.state),
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        torch.save(state, tmp)
+        os.replace(tmp, self.path)
+
+
+def load_checkpoint(path, fingerprint: str) -> dict | None:
+    """The checkpoint at ``path`` if it exists and belongs to this run, else None."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if (
+        state.get("version") != CHECKPOINT_VERSION
+        or state.get("fingerprint") != fingerprint
+    ):
+        return None
+    return state

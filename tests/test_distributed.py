@@ -1,0 +1,97 @@
+"""Grid search and partitioned prediction on a real local Dask cluster (processes on
+127.0.0.1), compared with the same work done locally."""
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("distributed")
+pd = pytest.importorskip("pandas")
+dd = pytest.importorskip("dask.dataframe")
+
+from conftest import FAST  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from joblib import parallel_backend  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+
+from aspectattn import AspectAttentionClassifier  # noqa: E402
+from aspectattn.distributed import predict_dataframe, set_torch_threads  # noqa: E402
+
+pytestmark = pytest.mark.dask
+GRID = {"hidden_size": [8, 16], "variant": ["at", "atae"]}
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        worker_dashboard_address=None,
+    )
+    with Client(cluster) as c:
+        assert set(set_torch_threads(c, 1).values()) == {1}
+        yield c
+    cluster.close()
+
+
+@pytest.fixture
+def one_torch_thread():
+    # The workers use one torch thread; so does the local reference, so that both
+    # do the same floating-point operations in the same order.
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_grid_search_on_dask_equals_local(client, pairs, one_torch_thread):
+    X, y = pairs
+    estimator = AspectAttentionClassifier(**{**FAST, "max_epochs": 4})
+    start = time.perf_counter()
+    local = GridSearchCV(estimator, GRID, cv=3, n_jobs=1).fit(X, y)
+    local_time = time.perf_counter() - start
+    start = time.perf_counter()
+    with parallel_backend("dask"):
+        remote = GridSearchCV(estimator, GRID, cv=3).fit(X, y)
+    dask_time = time.perf_counter() - start
+    print(
+        f"\ngrid of {len(local.cv_results_['params'])} x 3 folds: "
+        f"n_jobs=1 {local_time:.1f} s, dask (2 workers) {dask_time:.1f} s"
+    )
+    np.testing.assert_array_equal(
+        remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"]
+    )
+    assert remote.best_params_ == local.best_params_
+    np.testing.assert_array_equal(remote.predict_proba(X), local.predict_proba(X))
+
+
+def test_partitioned_prediction_equals_local(client, pairs):
+    X, y = pairs
+    model = AspectAttentionClassifier(**{**FAST, "max_epochs": 3}).fit(X, y)
+    frame = pd.DataFrame(X, columns=["text", "aspect"])
+    ddf = dd.from_pandas(frame, npartitions=4)
+    result = predict_dataframe(model, ddf).compute()
+    assert list(result.columns) == ["label", "p_negative", "p_positive"]
+    assert result.index.equals(frame.index)
+    assert result["label"].tolist() == model.predict(X).tolist()
+    np.testing.assert_allclose(
+        result[["p_negative", "p_positive"]].to_numpy(),
+        model.predict_proba(X),
+        atol=1e-6,
+    )
+
+
+def test_model_enters_the_graph_once(pairs):
+    X, y = pairs
+    model = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    ddf = dd.from_pandas(pd.DataFrame(X, columns=["text", "aspect"]), npartitions=5)
+    graph = dict(predict_dataframe(model, ddf).__dask_graph__())
+    holders = [
+        k for k, v in graph.items() if v is model or getattr(v, "value", None) is model
+    ]
+    assert len(holders) == 1

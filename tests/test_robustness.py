@@ -1,0 +1,195 @@
+"""Bad input never corrupts and never crashes; threads and processes agree.
+
+Property-based tests (hypothesis) throw arbitrary text at a fitted model: every call
+either returns valid probabilities or raises the documented ``InputError``.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+from conftest import FAST
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aspectattn import AspectAttentionClassifier, InputError
+
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.fixture(scope="module")
+def model(pairs):
+    return AspectAttentionClassifier(**{**FAST, "max_epochs": 5}).fit(*pairs)
+
+
+@pytest.fixture(scope="module")
+def term_model(pairs):
+    X, y = pairs
+    X_terms = [(t, t.split()[1]) for t, _ in X]
+    return AspectAttentionClassifier(**{**FAST, "max_epochs": 2}).fit(X_terms, y)
+
+
+def _valid_proba(proba, n):
+    assert proba.shape == (n, 2)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-9)
+
+
+@SETTINGS
+@given(text=st.text(max_size=300), aspect=st.sampled_from(["food", "service"]))
+def test_arbitrary_unicode_text(model, text, aspect):
+    try:
+        proba = model.predict_proba([(text, aspect)])
+    except InputError as exc:
+        # Only texts without a single token may be refused.
+        assert not model.tokenizer_(text) if text.strip() else True, exc
+        return
+    _valid_proba(proba, 1)
+
+
+@SETTINGS
+@given(text=st.text(min_size=1, max_size=200), term=st.text(min_size=1, max_size=30))
+def test_arbitrary_terms_absent_from_text(term_model, text, term):
+    try:
+        proba = term_model.predict_proba([(text, term)])
+    except InputError:
+        return
+    _valid_proba(proba, 1)
+
+
+@SETTINGS
+@given(
+    bad=st.one_of(
+        st.none(),
+        st.just(float("nan")),
+        st.integers(),
+        st.binary(),
+        st.floats(),
+        st.lists(st.text(), max_size=2),
+    )
+)
+def test_wrong_types_in_X_raise_input_error(model, bad):
+    with pytest.raises(InputError):
+        model.predict([("the pasta was great", "food"), (bad, "food")])
+    with pytest.raises(InputError):
+        model.predict([("the pasta was great", bad)])
+
+
+@SETTINGS
+@given(
+    bad=st.one_of(st.none(), st.just(float("nan"))),
+    position=st.integers(min_value=0, max_value=9),
+)
+def test_missing_labels_raise_input_error(pairs, bad, position):
+    X, y = pairs[0][:10], list(pairs[1][:10])
+    y[position] = bad
+    with pytest.raises(InputError, match=f"Label {position} is missing"):
+        AspectAttentionClassifier(**FAST).fit(X, y)
+
+
+def test_very_long_and_unknown_word_texts(model):
+    long_text = ("the pasta was great but " * 5000)[:100_000]
+    unknown = "zzyzx qwrtp vbnmq plokij"
+    proba = model.predict_proba([(long_text, "food"), (unknown, "service")])
+    _valid_proba(proba, 2)
+    (res,) = model.explain([(long_text, "food")])
+    assert len(res["tokens"]) == model.max_len
+
+
+def test_more_classes_at_predict_than_at_fit(model, pairs):
+    X, y = pairs
+    y_new = ["neutral"] * 5 + list(y[5:40])  # a label the model never saw
+    score = model.score(X[:40], y_new)  # works: those 5 are simply wrong
+    assert 0 <= score <= 35 / 40
+    assert set(model.predict(X[:40])) <= set(model.classes_)
+
+
+def test_failed_fit_leaves_a_fitted_estimator_unchanged(model, pairs, monkeypatch):
+    X = pairs[0][:30]
+    before = model.predict_proba(X)
+    state = {k: v for k, v in model.__dict__.items()}
+    with pytest.raises(InputError):
+        model.fit([("", "food")], ["positive"])
+    with pytest.raises(ValueError):
+        model.set_params(hidden_size=-1).fit(*pairs)
+    model.set_params(hidden_size=FAST["hidden_size"])
+
+    from aspectattn.modules import AspectAttentionLSTM
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("out of memory (simulated)")
+
+    monkeypatch.setattr(AspectAttentionLSTM, "forward", broken)
+    with pytest.raises(RuntimeError, match="simulated"):
+        model.fit(*pairs)
+    monkeypatch.undo()
+    assert model.__dict__.keys() == state.keys()
+    assert all(model.__dict__[k] is v for k, v in state.items())
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+
+
+def test_eight_threads_give_the_single_threaded_results(model, test_pairs):
+    X = test_pairs[0] * 3
+    expected = model.predict_proba(X)
+    expected_many = model.predict_proba_aspects([t for t, _ in X[:30]])
+    results, errors = [None] * 8, []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                proba = model.predict_proba(X)
+                many = model.predict_proba_aspects([t for t, _ in X[:30]])
+                assert np.array_equal(many, expected_many)
+            results[i] = proba
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for proba in results:
+        np.testing.assert_array_equal(proba, expected)
+
+
+_FIT_AND_PREDICT = textwrap.dedent("""
+    import sys, numpy as np
+    sys.path.insert(0, sys.argv[2])
+    from conftest import make_pairs, FAST
+    from aspectattn import AspectAttentionClassifier
+    X, y = make_pairs(80, seed=3, single_share=0.4)
+    params = {**FAST, "max_epochs": 3, "dropout": 0.3, "embeddings": "word2vec",
+              "validation_fraction": 0.2}
+    clf = AspectAttentionClassifier(**params).fit(X, y)
+    np.save(sys.argv[1], clf.predict_proba(X))
+""")
+
+
+def test_same_random_state_is_bit_identical_across_processes(tmp_path):
+    from pathlib import Path
+
+    tests_dir = str(Path(__file__).parent)
+    outputs = []
+    for i, hash_seed in enumerate(["1", "2"]):  # different str hashing per process
+        out = tmp_path / f"p{i}.npy"
+        run = subprocess.run(
+            [sys.executable, "-c", _FIT_AND_PREDICT, str(out), tests_dir],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert run.returncode == 0, run.stderr
+        outputs.append(np.load(out))
+    np.testing.assert_array_equal(outputs[0], outputs[1])
