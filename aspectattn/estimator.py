@@ -117,6 +117,24 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         LSTM hidden size.
     bidirectional : bool, default=False
         Use a bidirectional LSTM (exact on padded batches without packing).
+    encoder : {"lstm", "transformer"}, default="lstm"
+        The sentence encoder under the aspect attention. ``"transformer"``: multi-head
+        self-attention with position encodings, residual connections and LayerNorm
+        (``n_layers``, ``n_heads``, ``d_model``, ``ff_size``, ``norm_first``,
+        ``positional``, ``transformer_dropout``); the mean of its states replaces the
+        LSTM's last state. ``hidden_size`` and ``bidirectional`` apply to the LSTM only.
+    n_layers : int, default=2
+    n_heads : int, default=4
+        ``d_model`` must be divisible by it.
+    d_model : int, default=128
+    ff_size : int or None, default=None
+        Width of the position-wise feed-forward layer (``None``: ``4 * d_model``).
+    norm_first : bool, default=True
+        Pre-norm (LayerNorm before each sublayer) or post-norm (after the residual).
+    positional : {"sinusoidal", "learned"}, default="sinusoidal"
+        Fixed sinusoidal encodings (Vaswani et al., 2017), or learned ones for up to
+        ``max_len`` positions.
+    transformer_dropout : float, default=0.1
     attention_score : {"additive", "concat"}, default="additive"
         ``"concat"`` is the formula printed in the paper, where the aspect term
         cancels in the softmax (AT-LSTM then ignores the aspect); ``"additive"``
@@ -234,6 +252,14 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "hidden_size": [Interval(int, 1, None)],
         "bidirectional": [Options({True, False})],
         "attention_score": [Options({"additive", "concat"})],
+        "encoder": [Options({"lstm", "transformer"})],
+        "n_layers": [Interval(int, 1, None)],
+        "n_heads": [Interval(int, 1, None)],
+        "d_model": [Interval(int, 1, None)],
+        "ff_size": [None, Interval(int, 1, None)],
+        "norm_first": [Options({True, False})],
+        "positional": [Options({"sinusoidal", "learned"})],
+        "transformer_dropout": [Interval(float, 0, 1, "left")],
         "dropout": [Interval(float, 0, 1, "left")],
         "embedding_dropout": [Interval(float, 0, 1, "left")],
         "lowercase": [Options({True, False})],
@@ -278,6 +304,14 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         hidden_size=300,
         bidirectional=False,
         attention_score="additive",
+        encoder="lstm",
+        n_layers=2,
+        n_heads=4,
+        d_model=128,
+        ff_size=None,
+        norm_first=True,
+        positional="sinusoidal",
+        transformer_dropout=0.1,
         dropout=0.5,
         embedding_dropout=0.5,
         lowercase=True,
@@ -311,6 +345,14 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
         self.attention_score = attention_score
+        self.encoder = encoder
+        self.n_layers = n_layers
+        self.n_heads = n_heads
+        self.d_model = d_model
+        self.ff_size = ff_size
+        self.norm_first = norm_first
+        self.positional = positional
+        self.transformer_dropout = transformer_dropout
         self.dropout = dropout
         self.embedding_dropout = embedding_dropout
         self.lowercase = lowercase
@@ -344,6 +386,12 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         validate_params(self, self._parameter_constraints)
+        if self.encoder == "transformer" and self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} "
+                f"in {type(self).__name__} (each head gets d_model / n_heads "
+                "dimensions)."
+            )
         if self.early_stopping and self.validation_fraction is None:
             raise ValueError(
                 f"early_stopping=True needs a validation split: set validation_fraction"
@@ -416,6 +464,15 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             dropout=self.dropout,
             embedding_dropout=self.embedding_dropout,
             attention_score=self.attention_score,
+            encoder=self.encoder,
+            n_layers=self.n_layers,
+            n_heads=self.n_heads,
+            d_model=self.d_model,
+            ff_size=self.ff_size or 4 * self.d_model,
+            norm_first=self.norm_first,
+            positional=self.positional,
+            max_len=self.max_len,
+            transformer_dropout=self.transformer_dropout,
         )
 
         train_ds, valid_ds = self._split(dataset, texts, rng)
@@ -734,6 +791,34 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 texts, aspects, token_lists, alphas, proba, strict=True
             )
         ]
+
+    def self_attention(self, X) -> list[np.ndarray]:
+        """Self-attention maps of the transformer encoder, per pair.
+
+        Returns
+        -------
+        list of ndarray of shape (n_layers, n_heads, n_tokens, n_tokens)
+            Entry ``[l, h, i, j]``: how much token ``i`` attends to token ``j`` in
+            head ``h`` of layer ``l``; rows sum to 1. Tokens as in :meth:`explain`.
+        """
+        check_is_fitted(self, "module_")
+        if self.module_.encoder_kind != "transformer":
+            raise ValueError(
+                "self_attention needs encoder='transformer'; the LSTM "
+                "has no self-attention (use explain for the aspect "
+                "attention)."
+            )
+        dataset, _ = self._encode_pairs(X)
+        out = [None] * len(dataset)
+        with torch.inference_mode():
+            for index in length_sorted_batches(dataset.lengths, _INFERENCE_BATCH):
+                batch = self._to_device(dataset.batch(index))
+                maps = torch.stack(self.module_.self_attention_maps(**batch), 1)
+                maps = maps.float().cpu().numpy()  # (B, layers, heads, T, T)
+                for row, i in enumerate(index):
+                    n = dataset.lengths[i]
+                    out[i] = maps[row, :, :, :n, :n]
+        return out
 
     def predict_proba_aspects(self, texts, aspects=None) -> np.ndarray:
         """Probabilities of every sentence for each of several aspects.

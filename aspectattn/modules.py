@@ -13,12 +13,24 @@ Aspect-level Sentiment Classification. EMNLP, 606-615.
 
 from __future__ import annotations
 
+import math
+
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["LSTMEncoder", "AspectAttention", "AspectAttentionLSTM", "VARIANTS"]
+__all__ = [
+    "LSTMEncoder",
+    "TransformerEncoder",
+    "AspectAttention",
+    "AspectAttentionModel",
+    "AspectAttentionLSTM",
+    "VARIANTS",
+    "ENCODERS",
+]
 
 VARIANTS = ("at", "ae", "atae")
+ENCODERS = ("lstm", "transformer")
 
 
 def length_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
@@ -85,6 +97,165 @@ class LSTMEncoder(nn.Module):
         states = torch.cat([fwd, bwd], dim=-1)  # (B, T, 2H)
         last = torch.cat([fwd[batch, last_index], bwd_rev[batch, last_index]], dim=-1)
         return states, last
+
+
+class SinusoidalPositions(nn.Module):
+    """Fixed sinusoidal position encodings of Vaswani et al. (2017).
+
+    Computed on the fly (a few sin/cos per batch), so they hold no state: nothing to
+    save, and nothing to rebuild when a model is loaded.
+    """
+
+    def __init__(self, d_model: int, max_len: int):
+        super().__init__()
+        self.d_model, self.max_len = d_model, max_len
+
+    def forward(self, width: int, device=None) -> torch.Tensor:
+        position = torch.arange(width, dtype=torch.float32, device=device)[:, None]
+        rate = torch.exp(
+            torch.arange(0, self.d_model, 2, dtype=torch.float32, device=device)
+            * (-math.log(10000.0) / self.d_model)
+        )  # (d/2,)
+        table = torch.zeros(width, self.d_model, device=device)  # (T, d)
+        table[:, 0::2] = torch.sin(position * rate)
+        table[:, 1::2] = torch.cos(position * rate[: self.d_model // 2])
+        return table
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """``softmax(Q K^T / sqrt(d_k)) V`` over real tokens only, in several heads.
+
+    Uses PyTorch's fused ``scaled_dot_product_attention``; when the attention maps
+    are requested, an explicit masked softmax computes the same thing and returns
+    them. Padding keys get exactly zero weight in both paths.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float):
+        super().__init__()
+        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.out = nn.Linear(d_model, d_model)
+        self.dropout = dropout
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, return_maps: bool = False):
+        # x (B, T, d), mask (B, T) True on real tokens
+        B, T, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q, k, v = (
+            t.view(B, T, self.n_heads, self.d_head).transpose(1, 2) for t in (q, k, v)
+        )  # (B, H, T, d_head)
+        key_mask = mask[:, None, None, :]  # (B, 1, 1, T)
+        p = self.dropout if self.training else 0.0
+        if not return_maps:
+            y = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=key_mask, dropout_p=p
+            )  # (B, H, T, d_head)
+            maps = None
+        else:
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)  # (B,H,T,T)
+            maps = torch.softmax(scores.masked_fill(~key_mask, float("-inf")), -1)
+            y = F.dropout(maps, p, self.training) @ v  # (B, H, T, d_head)
+        y = y.transpose(1, 2).reshape(B, T, d)  # (B, T, d)
+        return self.out(y), maps
+
+
+class TransformerBlock(nn.Module):
+    """Self-attention and a position-wise feed-forward network, each with a residual
+    connection and LayerNorm (before the sublayer if ``norm_first``, else after)."""
+
+    def __init__(
+        self, d_model: int, n_heads: int, ff_size: int, dropout: float, norm_first: bool
+    ):
+        super().__init__()
+        self.norm_first = norm_first
+        self.attention = MultiHeadSelfAttention(d_model, n_heads, dropout)
+        self.feed_forward = nn.Sequential(
+            nn.Linear(d_model, ff_size),
+            nn.GELU(),
+            nn.Dropout(dropout),
+            nn.Linear(ff_size, d_model),
+        )
+        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, mask, return_maps=False):
+        if self.norm_first:
+            a, maps = self.attention(self.norm1(x), mask, return_maps)
+            x = x + self.drop(a)
+            x = x + self.drop(self.feed_forward(self.norm2(x)))
+        else:
+            a, maps = self.attention(x, mask, return_maps)
+            x = self.norm1(x + self.drop(a))
+            x = self.norm2(x + self.drop(self.feed_forward(x)))
+        return x, maps
+
+
+class TransformerEncoder(nn.Module):
+    """A stack of :class:`TransformerBlock` over projected, normalised word vectors
+    plus position encodings (sinusoidal, or learned up to ``max_len``).
+
+    ``forward`` returns the states and, in place of an LSTM's last state, the mean of
+    the states over real tokens.
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        d_model: int,
+        n_layers: int,
+        n_heads: int,
+        ff_size: int,
+        dropout: float,
+        norm_first: bool,
+        positional: str,
+        max_len: int,
+    ):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        # Word vectors come at any scale (GloVe ~0.4, random 0.1): normalise them
+        # before adding the unit-scale position encodings so neither swamps the other.
+        self.input = nn.Sequential(
+            nn.Identity() if input_size == d_model else nn.Linear(input_size, d_model),
+            nn.LayerNorm(d_model),
+        )
+        if positional == "sinusoidal":
+            self.positions = SinusoidalPositions(d_model, max_len)
+        elif positional == "learned":
+            self.position_table = nn.Embedding(max_len, d_model)
+            self.positions = None
+        else:
+            raise ValueError(
+                f"positional must be 'sinusoidal' or 'learned', got {positional!r}"
+            )
+        self.layers = nn.ModuleList(
+            TransformerBlock(d_model, n_heads, ff_size, dropout, norm_first)
+            for _ in range(n_layers)
+        )
+        self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.drop = nn.Dropout(dropout)
+        self.output_size = d_model
+
+    def _position(self, width: int, device) -> torch.Tensor:
+        if self.positions is not None:
+            return self.positions(width, device)
+        return self.position_table(torch.arange(width, device=device))  # (T, d)
+
+    def forward(
+        self, x: torch.Tensor, lengths: torch.Tensor, return_maps: bool = False
+    ):
+        """x (B, T, I), lengths (B,) -> states (B, T, d), summary (B, d)
+        [, maps: list of (B, H, T, T) per layer]."""
+        mask = length_mask(lengths, x.shape[1])  # (B, T)
+        h = self.drop(self.input(x) + self._position(x.shape[1], x.device))
+        maps = []
+        for layer in self.layers:
+            h, m = layer(h, mask, return_maps)
+            maps.append(m)
+        h = self.final_norm(h)
+        real = mask[:, :, None].to(h.dtype)  # (B, T, 1)
+        summary = (h * real).sum(1) / real.sum(1)  # (B, d)
+        return (h, summary, maps) if return_maps else (h, summary)
 
 
 class AspectAttention(nn.Module):
@@ -154,8 +325,8 @@ class AspectAttention(nn.Module):
         return pooled, alpha
 
 
-class AspectAttentionLSTM(nn.Module):
-    """AT-LSTM, AE-LSTM and ATAE-LSTM of Wang et al. (2016).
+class AspectAttentionModel(nn.Module):
+    """AT-, AE- and ATAE- models of Wang et al. (2016), over an LSTM or a transformer.
 
     * ``"at"``: ``H = LSTM(x)``; attention pooling ``r`` with ``v_a`` as query;
       ``h* = tanh(W_p r + W_x h_N)``; ``y = softmax(W_s h* + b_s)``. The encoder does
@@ -189,6 +360,14 @@ class AspectAttentionLSTM(nn.Module):
         Applied to the word embeddings.
     attention_score : {"additive", "concat"}
         See :class:`AspectAttention`.
+    encoder : {"lstm", "transformer"}
+        With ``"transformer"``, :class:`TransformerEncoder` replaces the LSTM
+        (``hidden_size`` and ``bidirectional`` are then unused), and the mean of its
+        states plays the role of the LSTM's last state ``h_N``.
+    n_layers, n_heads, d_model, ff_size, norm_first, positional, max_len
+        Transformer shape; see :class:`TransformerEncoder`.
+    transformer_dropout : float
+        Dropout inside the transformer (attention, feed-forward, residuals).
     """
 
     def __init__(
@@ -206,6 +385,15 @@ class AspectAttentionLSTM(nn.Module):
         dropout: float = 0.5,
         embedding_dropout: float = 0.0,
         attention_score: str = "additive",
+        encoder: str = "lstm",
+        n_layers: int = 2,
+        n_heads: int = 4,
+        d_model: int = 128,
+        ff_size: int = 256,
+        norm_first: bool = True,
+        positional: str = "sinusoidal",
+        max_len: int = 512,
+        transformer_dropout: float = 0.1,
     ):
         super().__init__()
         if variant not in VARIANTS:
@@ -228,7 +416,23 @@ class AspectAttentionLSTM(nn.Module):
         self.uses_attention = variant in ("at", "atae")
         self.aspect_in_input = variant in ("ae", "atae")
         input_size = embedding_dim + (aspect_size if self.aspect_in_input else 0)
-        self.encoder = LSTMEncoder(input_size, hidden_size, bidirectional)
+        if encoder == "lstm":
+            self.encoder = LSTMEncoder(input_size, hidden_size, bidirectional)
+        elif encoder == "transformer":
+            self.encoder = TransformerEncoder(
+                input_size,
+                d_model,
+                n_layers,
+                n_heads,
+                ff_size,
+                transformer_dropout,
+                norm_first,
+                positional,
+                max_len,
+            )
+        else:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {encoder!r}")
+        self.encoder_kind = encoder
         d = self.encoder.output_size
         if self.uses_attention:
             self.attention = AspectAttention(d, aspect_size, attention_score)
@@ -248,13 +452,34 @@ class AspectAttentionLSTM(nn.Module):
         mean = (words * real).sum(1) / real.sum(1).clamp(min=1.0)  # (N, E)
         return self.aspect_projection(mean)
 
-    def _encode(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, v_a: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def _inputs(self, tokens: torch.Tensor, v_a: torch.Tensor | None) -> torch.Tensor:
         x = self.embedding(tokens)  # (B, T, E)
         if self.aspect_in_input:
             x = torch.cat([x, v_a[:, None, :].expand(-1, x.shape[1], -1)], -1)
-        return self.encoder(self.embedding_dropout(x), lengths)  # (B, T, D), (B, D)
+        return self.embedding_dropout(x)  # (B, T, E [+ A])
+
+    def _encode(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, v_a: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.encoder(self._inputs(tokens, v_a), lengths)  # (B, T, D), (B, D)
+
+    def self_attention_maps(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, aspect: torch.Tensor
+    ) -> list[torch.Tensor]:
+        """Self-attention weights of every transformer layer.
+
+        Returns
+        -------
+        list of (B, H, T, T) tensors, one per layer: row ``i`` of head ``h`` is how
+        token ``i`` attends to every token; padding columns are exactly zero.
+        """
+        if self.encoder_kind != "transformer":
+            raise ValueError(
+                "self-attention maps exist only with encoder='transformer'"
+            )
+        v_a = self.aspect_vectors(aspect)
+        _, _, maps = self.encoder(self._inputs(tokens, v_a), lengths, return_maps=True)
+        return maps
 
     def _head(self, states, last, mask, v_a):
         # states (B, T, D), last (B, D), mask (B, T), v_a (B, K, A)
@@ -337,3 +562,7 @@ class AspectAttentionLSTM(nn.Module):
         logits = logits.reshape(B, K, -1)
         alpha = None if alpha is None else alpha.reshape(B, K, -1)
         return logits, alpha
+
+
+# The LSTM model under its original name (it is the same class).
+AspectAttentionLSTM = AspectAttentionModel

@@ -60,13 +60,14 @@ PARAMS = dict(
 )
 
 
-def run_one(variant, seed, embeddings, data, aspect_type):
+def run_one(variant, seed, embeddings, data, aspect_type, encoder="lstm"):
     (X_train, y_train), (X_test, y_test) = data
     clf = AspectAttentionClassifier(
         variant=variant,
         embeddings=embeddings,
         random_state=seed,
         aspect_type=aspect_type,
+        encoder=encoder,
         **PARAMS,
     )
     clf.fit(X_train, y_train)
@@ -155,6 +156,7 @@ def main():
     parser.add_argument(
         "--dataset", default="restaurant categories", choices=list(DATASETS)
     )
+    parser.add_argument("--encoder", default="lstm", choices=["lstm", "transformer"])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     domain, aspect, published = DATASETS[args.dataset]
@@ -163,6 +165,8 @@ def main():
         if args.dataset == "restaurant categories"
         else ("_" + args.dataset.replace(" ", "_"))
     )
+    if args.encoder != "lstm":
+        suffix += f"_{args.encoder}"
     out = Path(args.out or RESULTS / f"attention_lstm{suffix}")
 
     embeddings = args.embeddings or str(
@@ -175,7 +179,7 @@ def main():
     runs = []
     for variant in args.variants:
         for seed in range(args.seeds):
-            run = run_one(variant, seed, embeddings, data, aspect)
+            run = run_one(variant, seed, embeddings, data, aspect, args.encoder)
             runs.append(run)
             print(
                 json.dumps(
@@ -188,6 +192,7 @@ def main():
             )
     meta = {
         "dataset": args.dataset,
+        "encoder": args.encoder,
         "train_pairs": len(data[0][0]),
         "test_pairs": len(data[1][0]),
         "embeddings_name": Path(embeddings).name,

@@ -35,6 +35,16 @@ CANDIDATES = {
     "adam_1e-3_bi": dict(optimizer="adam", lr=1e-3, bidirectional=True),
     "adam_1e-3_emb_lr_1e-4": dict(optimizer="adam", lr=1e-3, embedding_lr=1e-4),
     "adagrad_0.01_l2 (paper)": dict(optimizer="adagrad", lr=0.01, weight_decay=1e-3),
+    # transformer encoder (d_model 128, 2 layers, 4 heads, pre-norm, sinusoidal)
+    "transformer_emb_dropout_0.5": dict(
+        encoder="transformer", optimizer="adam", lr=1e-3
+    ),
+    "transformer_emb_dropout_0.1": dict(
+        encoder="transformer", optimizer="adam", lr=1e-3, embedding_dropout=0.1
+    ),
+    "transformer_1_layer": dict(
+        encoder="transformer", optimizer="adam", lr=1e-3, n_layers=1
+    ),
 }
 
 
