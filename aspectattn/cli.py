@@ -307,6 +307,16 @@ def _write_rows(rows: list[dict], out: str | None) -> None:
             handle.close()
 
 
+def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
+    """One output row: the pair, the label and one probability column per class."""
+    return {
+        "text": text,
+        "aspect": aspect,
+        "label": classes[int(proba.argmax())],
+        **{f"p_{c}": round(float(v), 6) for c, v in zip(classes, proba, strict=True)},
+    }
+
+
 def cmd_predict(args) -> int:
     clf = load_model(args.model)
     classes = [str(c) for c in clf.classes_]
@@ -320,17 +330,7 @@ def cmd_predict(args) -> int:
             proba = clf.predict_proba_aspects(texts[start:end], aspects)
             for text, per_aspect in zip(texts[start:end], proba, strict=True):
                 for aspect, p in zip(aspects, per_aspect, strict=True):
-                    rows.append(
-                        {
-                            "text": text,
-                            "aspect": aspect,
-                            "label": classes[int(p.argmax())],
-                            **{
-                                f"p_{c}": round(float(v), 6)
-                                for c, v in zip(classes, p, strict=True)
-                            },
-                        }
-                    )
+                    rows.append(_prediction_row(text, aspect, p, classes))
             progress.update(end)
     else:
         X, _ = load_data(args.data, args, need_labels=False)
@@ -338,17 +338,7 @@ def cmd_predict(args) -> int:
         for start, end in _chunks(len(X), 4096):
             proba = clf.predict_proba(X[start:end])
             for (text, aspect), p in zip(X[start:end], proba, strict=True):
-                rows.append(
-                    {
-                        "text": text,
-                        "aspect": aspect,
-                        "label": classes[int(p.argmax())],
-                        **{
-                            f"p_{c}": round(float(v), 6)
-                            for c, v in zip(classes, p, strict=True)
-                        },
-                    }
-                )
+                rows.append(_prediction_row(text, aspect, p, classes))
             progress.update(end)
     _write_rows(rows, args.out)
     return 0
