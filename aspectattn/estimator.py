@@ -26,7 +26,7 @@ from ._validation import (
     validate_params,
 )
 from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
-from .modules import VARIANTS, AspectAttentionLSTM
+from .modules import VARIANTS, AspectAttentionModel
 from .text import EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["AspectAttentionClassifier"]
@@ -72,12 +72,14 @@ def _private_torch_rng(seed: int, device: str):
 
 
 class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
-    """Aspect-level sentiment classifier: an LSTM with aspect attention.
+    """Aspect-level sentiment classifier: an LSTM or transformer with aspect attention.
 
     Implements AT-LSTM, AE-LSTM and ATAE-LSTM (Wang et al., 2016). Each aspect gets a
     vector ``v_a``; attention weights ``alpha = softmax(w^T tanh(W_h H + W_v v_a))``
-    pool the LSTM states ``H`` of the sentence into one vector, which is classified.
-    Training runs through a skorch ``NeuralNetClassifier`` built inside :meth:`fit`.
+    pool the encoder states ``H`` of the sentence into one vector, which is
+    classified. ``encoder="transformer"`` swaps the LSTM for multi-head
+    self-attention and keeps everything else. Training runs through a skorch
+    ``NeuralNetClassifier`` built inside :meth:`fit`.
 
     Input: ``X`` is a sequence of ``(text, aspect)`` pairs or a pandas DataFrame with
     a text and an aspect column; ``y`` holds any labels (e.g. ``"positive"``).
@@ -205,7 +207,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         Word-to-id mapping (``vocabulary_.index_``).
     embedding_coverage_ : float
         Share of vocabulary words that had a pretrained vector.
-    module_ : :class:`aspectattn.modules.AspectAttentionLSTM`
+    module_ : :class:`aspectattn.modules.AspectAttentionModel`
         The trained torch module.
     history_ : list of dict
         Per-epoch training record (``train_loss``, ``valid_loss``, ``valid_acc``,
@@ -477,7 +479,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
         train_ds, valid_ds = self._split(dataset, texts, rng)
         with _private_torch_rng(seed, device):
-            module = AspectAttentionLSTM(**module_kwargs)
+            module = AspectAttentionModel(**module_kwargs)
             with torch.no_grad():
                 module.embedding.weight.copy_(torch.from_numpy(matrix))
                 if aspect_type == "category":
@@ -902,7 +904,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     def _restore_module(self, state_dict: dict[str, torch.Tensor]) -> None:
         """Rebuild ``module_`` from ``module_kwargs_`` and CPU weights."""
         with torch.device("meta"):  # no random init: the weights come next
-            module = AspectAttentionLSTM(**self.module_kwargs_)
+            module = AspectAttentionModel(**self.module_kwargs_)
         module.load_state_dict(state_dict, assign=True)
         if self.device_.startswith("cuda") and not torch.cuda.is_available():
             self.device_ = "cpu"
