@@ -128,6 +128,9 @@ def summarize(runs, published):
 
 
 def markdown(rows, meta):
+    encoder = {"lstm": "LSTM", "transformer": "transformer"}[
+        meta.get("encoder", "lstm")
+    ]
     lines = [
         "| model | test accuracy | test macro-F1 | published accuracy | s / epoch "
         "| test pairs / s |",
@@ -136,7 +139,7 @@ def markdown(rows, meta):
     for r in rows:
         acc, f1 = r["test_accuracy"], r["test_macro_f1"]
         lines.append(
-            f"| {r['variant'].upper()}-LSTM | {acc[0]:.2f} ± {acc[1]:.2f} | "
+            f"| {r['variant'].upper()}-{encoder} | {acc[0]:.2f} ± {acc[1]:.2f} | "
             f"{f1[0]:.2f} ± {f1[1]:.2f} | {r['published_accuracy'] or '-'} | "
             f"{r['seconds_per_epoch'][0]:.2f} | "
             f"{r['test_pairs_per_second'][0]:,.0f} |"
