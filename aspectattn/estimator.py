@@ -6,7 +6,9 @@ import numbers
 import os
 import time
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -38,6 +40,18 @@ _OPTIMIZERS = {
     "sgd": ("SGD", {"momentum": 0.9}),
 }
 _INFERENCE_BATCH = 256
+
+
+class _Prepared(NamedTuple):
+    """What a text pipeline hands to ``fit``."""
+
+    texts: EncodedTexts  # one row per pair
+    aspects: object  # category ids (n,) or term ids (EncodedTexts)
+    module_kwargs: dict
+    build_module: Callable[[], torch.nn.Module]  # used inside fit only
+    tokenizer: object
+    vocabulary: Vocabulary | None
+    coverage: float
 
 
 def _resolve_seed(random_state) -> int:
@@ -125,6 +139,16 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         (``n_layers``, ``n_heads``, ``d_model``, ``ff_size``, ``norm_first``,
         ``positional``, ``transformer_dropout``); the mean of its states replaces the
         LSTM's last state. ``hidden_size`` and ``bidirectional`` apply to the LSTM only.
+    pretrained_model : str, path-like or None, default=None
+        With ``encoder="pretrained"``: a local Hugging Face checkpoint directory
+        (e.g. ``all-MiniLM-L6-v2``), fine-tuned end to end with its own sub-word
+        tokenizer; ``embeddings`` and the word-level options are then unused. Use a
+        small ``lr`` (e.g. 5e-5) and ``dropout`` (0.1). Needs ``transformers``. The
+        fitted model does not need the directory to predict.
+    pretrained_input : {"vector", "pair"}, default="vector"
+        ``"vector"``: the aspect is only the attention query ``v_a`` (one encoder
+        pass per sentence); ``"pair"``: the aspect is also fed as a second segment,
+        ``[CLS] sentence [SEP] aspect [SEP]``.
     n_layers : int, default=2
     n_heads : int, default=4
         ``d_model`` must be divisible by it.
@@ -254,7 +278,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "hidden_size": [Interval(int, 1, None)],
         "bidirectional": [Options({True, False})],
         "attention_score": [Options({"additive", "concat"})],
-        "encoder": [Options({"lstm", "transformer"})],
+        "encoder": [Options({"lstm", "transformer", "pretrained"})],
+        "pretrained_model": [None, InstanceOf((str, os.PathLike), "a path")],
+        "pretrained_input": [Options({"vector", "pair"})],
         "n_layers": [Interval(int, 1, None)],
         "n_heads": [Interval(int, 1, None)],
         "d_model": [Interval(int, 1, None)],
@@ -307,6 +333,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         bidirectional=False,
         attention_score="additive",
         encoder="lstm",
+        pretrained_model=None,
+        pretrained_input="vector",
         n_layers=2,
         n_heads=4,
         d_model=128,
@@ -348,6 +376,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.bidirectional = bidirectional
         self.attention_score = attention_score
         self.encoder = encoder
+        self.pretrained_model = pretrained_model
+        self.pretrained_input = pretrained_input
         self.n_layers = n_layers
         self.n_heads = n_heads
         self.d_model = d_model
@@ -388,6 +418,18 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         validate_params(self, self._parameter_constraints)
+        if self.encoder == "pretrained":
+            if self.pretrained_model is None:
+                raise ValueError(
+                    f"encoder='pretrained' needs pretrained_model= (a local Hugging "
+                    f"Face checkpoint directory) in {type(self).__name__}."
+                )
+            if self.variant != "at":
+                raise ValueError(
+                    "encoder='pretrained' supports variant='at' only (the aspect "
+                    "reaches the encoder through pretrained_input='pair' instead of "
+                    f"being appended to word vectors); got variant={self.variant!r}."
+                )
         if self.encoder == "transformer" and self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} "
@@ -429,62 +471,23 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         device = _resolve_device(self.device)
 
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
-        tokenizer = Tokenizer(lowercase=self.lowercase)
-        token_lists = tokenizer.tokenize_many(texts)
-        _check_nonempty_tokens(token_lists, texts)
-        term_lists = tokenizer.tokenize_many(aspects) if aspect_type == "term" else []
-        vocab = Vocabulary(min_count=self.min_count).fit(token_lists + term_lists)
-
-        vectors, dim = _emb.resolve_word_vectors(
-            self.embeddings, self.embedding_dim, token_lists, seed
-        )
-        matrix, coverage = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
-        aspect_size = self.aspect_size or dim
-
         if aspect_type == "category":
             categories = np.array(sorted(set(aspects)), dtype=object)
-            aspect_index = {a: i for i, a in enumerate(categories)}
-            aspect_data = np.array([aspect_index[a] for a in aspects], dtype=np.int64)
         else:
             categories = np.array([], dtype=object)
-            aspect_index = {}
-            aspect_data = vocab.encode(term_lists)
-        dataset = PairDataset(
-            vocab.encode(token_lists, self.max_len), aspect_data, y_index
+        aspect_index = {a: i for i, a in enumerate(categories)}
+        prepare = (
+            self._prepare_pretrained
+            if self.encoder == "pretrained"
+            else self._prepare_words
         )
-
-        module_kwargs = dict(
-            vocab_size=len(vocab),
-            embedding_dim=dim,
-            n_classes=len(classes),
-            aspect_type=aspect_type,
-            n_aspects=max(len(categories), 1),
-            aspect_size=aspect_size,
-            hidden_size=self.hidden_size,
-            variant=self.variant,
-            bidirectional=self.bidirectional,
-            dropout=self.dropout,
-            embedding_dropout=self.embedding_dropout,
-            attention_score=self.attention_score,
-            encoder=self.encoder,
-            n_layers=self.n_layers,
-            n_heads=self.n_heads,
-            d_model=self.d_model,
-            ff_size=self.ff_size or 4 * self.d_model,
-            norm_first=self.norm_first,
-            positional=self.positional,
-            max_len=self.max_len,
-            transformer_dropout=self.transformer_dropout,
-        )
+        prep = prepare(texts, aspects, aspect_type, categories, len(classes), seed, rng)
+        dataset = PairDataset(prep.texts, prep.aspects, y_index)
+        module_kwargs = prep.module_kwargs
 
         train_ds, valid_ds = self._split(dataset, texts, rng)
         with _private_torch_rng(seed, device):
-            module = AspectAttentionModel(**module_kwargs)
-            with torch.no_grad():
-                module.embedding.weight.copy_(torch.from_numpy(matrix))
-                if aspect_type == "category":
-                    _init_category_vectors(module, categories, vectors, dim)
-            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
+            module = prep.build_module()
             fingerprint = self._fingerprint(texts, aspects, labels)
             net, tracker, stopper = self._build_net(
                 module, valid_ds, y_index, classes, rng, device, fingerprint
@@ -522,9 +525,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.aspect_type_ = aspect_type
         self.aspects_ = categories
         self._aspect_index = aspect_index
-        self.tokenizer_ = tokenizer
-        self.vocabulary_ = vocab
-        self.embedding_coverage_ = coverage
+        self.tokenizer_ = prep.tokenizer
+        self.vocabulary_ = prep.vocabulary
+        self.embedding_coverage_ = prep.coverage
         self.module_kwargs_ = module_kwargs
         self.module_ = net.module_.eval()
         self.device_ = device
@@ -538,6 +541,111 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _prepare_words(
+        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
+    ) -> _Prepared:
+        """Word-level text pipeline: tokenizer, vocabulary, gensim word vectors."""
+        tokenizer = Tokenizer(lowercase=self.lowercase)
+        token_lists = tokenizer.tokenize_many(texts)
+        _check_nonempty_tokens(token_lists, texts)
+        term_lists = tokenizer.tokenize_many(aspects) if aspect_type == "term" else []
+        vocab = Vocabulary(min_count=self.min_count).fit(token_lists + term_lists)
+        vectors, dim = _emb.resolve_word_vectors(
+            self.embeddings, self.embedding_dim, token_lists, seed
+        )
+        matrix, coverage = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
+        if aspect_type == "category":
+            index = {a: i for i, a in enumerate(categories)}
+            aspect_data = np.array([index[a] for a in aspects], dtype=np.int64)
+        else:
+            aspect_data = vocab.encode(term_lists)
+        module_kwargs = dict(
+            vocab_size=len(vocab),
+            embedding_dim=dim,
+            n_classes=n_classes,
+            aspect_type=aspect_type,
+            n_aspects=max(len(categories), 1),
+            aspect_size=self.aspect_size or dim,
+            hidden_size=self.hidden_size,
+            variant=self.variant,
+            bidirectional=self.bidirectional,
+            dropout=self.dropout,
+            embedding_dropout=self.embedding_dropout,
+            attention_score=self.attention_score,
+            encoder=self.encoder,
+            n_layers=self.n_layers,
+            n_heads=self.n_heads,
+            d_model=self.d_model,
+            ff_size=self.ff_size or 4 * self.d_model,
+            norm_first=self.norm_first,
+            positional=self.positional,
+            max_len=self.max_len,
+            transformer_dropout=self.transformer_dropout,
+        )
+
+        def build_module():
+            module = AspectAttentionModel(**module_kwargs)
+            with torch.no_grad():
+                module.embedding.weight.copy_(torch.from_numpy(matrix))
+                if aspect_type == "category":
+                    _init_category_vectors(module, categories, vectors, dim)
+            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
+            return module
+
+        return _Prepared(
+            vocab.encode(token_lists, self.max_len),
+            aspect_data,
+            module_kwargs,
+            build_module,
+            tokenizer,
+            vocab,
+            coverage,
+        )
+
+    def _prepare_pretrained(
+        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
+    ) -> _Prepared:
+        """Sub-word pipeline of a pretrained checkpoint (see aspectattn.pretrained)."""
+        from .pretrained import PretrainedAspectModel, SubwordTokenizer, load_checkpoint
+
+        config, files, weights = load_checkpoint(self.pretrained_model)
+        tokenizer = SubwordTokenizer(files)
+        pair = self.pretrained_input == "pair"
+        encoded = tokenizer.encode(texts, self.max_len, aspects if pair else None)
+        if aspect_type == "category":
+            index = {a: i for i, a in enumerate(categories)}
+            aspect_data = np.array([index[a] for a in aspects], dtype=np.int64)
+        else:
+            aspect_data = tokenizer.encode_terms(aspects)
+        module_kwargs = dict(
+            pretrained_config=config,
+            n_classes=n_classes,
+            aspect_type=aspect_type,
+            n_aspects=max(len(categories), 1),
+            attention_score=self.attention_score,
+            dropout=self.dropout,
+            pair_input=pair,
+            sep_id=tokenizer.sep_id,
+        )
+
+        def build_module():
+            module = PretrainedAspectModel(**module_kwargs)
+            module.encoder.load_state_dict(weights)
+            if aspect_type == "category":  # start from the names' sub-word vectors
+                names = tokenizer.encode_terms(list(categories))
+                ids, _ = names.pad(np.arange(len(categories)))
+                with torch.no_grad():
+                    words = module.embedding(torch.from_numpy(ids))  # (K, L, d)
+                    real = torch.from_numpy(ids != 0).float()[:, :, None]
+                    module.aspect_embedding.weight.copy_(
+                        (words * real).sum(1) / real.sum(1).clamp(min=1.0)
+                    )
+            return module
+
+        return _Prepared(
+            encoded, aspect_data, module_kwargs, build_module, tokenizer, None, 1.0
+        )
 
     def _split(self, dataset: PairDataset, texts, rng):
         """Hold out whole sentences for validation."""
@@ -704,16 +812,40 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         return torch.tensor(weights, dtype=torch.float32)
 
     # ---------------------------------------------------------------------- inference
-    def _encode_pairs(self, X) -> tuple[PairDataset, list[list[str]]]:
-        check_is_fitted(self, "module_")
-        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
+    def _encode_texts(self, texts, aspects=None) -> tuple[EncodedTexts, object]:
+        """Texts as model input ids, and a way to get their tokens back."""
+        if self.vocabulary_ is None:  # pretrained checkpoint: its sub-word tokens
+            pair = self.module_.aspect_in_input
+            encoded = self.tokenizer_.encode(
+                texts, self.max_len, aspects if pair else None
+            )
+
+            def tokens():
+                return [
+                    self.tokenizer_.tokens(encoded.ids[lo:hi])
+                    for lo, hi in zip(
+                        encoded.offsets[:-1], encoded.offsets[1:], strict=True
+                    )
+                ]
+
+            return encoded, tokens
         token_lists = self.tokenizer_.tokenize_many(texts)
         _check_nonempty_tokens(token_lists, texts)
-        encoded = self.vocabulary_.encode(token_lists, self.max_len)
-        return PairDataset(encoded, self._encode_aspects(aspects)), token_lists
+        return (
+            self.vocabulary_.encode(token_lists, self.max_len),
+            lambda: [t[: self.max_len] for t in token_lists],
+        )
+
+    def _encode_pairs(self, X) -> tuple[PairDataset, object]:
+        check_is_fitted(self, "module_")
+        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
+        encoded, tokens = self._encode_texts(texts, aspects)
+        return PairDataset(encoded, self._encode_aspects(aspects)), tokens
 
     def _encode_aspects(self, aspects):
         if self.aspect_type_ == "term":
+            if self.vocabulary_ is None:
+                return self.tokenizer_.encode_terms(aspects)
             return self.vocabulary_.encode(self.tokenizer_.tokenize_many(aspects))
         unknown = sorted(set(aspects) - set(self._aspect_index))
         if unknown:
@@ -777,14 +909,15 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "use variant='at' or 'atae' to get attention weights."
             )
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        dataset, token_lists = self._encode_pairs(X)
+        dataset, tokens = self._encode_pairs(X)
+        token_lists = tokens()
         logits, alphas = self._logits(dataset, attention=True)
         proba = softmax(logits.astype(np.float64), axis=1)
         return [
             {
                 "text": t,
                 "aspect": a,
-                "tokens": toks[: self.max_len],
+                "tokens": toks,
                 "weights": w.astype(np.float64),
                 "label": self.classes_[p.argmax()],
                 "proba": p,
@@ -795,7 +928,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         ]
 
     def self_attention(self, X) -> list[np.ndarray]:
-        """Self-attention maps of the transformer encoder, per pair.
+        """Self-attention maps of the transformer (or pretrained) encoder, per pair.
 
         Returns
         -------
@@ -804,9 +937,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             head ``h`` of layer ``l``; rows sum to 1. Tokens as in :meth:`explain`.
         """
         check_is_fitted(self, "module_")
-        if self.module_.encoder_kind != "transformer":
+        if self.module_.encoder_kind == "lstm":
             raise ValueError(
-                "self_attention needs encoder='transformer'; the LSTM "
+                "self_attention needs encoder='transformer' or 'pretrained'; the LSTM "
                 "has no self-attention (use explain for the aspect "
                 "attention)."
             )
@@ -849,9 +982,12 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 )
             aspects = list(self.aspects_)
         aspects = _check_texts(aspects, what="aspects")
-        token_lists = self.tokenizer_.tokenize_many(texts)
-        _check_nonempty_tokens(token_lists, texts)
-        encoded = self.vocabulary_.encode(token_lists, self.max_len)
+        if self.module_.encoder_kind == "pretrained" and self.module_.aspect_in_input:
+            # The aspect is part of the input: every pair is its own sequence.
+            pairs = [(t, a) for t in texts for a in aspects]
+            proba = self.predict_proba(pairs)
+            return proba.reshape(len(texts), len(aspects), -1)
+        encoded, _ = self._encode_texts(texts)
         aspect_data = self._encode_aspects(aspects)
         if isinstance(aspect_data, EncodedTexts):
             aspect_tensor = torch.from_numpy(
@@ -903,9 +1039,19 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def _restore_module(self, state_dict: dict[str, torch.Tensor]) -> None:
         """Rebuild ``module_`` from ``module_kwargs_`` and CPU weights."""
+        if "pretrained_config" in self.module_kwargs_:
+            from .pretrained import PretrainedAspectModel as model_class
+        else:
+            model_class = AspectAttentionModel
         with torch.device("meta"):  # no random init: the weights come next
-            module = AspectAttentionModel(**self.module_kwargs_)
+            module = model_class(**self.module_kwargs_)
         module.load_state_dict(state_dict, assign=True)
+        if any(t.is_meta for t in module.buffers()):
+            # A library module registered buffers outside the state dict (e.g.
+            # position ids): build for real, without touching the global RNG.
+            with torch.random.fork_rng(devices=[]):
+                module = model_class(**self.module_kwargs_)
+            module.load_state_dict(state_dict)
         if self.device_.startswith("cuda") and not torch.cuda.is_available():
             self.device_ = "cpu"
         self.module_ = module.to(self.device_).eval()

@@ -325,6 +325,23 @@ class AspectAttention(nn.Module):
         return pooled, alpha
 
 
+def aspect_head(model: nn.Module, states, last, mask, v_a):
+    """The classifier on top of any encoder (shared by every model).
+
+    ``h* = tanh(W_p r + W_x h_N)`` with ``r`` the aspect-attention pooling of the
+    states, then ``W_s h* + b_s``; without attention (AE), ``h_N`` is classified.
+
+    states (B, T, D), last (B, D), mask (B, T), v_a (B, K, A)
+    -> logits (B, K, C), alpha (B, K, T) or None
+    """
+    if not model.uses_attention:
+        h = last[:, None, :].expand(-1, v_a.shape[1], -1)  # (B, K, D)
+        return model.classifier(model.dropout(h)), None
+    r, alpha = model.attention(states, mask, v_a)  # (B, K, D), (B, K, T)
+    h_star = torch.tanh(model.W_p(r) + model.W_x(last)[:, None, :])  # (B, K, D)
+    return model.classifier(model.dropout(h_star)), alpha
+
+
 class AspectAttentionModel(nn.Module):
     """AT-, AE- and ATAE- models of Wang et al. (2016), over an LSTM or a transformer.
 
@@ -482,14 +499,7 @@ class AspectAttentionModel(nn.Module):
         return maps
 
     def _head(self, states, last, mask, v_a):
-        # states (B, T, D), last (B, D), mask (B, T), v_a (B, K, A)
-        # -> logits (B, K, C), alpha (B, K, T) or None
-        if not self.uses_attention:
-            h = last[:, None, :].expand(-1, v_a.shape[1], -1)  # (B, K, D)
-            return self.classifier(self.dropout(h)), None
-        r, alpha = self.attention(states, mask, v_a)  # (B, K, D), (B, K, T)
-        h_star = torch.tanh(self.W_p(r) + self.W_x(last)[:, None, :])  # (B, K, D)
-        return self.classifier(self.dropout(h_star)), alpha
+        return aspect_head(self, states, last, mask, v_a)
 
     # -- entry points -----------------------------------------------------------------
     def forward(

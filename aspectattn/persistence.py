@@ -118,6 +118,11 @@ def save(estimator, path) -> None:
     from . import __version__
 
     check_is_fitted(estimator, "module_")
+    if estimator.vocabulary_ is None:
+        raise NotImplementedError(
+            "Models with encoder='pretrained' cannot be written in the safe format "
+            "yet; use pickle or joblib (from trusted sources only)."
+        )
     params = estimator.get_params()
     if not (params["random_state"] is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a RandomState object is not data

@@ -1,0 +1,143 @@
+"""encoder="pretrained": a local Hugging Face checkpoint (MiniLM) fine-tuned under the
+aspect attention."""
+
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+from conftest import SHARED_DATA, make_pairs
+
+from aspectattn import AspectAttentionClassifier, MissingDependencyError
+
+CHECKPOINT = SHARED_DATA / "all-MiniLM-L6-v2"
+pytestmark = pytest.mark.skipif(not CHECKPOINT.is_dir(), reason="no MiniLM checkpoint")
+PARAMS = dict(
+    encoder="pretrained",
+    variant="at",
+    lr=5e-5,
+    dropout=0.1,
+    max_epochs=1,
+    batch_size=16,
+    random_state=0,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_pairs(30, seed=0, single_share=0.4)
+
+
+@pytest.fixture(scope="module", params=["vector", "pair"])
+def fitted(request, data, tmp_path_factory):
+    pytest.importorskip("transformers")
+    # A private copy of the checkpoint, deleted after fit: predicting must not need it.
+    copy = tmp_path_factory.mktemp("ckpt") / "minilm"
+    shutil.copytree(CHECKPOINT, copy)
+    clf = AspectAttentionClassifier(
+        **PARAMS, pretrained_model=str(copy), pretrained_input=request.param
+    ).fit(*data)
+    shutil.rmtree(copy)
+    return clf
+
+
+def test_explain_uses_the_checkpoints_subword_tokens(fitted):
+    (res,) = fitted.explain([("The sushi was wonderful.", "food")])
+    assert res["tokens"][:4] == ["[CLS]", "the", "su", "##shi"]
+    if fitted.pretrained_input == "pair":
+        assert res["tokens"][-3:] == ["[SEP]", "food", "[SEP]"]
+    assert np.isclose(res["weights"].sum(), 1.0)
+
+
+def test_self_attention_maps_mask_padding(fitted):
+    X = [
+        ("the soup was bland.", "food"),
+        ("the pasta was great but the waiter was rude.", "service"),
+    ]
+    maps = fitted.self_attention(X)
+    assert maps[0].shape[:2] == (6, 12)  # MiniLM: 6 layers, 12 heads
+    dataset, _ = fitted._encode_pairs(X)
+    tokens, lengths = dataset.texts.pad([0, 1])
+    batch = {
+        "tokens": torch.from_numpy(tokens),
+        "lengths": torch.from_numpy(lengths),
+        "aspect": torch.tensor([0, 1]),
+    }
+    with torch.inference_mode():
+        raw = fitted.module_.self_attention_maps(**batch)
+    short = lengths[0]
+    for layer in raw:
+        assert torch.all(layer[0, :, :, short:] == 0)
+
+
+def test_many_aspects_and_predictions(fitted, data):
+    texts = [t for t, _ in data[0][:6]]
+    proba = fitted.predict_proba_aspects(texts)
+    assert proba.shape == (6, 2, 2)
+    pairwise = fitted.predict_proba(
+        [(t, a) for t in texts for a in ("food", "service")]
+    )
+    np.testing.assert_allclose(proba.reshape(-1, 2), pairwise, atol=1e-5)
+
+
+_RELOAD = textwrap.dedent("""
+    import sys, pickle, numpy as np
+    model = pickle.load(open(sys.argv[1], "rb"))
+    X = pickle.load(open(sys.argv[2], "rb"))
+    np.save(sys.argv[3], model.predict_proba(X))
+""")
+
+
+def test_pickle_in_a_fresh_process_without_the_checkpoint(fitted, data, tmp_path):
+    X = data[0][:10]
+    (tmp_path / "m.pkl").write_bytes(pickle.dumps(fitted))
+    (tmp_path / "x.pkl").write_bytes(pickle.dumps(X))
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _RELOAD,
+            str(tmp_path / "m.pkl"),
+            str(tmp_path / "x.pkl"),
+            str(tmp_path / "p.npy"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"HF_HUB_OFFLINE": "1", "PATH": ""},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), fitted.predict_proba(X))
+
+
+def test_safe_format_refuses_pretrained_models_for_now(fitted, tmp_path):
+    with pytest.raises(NotImplementedError, match="use pickle"):
+        fitted.save(tmp_path / "m.aam")
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"pretrained_model": None}, "needs pretrained_model="),
+        ({"variant": "atae"}, "supports variant='at' only"),
+        ({"pretrained_model": "/nowhere"}, "not a directory"),
+    ],
+)
+def test_bad_configuration(params, message, data):
+    pytest.importorskip("transformers")
+    clf = AspectAttentionClassifier(
+        **{**PARAMS, "pretrained_model": str(CHECKPOINT), **params}
+    )
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        clf.fit(*data)
+
+
+def test_missing_transformers_gives_an_install_hint(monkeypatch, data):
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    clf = AspectAttentionClassifier(**PARAMS, pretrained_model=str(CHECKPOINT))
+    with pytest.raises(MissingDependencyError, match=r"aspectattn\[pretrained\]"):
+        clf.fit(*data)
