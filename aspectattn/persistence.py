@@ -118,26 +118,29 @@ def save(estimator, path) -> None:
     from . import __version__
 
     check_is_fitted(estimator, "module_")
-    if estimator.vocabulary_ is None:
-        raise NotImplementedError(
-            "Models with encoder='pretrained' cannot be written in the safe format "
-            "yet; use pickle or joblib (from trusted sources only)."
-        )
+    if estimator.vocabulary_ is None:  # pretrained: the tokenizer files are the vocab
+        text_pipeline = {"subword_tokenizer": estimator.tokenizer_.files}
+    else:
+        text_pipeline = {
+            "vocabulary": {
+                "words": estimator.vocabulary_.words_,
+                "min_count": estimator.vocabulary_.min_count,
+            },
+            "tokenizer": {"lowercase": estimator.tokenizer_.lowercase},
+        }
     params = estimator.get_params()
     if not (params["random_state"] is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a RandomState object is not data
     fitted = {
         name: getattr(estimator, name) for name in _FITTED if hasattr(estimator, name)
     }
-    vocab = estimator.vocabulary_
     metadata = json.dumps(
         {
             "library_version": __version__,
             "estimator": type(estimator).__name__,
             "params": _to_json(params),
             "fitted": _to_json(fitted),
-            "vocabulary": {"words": vocab.words_, "min_count": vocab.min_count},
-            "tokenizer": {"lowercase": estimator.tokenizer_.lowercase},
+            **text_pipeline,
         }
     )
     tensors = {
@@ -204,10 +207,16 @@ def load(path):
     estimator.classes_ = np.asarray(estimator.classes_)
     estimator.aspects_ = np.asarray(estimator.aspects_, dtype=object)
     estimator._aspect_index = {a: i for i, a in enumerate(estimator.aspects_)}
-    vocab = Vocabulary(min_count=meta["vocabulary"]["min_count"])
-    vocab.words_ = meta["vocabulary"]["words"]
-    vocab.index_ = {w: i for i, w in enumerate(vocab.words_)}
-    estimator.vocabulary_ = vocab
-    estimator.tokenizer_ = Tokenizer(**meta["tokenizer"])
+    if "subword_tokenizer" in meta:
+        from .pretrained import SubwordTokenizer
+
+        estimator.vocabulary_ = None
+        estimator.tokenizer_ = SubwordTokenizer(meta["subword_tokenizer"])
+    else:
+        vocab = Vocabulary(min_count=meta["vocabulary"]["min_count"])
+        vocab.words_ = meta["vocabulary"]["words"]
+        vocab.index_ = {w: i for i, w in enumerate(vocab.words_)}
+        estimator.vocabulary_ = vocab
+        estimator.tokenizer_ = Tokenizer(**meta["tokenizer"])
     estimator._restore_module(tensors)
     return estimator

@@ -114,9 +114,14 @@ def test_pickle_in_a_fresh_process_without_the_checkpoint(fitted, data, tmp_path
     np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), fitted.predict_proba(X))
 
 
-def test_safe_format_refuses_pretrained_models_for_now(fitted, tmp_path):
-    with pytest.raises(NotImplementedError, match="use pickle"):
-        fitted.save(tmp_path / "m.aam")
+def test_safe_format_round_trip(fitted, data, tmp_path):
+    from aspectattn.persistence import load
+
+    fitted.save(tmp_path / "m.aam")
+    loaded = load(tmp_path / "m.aam")
+    X = data[0][:10]
+    np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
+    assert loaded.explain(X[:1])[0]["tokens"] == fitted.explain(X[:1])[0]["tokens"]
 
 
 @pytest.mark.parametrize(
