@@ -28,7 +28,7 @@ from ._validation import (
     validate_params,
 )
 from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
-from .modules import VARIANTS, AspectAttentionModel
+from .modules import VARIANTS, AspectAttentionModel, masked_mean_embedding
 from .text import EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["AspectAttentionClassifier"]
@@ -636,10 +636,8 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 names = tokenizer.encode_terms(list(categories))
                 ids, _ = names.pad(np.arange(len(categories)))
                 with torch.no_grad():
-                    words = module.embedding(torch.from_numpy(ids))  # (K, L, d)
-                    real = torch.from_numpy(ids != 0).float()[:, :, None]
                     module.aspect_embedding.weight.copy_(
-                        (words * real).sum(1) / real.sum(1).clamp(min=1.0)
+                        masked_mean_embedding(module.embedding, torch.from_numpy(ids))
                     )
             return module
 

@@ -33,6 +33,16 @@ VARIANTS = ("at", "ae", "atae")
 ENCODERS = ("lstm", "transformer")
 
 
+def masked_mean_embedding(embedding: nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    """Mean of the embeddings of the non-padding ids of each row: (N, L) -> (N, E).
+
+    How an aspect term (several words or sub-words) becomes one vector.
+    """
+    words = embedding(ids)  # (N, L, E)
+    real = (ids != 0).to(words.dtype)[:, :, None]  # (N, L, 1)
+    return (words * real).sum(1) / real.sum(1).clamp(min=1.0)  # (N, E)
+
+
 def length_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
     """(B,) lengths -> (B, T) bool mask, True on real tokens."""
     return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
@@ -464,10 +474,7 @@ class AspectAttentionModel(nn.Module):
         """Aspect ids (N,) or term word ids (N, L) -> aspect vectors (N, A)."""
         if self.aspect_type == "category":
             return self.aspect_embedding(aspect)
-        words = self.embedding(aspect)  # (N, L, E)
-        real = (aspect != 0).to(words.dtype)[:, :, None]  # (N, L, 1)
-        mean = (words * real).sum(1) / real.sum(1).clamp(min=1.0)  # (N, E)
-        return self.aspect_projection(mean)
+        return self.aspect_projection(masked_mean_embedding(self.embedding, aspect))
 
     def _inputs(self, tokens: torch.Tensor, v_a: torch.Tensor | None) -> torch.Tensor:
         x = self.embedding(tokens)  # (B, T, E)

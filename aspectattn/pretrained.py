@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from .exceptions import MissingDependencyError
-from .modules import AspectAttention, aspect_head, length_mask
+from .modules import AspectAttention, aspect_head, length_mask, masked_mean_embedding
 from .text import EncodedTexts
 
 __all__ = ["SubwordTokenizer", "PretrainedAspectModel", "load_checkpoint"]
@@ -177,9 +177,7 @@ class PretrainedAspectModel(nn.Module):
         """Category ids (N,) or term sub-word ids (N, L) -> (N, d)."""
         if self.aspect_type == "category":
             return self.aspect_embedding(aspect)
-        words = self.embedding(aspect)  # (N, L, d)
-        real = (aspect != 0).to(words.dtype)[:, :, None]
-        return (words * real).sum(1) / real.sum(1).clamp(min=1.0)
+        return masked_mean_embedding(self.embedding, aspect)
 
     def _encode(self, tokens, lengths, output_attentions=False):
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
