@@ -607,9 +607,13 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self, texts, aspects, aspect_type, categories, n_classes, seed, rng
     ) -> _Prepared:
         """Sub-word pipeline of a pretrained checkpoint (see aspectattn.pretrained)."""
-        from .pretrained import PretrainedAspectModel, SubwordTokenizer, load_checkpoint
+        from .pretrained import (
+            PretrainedAspectModel,
+            SubwordTokenizer,
+            read_checkpoint_dir,
+        )
 
-        config, files, weights = load_checkpoint(self.pretrained_model)
+        config, files, weights = read_checkpoint_dir(self.pretrained_model)
         tokenizer = SubwordTokenizer(files)
         pair = self.pretrained_input == "pair"
         encoded = tokenizer.encode(texts, self.max_len, aspects if pair else None)

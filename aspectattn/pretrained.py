@@ -24,7 +24,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -32,7 +31,7 @@ from .exceptions import MissingDependencyError
 from .modules import AspectAttention, aspect_head, length_mask, masked_mean_embedding
 from .text import EncodedTexts
 
-__all__ = ["SubwordTokenizer", "PretrainedAspectModel", "load_checkpoint"]
+__all__ = ["SubwordTokenizer", "PretrainedAspectModel", "read_checkpoint_dir"]
 
 
 def _transformers():
@@ -46,7 +45,7 @@ def _transformers():
     return transformers
 
 
-def load_checkpoint(path) -> tuple[dict, dict[str, str], dict]:
+def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
     """(config dict, tokenizer files, state dict) of a local checkpoint directory."""
     tf = _transformers()
     path = Path(os.fspath(path)).expanduser()
@@ -98,20 +97,13 @@ class SubwordTokenizer:
             out = tok(
                 list(texts), list(aspects), truncation="only_first", max_length=max_len
             )
-        ids = out["input_ids"]
-        lengths = np.fromiter((len(r) for r in ids), np.int64, len(ids))
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        flat = np.fromiter((i for r in ids for i in r), np.int64, int(lengths.sum()))
-        return EncodedTexts(flat, offsets)
+        return EncodedTexts.from_lists(out["input_ids"])
 
     def encode_terms(self, terms) -> EncodedTexts:
         """Sub-word ids of aspect terms, without special tokens."""
         tok = self._get()
         ids = tok(list(terms), add_special_tokens=False)["input_ids"]
-        ids = [r or [tok.unk_token_id] for r in ids]
-        lengths = np.fromiter((len(r) for r in ids), np.int64, len(ids))
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        return EncodedTexts(np.fromiter((i for r in ids for i in r), np.int64), offsets)
+        return EncodedTexts.from_lists([r or [tok.unk_token_id] for r in ids])
 
     def tokens(self, ids) -> list[str]:
         return self._get().convert_ids_to_tokens([int(i) for i in ids])

@@ -125,6 +125,18 @@ class EncodedTexts:
     ids: np.ndarray
     offsets: np.ndarray
 
+    @staticmethod
+    def offsets_from_lengths(lengths: np.ndarray) -> np.ndarray:
+        """(n,) lengths -> (n + 1,) offsets, starting at 0."""
+        return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+    @classmethod
+    def from_lists(cls, id_lists: Sequence[Sequence[int]]) -> EncodedTexts:
+        """Build from one list of ids per text."""
+        lengths = np.fromiter((len(r) for r in id_lists), np.int64, len(id_lists))
+        ids = np.fromiter(chain.from_iterable(id_lists), np.int64, int(lengths.sum()))
+        return cls(ids, cls.offsets_from_lengths(lengths))
+
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
@@ -162,8 +174,7 @@ class EncodedTexts:
         index = np.asarray(index, dtype=np.int64)
         padded, lengths = self.pad(index)
         mask = np.arange(padded.shape[1]) < lengths[:, None]
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        return EncodedTexts(padded[mask], offsets)
+        return EncodedTexts(padded[mask], self.offsets_from_lengths(lengths))
 
 
 class Vocabulary:
@@ -236,9 +247,8 @@ class Vocabulary:
         lengths = np.fromiter(
             (len(t) for t in token_lists), dtype=np.int64, count=len(token_lists)
         )
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         ids = self.lookup(list(chain.from_iterable(token_lists)))
-        return EncodedTexts(ids, offsets)
+        return EncodedTexts(ids, EncodedTexts.offsets_from_lengths(lengths))
 
     def __getstate__(self):
         state = self.__dict__.copy()
