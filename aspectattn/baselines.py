@@ -120,19 +120,16 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
                 "vectors; embeddings=None (random vectors) is not useful"
                 " here. Use 'word2vec', a file path or a gensim name."
             )
-        matrix, coverage = _emb.build_embedding_matrix(
+        matrix, has_vector = _emb.build_embedding_matrix(
             vocab.words_, vectors, dim, np.random.default_rng(seed)
         )
-        has_vector = np.zeros(len(vocab), dtype=bool)
-        for i, word in enumerate(vocab.words_[2:], start=2):
-            has_vector[i] = _emb.lookup_vector(vectors, word) is not None
         matrix[~has_vector] = 0.0  # pooled words are the ones with real vectors
 
         self.tokenizer_ = tokenizer
         self.vocabulary_ = vocab
         self.embedding_matrix_ = matrix
         self.has_vector_ = has_vector
-        self.embedding_coverage_ = coverage
+        self.embedding_coverage_ = _emb.vector_coverage(has_vector)
         self.aspect_type_ = aspect_type
         self.aspects_ = (
             np.array(sorted(set(aspects)), dtype=object)

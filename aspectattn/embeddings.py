@@ -41,6 +41,7 @@ __all__ = [
     "load_word_vectors",
     "train_word_vectors",
     "build_embedding_matrix",
+    "vector_coverage",
     "resolve_word_vectors",
     "clear_vector_cache",
     "TRAINABLE",
@@ -272,8 +273,9 @@ def build_embedding_matrix(
         Row 0 (padding) is zero. Words without a pretrained vector, and the OOV
         row, are drawn from N(0, s^2) with s the standard deviation of the
         pretrained vectors (0.1 without any).
-    coverage : float
-        Fraction of the real words (after ``skip``) that had a pretrained vector.
+    found : ndarray of shape (len(words),), bool
+        Which rows hold a pretrained vector (never the first ``skip``); see
+        :func:`vector_coverage`.
     """
     n = len(words)
     found_rows, found_vecs = [], []
@@ -288,5 +290,12 @@ def build_embedding_matrix(
     matrix[0] = 0.0
     if found_rows:
         matrix[np.asarray(found_rows)] = np.stack(found_vecs)
-    coverage = len(found_rows) / max(n - skip, 1)
-    return matrix, coverage
+    found = np.zeros(n, dtype=bool)
+    found[found_rows] = True
+    return matrix, found
+
+
+def vector_coverage(found: np.ndarray, skip: int = 2) -> float:
+    """Share of the real words (after ``skip`` special tokens) with a pretrained
+    vector, from the mask returned by :func:`build_embedding_matrix`."""
+    return float(found[skip:].sum()) / max(len(found) - skip, 1)

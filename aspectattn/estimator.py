@@ -554,7 +554,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         vectors, dim = _emb.resolve_word_vectors(
             self.embeddings, self.embedding_dim, token_lists, seed
         )
-        matrix, coverage = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
+        matrix, found = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
         if aspect_type == "category":
             index = {a: i for i, a in enumerate(categories)}
             aspect_data = np.array([index[a] for a in aspects], dtype=np.int64)
@@ -600,7 +600,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             build_module,
             tokenizer,
             vocab,
-            coverage,
+            _emb.vector_coverage(found),
         )
 
     def _prepare_pretrained(

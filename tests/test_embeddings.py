@@ -145,15 +145,14 @@ def test_embedding_matrix_keeps_only_the_vocabulary(vectors):
     kv = KeyedVectors(4)
     kv.add_vectors(list(vectors), np.stack(list(vectors.values())))
     words = ["<pad>", "<unk>", "pasta", "Rude", "zzz"]
-    matrix, coverage = emb.build_embedding_matrix(
-        words, kv, 4, np.random.default_rng(0)
-    )
+    matrix, found = emb.build_embedding_matrix(words, kv, 4, np.random.default_rng(0))
     assert matrix.shape == (5, 4) and matrix.dtype == np.float32
     assert np.all(matrix[0] == 0)
     np.testing.assert_array_equal(matrix[2], vectors["pasta"])
     np.testing.assert_array_equal(matrix[3], vectors["rude"])  # lower-case fallback
     assert not np.allclose(matrix[4], 0)
-    assert coverage == pytest.approx(2 / 3)
+    assert found.tolist() == [False, False, True, True, False]
+    assert emb.vector_coverage(found) == pytest.approx(2 / 3)
 
 
 def test_trained_word2vec_is_reproducible_across_processes(pairs):
