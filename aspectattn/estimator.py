@@ -46,7 +46,7 @@ class _Prepared(NamedTuple):
     """What a text pipeline hands to ``fit``."""
 
     texts: EncodedTexts  # one row per pair
-    aspects: object  # category ids (n,) or term ids (EncodedTexts)
+    terms: EncodedTexts | None  # aspect-term ids, one row per pair (terms only)
     module_kwargs: dict
     build_module: Callable[[], torch.nn.Module]  # used inside fit only
     tokenizer: object
@@ -133,7 +133,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         LSTM hidden size.
     bidirectional : bool, default=False
         Use a bidirectional LSTM (exact on padded batches without packing).
-    encoder : {"lstm", "transformer"}, default="lstm"
+    encoder : {"lstm", "transformer", "pretrained"}, default="lstm"
         The sentence encoder under the aspect attention. ``"transformer"``: multi-head
         self-attention with position encodings, residual connections and LayerNorm
         (``n_layers``, ``n_heads``, ``d_model``, ``ff_size``, ``norm_first``,
@@ -482,7 +482,11 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             else self._prepare_words
         )
         prep = prepare(texts, aspects, aspect_type, categories, len(classes), seed, rng)
-        dataset = PairDataset(prep.texts, prep.aspects, y_index)
+        if aspect_type == "category":
+            aspect_data = np.array([aspect_index[a] for a in aspects], dtype=np.int64)
+        else:
+            aspect_data = prep.terms
+        dataset = PairDataset(prep.texts, aspect_data, y_index)
         module_kwargs = prep.module_kwargs
 
         train_ds, valid_ds = self._split(dataset, texts, rng)
@@ -555,11 +559,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             self.embeddings, self.embedding_dim, token_lists, seed
         )
         matrix, found = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
-        if aspect_type == "category":
-            index = {a: i for i, a in enumerate(categories)}
-            aspect_data = np.array([index[a] for a in aspects], dtype=np.int64)
-        else:
-            aspect_data = vocab.encode(term_lists)
+        terms = vocab.encode(term_lists) if aspect_type == "term" else None
         module_kwargs = dict(
             vocab_size=len(vocab),
             embedding_dim=dim,
@@ -595,7 +595,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
         return _Prepared(
             vocab.encode(token_lists, self.max_len),
-            aspect_data,
+            terms,
             module_kwargs,
             build_module,
             tokenizer,
@@ -617,11 +617,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         tokenizer = SubwordTokenizer(files)
         pair = self.pretrained_input == "pair"
         encoded = tokenizer.encode(texts, self.max_len, aspects if pair else None)
-        if aspect_type == "category":
-            index = {a: i for i, a in enumerate(categories)}
-            aspect_data = np.array([index[a] for a in aspects], dtype=np.int64)
-        else:
-            aspect_data = tokenizer.encode_terms(aspects)
+        terms = tokenizer.encode_terms(aspects) if aspect_type == "term" else None
         module_kwargs = dict(
             pretrained_config=config,
             n_classes=n_classes,
@@ -646,7 +642,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
             return module
 
         return _Prepared(
-            encoded, aspect_data, module_kwargs, build_module, tokenizer, None, 1.0
+            encoded, terms, module_kwargs, build_module, tokenizer, None, 1.0
         )
 
     def _split(self, dataset: PairDataset, texts, rng):
@@ -841,6 +837,10 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     def _encode_pairs(self, X) -> tuple[PairDataset, object]:
         check_is_fitted(self, "module_")
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
+        return self._pair_dataset(texts, aspects)
+
+    def _pair_dataset(self, texts, aspects) -> tuple[PairDataset, object]:
+        """Model input for validated pairs, and a way to get their tokens back."""
         encoded, tokens = self._encode_texts(texts, aspects)
         return PairDataset(encoded, self._encode_aspects(aspects)), tokens
 
@@ -911,7 +911,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "use variant='at' or 'atae' to get attention weights."
             )
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        dataset, tokens = self._encode_pairs(X)
+        dataset, tokens = self._pair_dataset(texts, aspects)
         token_lists = tokens()
         logits, alphas = self._logits(dataset, attention=True)
         proba = softmax(logits.astype(np.float64), axis=1)
