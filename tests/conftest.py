@@ -68,6 +68,19 @@ def test_pairs():
     return make_pairs(60, seed=1)
 
 
+def random_batch(lengths, seed=0, vocab_size=30):
+    """Random word ids (B, T) right-padded with 0 to the longest of ``lengths``."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.tensor(lengths)
+    tokens = torch.randint(
+        2, vocab_size, (len(lengths), int(lengths.max())), generator=g
+    )
+    tokens[torch.arange(tokens.shape[1])[None, :] >= lengths[:, None]] = 0
+    return tokens, lengths
+
+
 def requires_shared_data(*relative):
     missing = [r for r in relative if not (SHARED_DATA / r).exists()]
     return pytest.mark.skipif(bool(missing), reason=f"shared data missing: {missing}")

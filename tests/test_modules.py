@@ -1,5 +1,6 @@
 import pytest
 import torch
+from conftest import random_batch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
@@ -32,11 +33,7 @@ def _model(
 
 
 def _batch(lengths, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths = torch.tensor(lengths)
-    tokens = torch.randint(2, VOCAB, (len(lengths), int(lengths.max())), generator=g)
-    tokens[torch.arange(tokens.shape[1])[None, :] >= lengths[:, None]] = 0
-    return tokens, lengths
+    return random_batch(lengths, seed, VOCAB)
 
 
 @pytest.mark.parametrize("variant", ["at", "atae"])

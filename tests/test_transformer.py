@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import BAD, FAST, GOOD
+from conftest import BAD, FAST, GOOD, random_batch
 from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectAttentionClassifier
@@ -34,11 +34,7 @@ def _model(variant="atae", **kw):
 
 
 def _batch(lengths, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths = torch.tensor(lengths)
-    tokens = torch.randint(2, 30, (len(lengths), int(lengths.max())), generator=g)
-    tokens[torch.arange(tokens.shape[1])[None, :] >= lengths[:, None]] = 0
-    return tokens, lengths
+    return random_batch(lengths, seed, vocab_size=30)
 
 
 @pytest.mark.parametrize("norm_first", [True, False])
