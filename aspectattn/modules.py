@@ -24,7 +24,6 @@ __all__ = [
     "TransformerEncoder",
     "AspectAttention",
     "AspectAttentionModel",
-    "AspectAttentionLSTM",
     "VARIANTS",
     "ENCODERS",
 ]
@@ -579,7 +578,3 @@ class AspectAttentionModel(nn.Module):
         logits = logits.reshape(B, K, -1)
         alpha = None if alpha is None else alpha.reshape(B, K, -1)
         return logits, alpha
-
-
-# The LSTM model under its original name (it is the same class).
-AspectAttentionLSTM = AspectAttentionModel

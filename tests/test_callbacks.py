@@ -6,7 +6,7 @@ import torch
 from conftest import FAST, make_pairs
 
 from aspectattn import AspectAttentionClassifier, AspectAttnWarning
-from aspectattn.modules import AspectAttentionLSTM
+from aspectattn.modules import AspectAttentionModel
 
 PARAMS = {**FAST, "max_epochs": 8, "dropout": 0.2}
 
@@ -16,7 +16,7 @@ class _InterruptAfter:
 
     def __init__(self, monkeypatch, n_batches):
         self.count, self.n = 0, n_batches
-        original = AspectAttentionLSTM.forward
+        original = AspectAttentionModel.forward
 
         def forward(module, *args, **kwargs):
             if module.training:
@@ -25,7 +25,7 @@ class _InterruptAfter:
                     raise KeyboardInterrupt
             return original(module, *args, **kwargs)
 
-        monkeypatch.setattr(AspectAttentionLSTM, "forward", forward)
+        monkeypatch.setattr(AspectAttentionModel, "forward", forward)
 
 
 def test_interrupt_keeps_the_best_validation_epoch(monkeypatch):

@@ -4,7 +4,7 @@ from conftest import random_batch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from aspectattn.modules import AspectAttention, AspectAttentionLSTM, LSTMEncoder
+from aspectattn.modules import AspectAttention, AspectAttentionModel, LSTMEncoder
 
 VOCAB, EMB = 30, 8
 
@@ -17,7 +17,7 @@ def _model(
     aspect_size=6,
 ):
     torch.manual_seed(0)
-    return AspectAttentionLSTM(
+    return AspectAttentionModel(
         vocab_size=VOCAB,
         embedding_dim=EMB,
         n_classes=3,

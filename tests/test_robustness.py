@@ -123,12 +123,12 @@ def test_failed_fit_leaves_a_fitted_estimator_unchanged(model, pairs, monkeypatc
         model.set_params(hidden_size=-1).fit(*pairs)
     model.set_params(hidden_size=FAST["hidden_size"])
 
-    from aspectattn.modules import AspectAttentionLSTM
+    from aspectattn.modules import AspectAttentionModel
 
     def broken(*args, **kwargs):
         raise RuntimeError("out of memory (simulated)")
 
-    monkeypatch.setattr(AspectAttentionLSTM, "forward", broken)
+    monkeypatch.setattr(AspectAttentionModel, "forward", broken)
     with pytest.raises(RuntimeError, match="simulated"):
         model.fit(*pairs)
     monkeypatch.undo()
