@@ -154,7 +154,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         )
         encoded = self.vocabulary_.encode(lookup_tokens)
         weights = self._token_weights(encoded, cased)  # (n_tokens,)
-        token_rows = np.repeat(np.arange(len(distinct)), encoded.lengths)
+        token_rows = encoded.token_rows
         sentence = self._pool(encoded.ids, weights, token_rows, len(distinct))
         parts = [sentence[pair_rows]]
         if self.aspect_type_ == "category":
@@ -202,7 +202,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
     def _term_features(self, aspects, token_lists, encoded, weights, pair_rows):
         terms = self.tokenizer_.tokenize_many(aspects)
         term_enc = self.vocabulary_.encode(terms)
-        term_rows = np.repeat(np.arange(len(aspects)), term_enc.lengths)
+        term_rows = term_enc.token_rows
         term_vec = self._pool(
             term_enc.ids, np.ones(len(term_enc.ids)), term_rows, len(aspects)
         )
@@ -244,7 +244,7 @@ def _find_sublist(tokens: list[str], sub: list[str]) -> int:
 
 def _idf(encoded: EncodedTexts, vocab_size: int, smooth: bool) -> np.ndarray:
     """Inverse document frequency over sentences, as sklearn's TfidfTransformer."""
-    rows = np.repeat(np.arange(len(encoded)), encoded.lengths)
+    rows = encoded.token_rows
     pairs = np.unique(rows * vocab_size + encoded.ids)
     df = np.bincount(pairs % vocab_size, minlength=vocab_size).astype(np.float64)
     n = float(len(encoded))
@@ -257,7 +257,7 @@ def _idf(encoded: EncodedTexts, vocab_size: int, smooth: bool) -> np.ndarray:
 
 def _occurrence_counts(encoded: EncodedTexts) -> np.ndarray:
     """For each token occurrence, how often its word occurs in its sentence."""
-    rows = np.repeat(np.arange(len(encoded)), encoded.lengths)
+    rows = encoded.token_rows
     keys = rows * (int(encoded.ids.max(initial=0)) + 1) + encoded.ids
     _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     return counts[inverse].astype(np.float64)

@@ -145,6 +145,11 @@ class EncodedTexts:
         """Number of tokens per text, shape (n_texts,)."""
         return np.diff(self.offsets)
 
+    @property
+    def token_rows(self) -> np.ndarray:
+        """The text each id belongs to, shape (n_tokens_total,)."""
+        return np.repeat(np.arange(len(self)), self.lengths)
+
     def pad(self, index: np.ndarray | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Cut out a batch padded to its own longest text.
 
