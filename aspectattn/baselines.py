@@ -24,10 +24,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from . import embeddings as _emb
@@ -480,6 +477,11 @@ def make_baseline(
     -------
     Pipeline with steps ``features``, ``scale``, ``clf``.
     """
+    # Imported here: only this helper needs them, not every `import aspectattn`.
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
     vectorizers = {
         "tfidf": TfidfEmbeddingVectorizer,
         "pos": POSWeightedEmbeddingVectorizer,
