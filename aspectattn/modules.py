@@ -317,12 +317,20 @@ class AspectAttention(nn.Module):
         pooled : (B, K, D) -- r = H alpha^T
         alpha : (B, K, T) -- zero on padding, rows sum to 1
         """
-        keys = self.W_h(states)  # (B, T, D)
-        query = self.W_v(aspect)  # (B, K, D) additive, (B, K, A) concat
         if self.score == "additive":
-            m = torch.tanh(keys[:, None, :, :] + query[:, :, None, :])  # (B, K, T, D)
-            scores = self.w(m).squeeze(-1)  # (B, K, T)
+            # w^T tanh(z) computed as 2 w^T sigmoid(2z) - sum(w): the same function,
+            # but the (B, K, T, D) tensor -- the largest of the model, K times the
+            # states -- goes through sigmoid, which torch runs ~9x faster than tanh
+            # on CPU, in place (autograd-safe: the sum's output is not saved). The
+            # factor 2 is folded into the (D, D) weights, not applied to the states.
+            keys2 = F.linear(states, 2 * self.W_h.weight)  # (B, T, D) = 2 W_h H
+            query2 = F.linear(aspect, 2 * self.W_v.weight)  # (B, K, D) = 2 W_v v_a
+            m = keys2[:, None, :, :] + query2[:, :, None, :]  # (B, K, T, D)
+            w = self.w.weight[0]  # (D,)
+            scores = 2 * (m.sigmoid_() @ w) - w.sum()  # (B, K, T)
         else:
+            keys = self.W_h(states)  # (B, T, D)
+            query = self.W_v(aspect)  # (B, K, A)
             d = keys.shape[-1]
             w_h, w_v = self.w.weight[0, :d], self.w.weight[0, d:]
             token_part = torch.tanh(keys) @ w_h  # (B, T)
