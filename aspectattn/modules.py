@@ -96,7 +96,9 @@ class LSTMEncoder(nn.Module):
         """
         batch = torch.arange(x.shape[0], device=x.device)
         last_index = lengths - 1  # (B,)
-        fwd, _ = self.forward_lstm(x)  # (B, T, H)
+        # nn.LSTM returns a (B, T, H) view of time-major memory; made contiguous once
+        # here, so that every later matmul over the states folds into a single GEMM.
+        fwd = self.forward_lstm(x)[0].contiguous()  # (B, T, H)
         if not self.bidirectional:
             return fwd, fwd[batch, last_index]
         rev = self._reverse_index(lengths, x.shape[1])  # (B, T)

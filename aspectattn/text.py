@@ -88,8 +88,11 @@ class Tokenizer:
 
     def normalize(self, text: str) -> str:
         """Return ``text`` NFKC-normalised, folded and optionally lower-cased."""
-        text = unicodedata.normalize("NFKC", text).translate(_FOLD)
-        text = _INVISIBLE_RE.sub("", text)
+        if text.isascii():  # most text: NFKC and the invisible characters are no-ops
+            text = text.replace("`", "'")
+        else:
+            text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+            text = _INVISIBLE_RE.sub("", text)
         return text.lower() if self.lowercase else text
 
     def __call__(self, text: str) -> list[str]:
