@@ -150,3 +150,26 @@ def test_gradients_reach_every_parameter():
 def test_invalid_variant():
     with pytest.raises(ValueError, match="variant"):
         _model("xyz")
+
+
+def test_additive_scores_equal_the_tanh_formula():
+    # The module computes w^T tanh(z) as 2 w^T sigmoid(2z) - sum(w) for speed; the
+    # attention weights must be those of the formula as written.
+    torch.manual_seed(0)
+    attention = AspectAttention(state_size=12, aspect_size=5)
+    states, aspect = torch.randn(3, 7, 12), torch.randn(3, 4, 5)
+    mask = torch.arange(7)[None, :] < torch.tensor([7, 4, 1])[:, None]
+    pooled, alpha = attention(states, mask, aspect)
+    m = torch.tanh(attention.W_h(states)[:, None] + attention.W_v(aspect)[:, :, None])
+    scores = attention.w(m).squeeze(-1).masked_fill(~mask[:, None], float("-inf"))
+    expected = torch.softmax(scores, -1)
+    torch.testing.assert_close(alpha, expected, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(pooled, expected @ states, atol=1e-6, rtol=1e-5)
+
+
+def test_lstm_states_are_contiguous():
+    # Later matmuls over the states must fold into one GEMM (speed), which needs a
+    # contiguous (B, T, D) tensor; nn.LSTM itself returns a transposed view.
+    encoder = LSTMEncoder(4, 6)
+    states, _ = encoder(torch.randn(3, 5, 4), torch.tensor([5, 2, 1]))
+    assert states.is_contiguous()

@@ -99,3 +99,17 @@ def test_vocabulary_pickles_without_lookup_cache():
     assert (
         clone.lookup(["y", "x", "q"]).tolist() == vocab.lookup(["y", "x", "q"]).tolist()
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["The `pasta` WAS great!", "plain text", "tab\tand  spaces", "a-b's c"]
+)
+def test_ascii_fast_path_matches_full_normalisation(text):
+    import unicodedata
+
+    from aspectattn.text import _FOLD, _INVISIBLE_RE, _TOKEN_RE
+
+    full = _INVISIBLE_RE.sub(
+        "", unicodedata.normalize("NFKC", text).translate(_FOLD)
+    ).lower()
+    assert Tokenizer()(text) == _TOKEN_RE.findall(full)
