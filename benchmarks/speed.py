@@ -327,10 +327,23 @@ def pretrained(data) -> dict:
     ).set_params(max_epochs=1)
     clf.fit(X, y)
     seconds, _ = timed(lambda: clf.predict_proba(X_test), repeat=1)
+    # Dense FLOPs: 2 per weight (outside the embedding tables) per sub-word token;
+    # training is forward + backward, about 3x that.
+    weights = sum(
+        p.numel()
+        for name, p in clf.module_.encoder.named_parameters()
+        if "embeddings" not in name
+    )
+    train_tokens = int(clf._encode_pairs(X)[0].lengths.sum())
+    test_tokens = int(clf._encode_pairs(X_test)[0].lengths.sum())
+    epoch = clf.history_[0]["dur"]
     return {
-        "epoch_seconds": clf.history_[0]["dur"],
+        "epoch_seconds": epoch,
         "predict_proba_pairs_per_second": len(X_test) / seconds,
         "batch_size": PRETRAINED["batch_size"],
+        "encoder_weights": weights,
+        "training_gflops": 3 * 2 * weights * train_tokens / epoch / 1e9,
+        "inference_gflops": 2 * weights * test_tokens / seconds / 1e9,
     }
 
 
@@ -528,8 +541,10 @@ def markdown(r: dict) -> str:
     if r.get("pretrained"):
         p = r["pretrained"]
         lines.append(
-            f"| pretrained MiniLM (AT, batch {p['batch_size']}) | "
-            f"{p['epoch_seconds']:.1f} | {p['predict_proba_pairs_per_second']:,.0f} |"
+            f"| pretrained MiniLM (AT, batch {p['batch_size']}; "
+            f"{p['training_gflops']:.0f} / {p['inference_gflops']:.0f} GFLOP/s in "
+            f"training / inference) | {p['epoch_seconds']:.1f} | "
+            f"{p['predict_proba_pairs_per_second']:,.0f} |"
         )
     lines += [
         "",
