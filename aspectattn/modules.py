@@ -312,7 +312,8 @@ class AspectAttention(nn.Module):
         ----------
         states : (B, T, D)
         mask : (B, T) bool, True on real tokens
-        aspect : (B, K, A) -- K aspect vectors per sentence
+        aspect : (B, K, A) -- K aspect vectors per sentence ((1, K, A): the same
+            K for every sentence)
 
         Returns
         -------
@@ -323,7 +324,7 @@ class AspectAttention(nn.Module):
             # w^T tanh(z) computed as 2 w^T sigmoid(2z) - sum(w): the same function,
             # but the (B, K, T, D) tensor -- the largest of the model, K times the
             # states -- goes through sigmoid, which torch runs ~9x faster than tanh
-            # on CPU, in place (autograd-safe: the sum's output is not saved). The
+            # on CPU, in place (autograd-safe: the addition's output is not saved). The
             # factor 2 is folded into the (D, D) weights, not applied to the states.
             keys2 = F.linear(states, 2 * self.W_h.weight)  # (B, T, D) = 2 W_h H
             query2 = F.linear(aspect, 2 * self.W_v.weight)  # (B, K, D) = 2 W_v v_a
@@ -576,7 +577,8 @@ class AspectAttentionModel(nn.Module):
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
         if not self.aspect_in_input:
             states, last = self._encode(tokens, lengths, None)  # once per sentence
-            return self._head(states, last, mask, v[None].expand(B, -1, -1))
+            # (1, K, A): the aspect projections are computed once, then broadcast.
+            return self._head(states, last, mask, v[None])
         # Encode each (sentence, aspect) pair: repeat sentences K times.
         tokens_k = tokens.repeat_interleave(K, 0)  # (B*K, T)
         lengths_k = lengths.repeat_interleave(K, 0)  # (B*K,)

@@ -201,7 +201,7 @@ class PretrainedAspectModel(nn.Module):
             )
         states, cls, mask, _ = self._encode(tokens, lengths)  # once per sentence
         v = self.aspect_vectors(aspects)  # (K, d)
-        return aspect_head(self, states, cls, mask, v[None].expand(len(tokens), -1, -1))
+        return aspect_head(self, states, cls, mask, v[None])  # (1, K, A) broadcast
 
     def self_attention_maps(self, tokens, lengths, aspect):
         """Per-layer (B, heads, T, T) self-attention of the pretrained encoder."""
