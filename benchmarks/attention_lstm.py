@@ -101,7 +101,7 @@ def run_one(
             pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),
             pretrained_input=pretrained_input,
             aspect_type=aspect_type,
-            **{**PARAMS, **PRETRAINED},
+            **effective_params("pretrained"),
         )
     else:
         clf = _word_model(variant, seed, embeddings, aspect_type, encoder)
@@ -115,8 +115,7 @@ def _word_model(variant, seed, embeddings, aspect_type, encoder):
         random_state=seed,
         aspect_type=aspect_type,
         encoder=encoder,
-        **(TRANSFORMER if encoder == "transformer" else {}),
-        **PARAMS,
+        **effective_params(encoder),
     )
 
 
