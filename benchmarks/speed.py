@@ -49,6 +49,7 @@ from aspectattn._batching import (
     length_sorted_batches,
 )
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
+from aspectattn.estimator import _INFERENCE_BATCH
 from aspectattn.text import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -191,11 +192,13 @@ def plain_loop_epoch(clf, X, y, epochs=3) -> float:
     return float(np.median(times[1:]))
 
 
-def training(data, epochs: int) -> dict:
+def training(data, epochs: int) -> tuple[dict, dict]:
+    """Epoch times and GFLOP/s of ATAE and AT; also returns the fitted models."""
     (X, y), _ = data
     lengths = token_lengths([t for t, _ in X])
     padded = padded_tokens_per_epoch(lengths, SPEED["batch_size"])
     out = {"pairs": len(X), "real_tokens": int(lengths.sum()), "padded_tokens": padded}
+    models = {}
     for variant in ("atae", "at"):
         clf = model(variant=variant, max_epochs=epochs).fit(X, y)
         seconds = epoch_seconds(clf)
@@ -210,15 +213,12 @@ def training(data, epochs: int) -> dict:
         out[variant]["skorch_overhead_seconds"] = (
             seconds - out[variant]["plain_pytorch_epoch_seconds"]
         )
-        if variant == "at":
-            out["_at_model"] = clf
-        else:
-            out["_atae_model"] = clf
-    return out
+        models[variant] = clf
+    return out, models
 
 
 # ------------------------------------------------------------------------- inference
-def inference(clf, X_pairs, texts_1000, categories) -> dict:
+def inference(clf, X_pairs) -> dict:
     out = {}
     # Batch predict_proba on raw pairs, tokenisation included.
     seconds, _ = timed(lambda: clf.predict_proba(X_pairs))
@@ -271,7 +271,9 @@ def multi_aspect(clf, texts, categories) -> dict:
     encoded, _ = clf._encode_texts(texts)
     batches = [
         tuple(torch.from_numpy(a) for a in encoded.pad(index))
-        for index in length_sorted_batches(encoded.lengths, 2 * 128 // len(categories))
+        for index in length_sorted_batches(
+            encoded.lengths, 2 * _INFERENCE_BATCH // len(categories)
+        )
     ]
     module = clf.module_
 
@@ -397,6 +399,13 @@ def memory(clf) -> dict:
 
 
 # -------------------------------------------------------------------------- scaling
+def fit_and_time(X, y, epochs: int, **params) -> dict:
+    """Epoch time (ATAE) and ``predict_proba`` time on the training pairs."""
+    clf = model(variant="atae", max_epochs=epochs, **params).fit(X, y)
+    seconds, _ = timed(lambda: clf.predict_proba(X), repeat=2)
+    return {"epoch_seconds": epoch_seconds(clf), "predict_proba_seconds": seconds}
+
+
 def scaling_pairs(epochs: int) -> list[dict]:
     X, y = fetch_mams("term", "train")
     order = np.random.default_rng(0).permutation(len(X))
@@ -404,14 +413,11 @@ def scaling_pairs(epochs: int) -> list[dict]:
     for n in (1000, 3500, len(X)):
         Xn = [X[i] for i in order[:n]]
         yn = [y[i] for i in order[:n]]
-        clf = model(variant="atae", max_epochs=epochs).fit(Xn, yn)
-        seconds, _ = timed(lambda clf=clf, Xn=Xn: clf.predict_proba(Xn), repeat=2)
         rows.append(
             {
                 "pairs": n,
                 "tokens": int(token_lengths([t for t, _ in Xn]).sum()),
-                "epoch_seconds": epoch_seconds(clf),
-                "predict_proba_seconds": seconds,
+                **fit_and_time(Xn, yn, epochs),
             }
         )
     return rows
@@ -429,14 +435,11 @@ def scaling_length(words: list[str], epochs: int, n_pairs: int = 1000) -> list[d
             for i in range(n_pairs)
         ]
         y = rng.choice(["negative", "neutral", "positive"], n_pairs)
-        clf = model(variant="atae", max_epochs=epochs, max_len=200).fit(X, y)
-        seconds, _ = timed(lambda clf=clf, X=X: clf.predict_proba(X), repeat=2)
         rows.append(
             {
                 "tokens_per_sentence": length,
                 "pairs": n_pairs,
-                "epoch_seconds": epoch_seconds(clf),
-                "predict_proba_seconds": seconds,
+                **fit_and_time(X, y, epochs, max_len=200),
             }
         )
     return rows
@@ -616,9 +619,8 @@ def main():
     r["machine"]["dense_gflops"] = dense_gflops()
     r["machine"]["lstm_gflops"] = lstm_gflops()
     step("training")
-    t = training(cats, args.epochs)
-    atae, at = t.pop("_atae_model"), t.pop("_at_model")
-    r["training"] = t
+    r["training"], models = training(cats, args.epochs)
+    atae, at = models["atae"], models["at"]
     clf_terms = model(variant="atae", max_epochs=args.epochs).fit(*terms)
     r["terms"] = {"pairs": len(terms[0]), "epoch_seconds": epoch_seconds(clf_terms)}
     step("inference")
@@ -627,8 +629,8 @@ def main():
     categories = list(at.aspects_)
     r["inference"] = {
         "pairs": len(X_all),
-        "atae": inference(atae, X_all, texts, categories),
-        "at": inference(at, X_all, texts, categories),
+        "atae": inference(atae, X_all),
+        "at": inference(at, X_all),
     }
     r["multi_aspect"] = multi_aspect(at, texts, categories)
     step("transformer")
