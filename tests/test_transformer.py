@@ -96,20 +96,26 @@ def _order_data(n, seed):
     return X, y
 
 
+def _bag_of_words_accuracy(train, test, with_aspect):
+    """Test accuracy of word counts (plus an aspect token) + logistic regression."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    def texts(X):
+        return [f"{t} ASPECT_{a}" if with_aspect else t for t, a in X]
+
+    bow = make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000))
+    return bow.fit(texts(train[0]), train[1]).score(texts(test[0]), test[1])
+
+
 @pytest.mark.parametrize("positional", ["sinusoidal", "learned"])
 def test_learns_a_word_order_rule_that_bag_of_words_cannot(positional):
     X, y = _order_data(400, 0)
     X_test, y_test = _order_data(100, 1)
     clf = AspectAttentionClassifier(**TF, variant="ae", positional=positional)
     assert clf.fit(X, y).score(X_test, y_test) >= 0.95
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    bow = make_pipeline(CountVectorizer(), LogisticRegression()).fit(
-        [t for t, _ in X], y
-    )
-    assert bow.score([t for t, _ in X_test], y_test) <= 0.65
+    assert _bag_of_words_accuracy((X, y), (X_test, y_test), with_aspect=False) <= 0.65
 
 
 @pytest.mark.parametrize("variant", ["at", "atae"])
@@ -130,16 +136,7 @@ def test_learns_an_aspect_dependent_rule_that_bag_of_words_cannot(
         transformer_dropout=0.0,
     )
     assert clf.fit(*pairs).score(*test_pairs) >= 0.9
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    def joined(X):
-        return [f"{text} ASPECT_{aspect}" for text, aspect in X]
-
-    bow = make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000))
-    bow.fit(joined(pairs[0]), pairs[1])
-    assert bow.score(joined(test_pairs[0]), test_pairs[1]) <= 0.6
+    assert _bag_of_words_accuracy(pairs, test_pairs, with_aspect=True) <= 0.6
 
 
 def test_api_pickle_and_self_attention(pairs, test_pairs):
