@@ -21,36 +21,54 @@ __all__ = ["PairDataset", "BucketBatchSampler", "BucketLoader", "length_sorted_b
 class PairDataset(Dataset):
     """(sentence, aspect, label) triples, batched as the module's keyword arguments.
 
+    Sentences are stored once (``sentences``), pairs point at them (``sentence``).
+    A batch holds one token row per pair plus ``sentence``, the pair's sentence
+    numbered within the batch, so the model can encode each distinct sentence once.
+
     Parameters
     ----------
-    texts : EncodedTexts
-        One entry per pair (shared sentences may repeat).
+    sentences : EncodedTexts
+        One row per distinct sentence (or per pair, when the aspect is part of the
+        token sequence).
+    sentence : ndarray of shape (n,) int64
+        The row of ``sentences`` of each pair.
     aspects : ndarray of shape (n,) int64, or EncodedTexts
-        Category ids, or the word ids of aspect terms.
+        Category ids, or the token ids of aspect terms.
     y : ndarray of shape (n,) int64, or None
         Class indices.
     """
 
-    def __init__(self, texts: EncodedTexts, aspects, y: np.ndarray | None = None):
-        self.texts = texts
+    def __init__(
+        self,
+        sentences: EncodedTexts,
+        sentence: np.ndarray,
+        aspects,
+        y: np.ndarray | None = None,
+    ):
+        self.sentences = sentences
+        self.sentence = np.asarray(sentence, dtype=np.int64)
         self.aspects = aspects
         self.targets = None if y is None else np.asarray(y, dtype=np.int64)
-        self.lengths = texts.lengths
+        self.lengths = sentences.lengths[self.sentence]  # per pair
 
     def __len__(self) -> int:
-        return len(self.texts)
+        return len(self.sentence)
 
     def batch(self, index) -> dict[str, torch.Tensor]:
         """Module inputs for the pairs at ``index``."""
-        tokens, lengths = self.texts.pad(index)  # (B, T), (B,)
+        index = np.asarray(index, dtype=np.int64)
+        rows = self.sentence[index]
+        tokens, lengths = self.sentences.pad(rows)  # (B, T), (B,)
+        local = np.unique(rows, return_inverse=True)[1].reshape(-1)  # (B,)
         if isinstance(self.aspects, EncodedTexts):
             aspect, _ = self.aspects.pad(index)  # (B, L)
         else:
-            aspect = self.aspects[np.asarray(index)]  # (B,)
+            aspect = self.aspects[index]  # (B,)
         return {
             "tokens": torch.from_numpy(tokens),
             "lengths": torch.from_numpy(lengths),
             "aspect": torch.from_numpy(np.ascontiguousarray(aspect)),
+            "sentence": torch.from_numpy(local.astype(np.int64)),
         }
 
     def __getitems__(self, index):
@@ -64,18 +82,23 @@ class PairDataset(Dataset):
         return {k: v[0] for k, v in X.items()}, y[0]
 
     def subset(self, index: np.ndarray) -> PairDataset:
-        """A new dataset of the pairs at ``index``."""
+        """A new dataset of the pairs at ``index`` (sharing the sentences)."""
         aspects = (
             self.aspects.take(index)
             if isinstance(self.aspects, EncodedTexts)
             else self.aspects[index]
         )
         y = None if self.targets is None else self.targets[index]
-        return PairDataset(self.texts.take(index), aspects, y)
+        return PairDataset(self.sentences, self.sentence[index], aspects, y)
 
 
-def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
+def length_sorted_batches(
+    lengths: np.ndarray, batch_size: int, groups: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Deterministic batches of similar length (for inference and validation).
+
+    With ``groups`` (the sentence of each pair), pairs of one sentence are adjacent,
+    so they mostly share a batch and the sentence is encoded once.
 
     Longest batches come first: the first tensors allocated are then the largest,
     and the allocator (glibc raises its mmap threshold to the size of a freed
@@ -83,17 +106,29 @@ def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarr
     first allocates a fresh, larger block for almost every batch and pays a page fault
     per 4 KiB of it -- 10x more page faults in ``predict_proba`` (measured).
     """
-    order = np.argsort(lengths, kind="stable")
+    if groups is None:
+        order = np.argsort(lengths, kind="stable")
+    else:
+        order = np.lexsort((groups, lengths))
     batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     return batches[::-1]
+
+
+def _group_members(groups: np.ndarray) -> list[np.ndarray]:
+    """The pairs of each group (sentence), groups numbered 0..n-1 in any order."""
+    order = np.argsort(groups, kind="stable")
+    _, starts = np.unique(groups[order], return_index=True)
+    return np.split(order, starts[1:])
 
 
 class BucketBatchSampler(Sampler):
     """Shuffled batches of similar-length sentences.
 
-    Each epoch: shuffle all indices, cut them into pools of ``pool_factor`` batches,
-    sort each pool by length, cut it into batches, and shuffle the batch order.
-    The randomness comes from ``generator`` alone, which advances from epoch to epoch.
+    Each epoch: shuffle the units (pairs, or with ``groups`` whole sentences with
+    all their pairs), cut them into pools of ``pool_factor`` batches, sort each pool
+    by length, cut it into batches of about ``batch_size`` pairs (a sentence is never
+    split), and shuffle the batch order. The randomness comes from ``generator``
+    alone, which advances from epoch to epoch.
     """
 
     def __init__(
@@ -103,6 +138,8 @@ class BucketBatchSampler(Sampler):
         shuffle: bool,
         generator: np.random.Generator | None = None,
         pool_factor: int = 50,
+        groups: np.ndarray | None = None,
+        keep_groups: bool = False,
     ):
         self.lengths = lengths
         self.batch_size = batch_size
@@ -111,26 +148,54 @@ class BucketBatchSampler(Sampler):
             generator if generator is not None else np.random.default_rng(0)
         )
         self.pool_factor = pool_factor
+        self.groups = groups
+        self.keep_groups = keep_groups and groups is not None
 
     def __len__(self) -> int:
+        # Exact without groups; with them a lower bound (whole sentences may leave
+        # batches a little short), computed without drawing from the generator.
         return -(-len(self.lengths) // self.batch_size)
 
-    def __iter__(self):
+    def _batches(self) -> list[np.ndarray]:
         if not self.shuffle:
-            yield from (
-                b.tolist() for b in length_sorted_batches(self.lengths, self.batch_size)
-            )
-            return
-        perm = self.generator.permutation(len(self.lengths))
-        pool = self.batch_size * self.pool_factor
+            return length_sorted_batches(self.lengths, self.batch_size, self.groups)
+        if not self.keep_groups:
+            perm = self.generator.permutation(len(self.lengths))
+            pool = self.batch_size * self.pool_factor
+            batches = []
+            for start in range(0, len(perm), pool):
+                chunk = perm[start : start + pool]
+                chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+                batches.extend(
+                    chunk[i : i + self.batch_size]
+                    for i in range(0, len(chunk), self.batch_size)
+                )
+            return batches
+        members = _group_members(self.groups)
+        unit_len = np.array([self.lengths[m[0]] for m in members])
+        perm = self.generator.permutation(len(members))
+        per_unit = len(self.lengths) / len(members)  # pairs per sentence
+        pool = max(1, int(self.batch_size * self.pool_factor / per_unit))
         batches = []
         for start in range(0, len(perm), pool):
             chunk = perm[start : start + pool]
-            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            batches.extend(
-                chunk[i : i + self.batch_size]
-                for i in range(0, len(chunk), self.batch_size)
-            )
+            chunk = chunk[np.argsort(unit_len[chunk], kind="stable")]
+            current, size = [], 0
+            for unit in chunk:
+                if current and size + len(members[unit]) > self.batch_size:
+                    batches.append(np.concatenate(current))
+                    current, size = [], 0
+                current.append(members[unit])
+                size += len(members[unit])
+            if current:
+                batches.append(np.concatenate(current))
+        return batches
+
+    def __iter__(self):
+        batches = self._batches()
+        if not self.shuffle:
+            yield from (b.tolist() for b in batches)
+            return
         for b in self.generator.permutation(len(batches)):
             yield batches[b].tolist()
 
@@ -145,7 +210,8 @@ class BucketLoader(DataLoader):
 
     skorch builds a new iterator every epoch with ``batch_size`` and ``shuffle``; the
     ``generator`` object is shared between epochs so that each epoch gets a new,
-    reproducible order.
+    reproducible order. ``keep_sentences`` puts all pairs of a sentence into one
+    training batch.
     """
 
     def __init__(
@@ -154,9 +220,17 @@ class BucketLoader(DataLoader):
         batch_size: int = 32,
         shuffle: bool = False,
         generator: np.random.Generator | None = None,
+        keep_sentences: bool = False,
         **kwargs,
     ):
-        sampler = BucketBatchSampler(dataset.lengths, batch_size, shuffle, generator)
+        sampler = BucketBatchSampler(
+            dataset.lengths,
+            batch_size,
+            shuffle,
+            generator,
+            groups=dataset.sentence,
+            keep_groups=keep_sentences,
+        )
         super().__init__(
             dataset, batch_sampler=sampler, collate_fn=_collate_batch, **kwargs
         )

@@ -25,6 +25,7 @@ from .exceptions import InputError
 __all__ = [
     "check_pairs",
     "check_labels",
+    "check_texts",
     "resolve_aspect_type",
     "Interval",
     "Options",
@@ -151,6 +152,33 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     return np.asarray(values)
 
 
+def check_texts(values: Any, what: str = "texts") -> list[str]:
+    """A non-empty sequence of non-empty strings (not a bare string)."""
+    if isinstance(values, (str, bytes)):
+        raise InputError(
+            f"{what} must be a sequence of strings, got a bare string; "
+            "wrap it in a list."
+        )
+    if isinstance(values, (dict, set, frozenset)) or not hasattr(values, "__iter__"):
+        raise InputError(
+            f"{what} must be a sequence of strings, got {type(values).__name__}."
+        )
+    values = list(values)
+    if not values:
+        raise InputError(f"{what} is empty.")
+    for i, v in enumerate(values):
+        if not isinstance(v, str) or not v.strip():
+            raise InputError(
+                f"{what}[{i}] must be a non-empty string, got {_short(v)}."
+            )
+    return values
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 AUTO_TERM_SHARE = 0.9
 
 
@@ -209,8 +237,14 @@ class Interval:
 class Options:
     """One of a fixed set of values: ``Options({"at", "ae", "atae"})``."""
 
-    def __init__(self, values):
+    def __init__(self, values, description: str | None = None):
         self.values = values
+        self.description = description
+
+    @classmethod
+    def matching(cls, pattern, description: str) -> Options:
+        """A string that fully matches the compiled regular expression ``pattern``."""
+        return cls(_FullMatch(pattern), description)
 
     def __call__(self, value: Any) -> bool:
         try:
@@ -219,7 +253,17 @@ class Options:
             return False
 
     def __str__(self) -> str:
+        if self.description is not None:
+            return self.description
         return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
+
+
+class _FullMatch:
+    def __init__(self, pattern):
+        self.pattern = pattern
+
+    def __contains__(self, value) -> bool:
+        return isinstance(value, str) and self.pattern.fullmatch(value) is not None
 
 
 class InstanceOf:

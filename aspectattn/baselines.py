@@ -37,8 +37,9 @@ from ._validation import (
     validate_params,
 )
 from .exceptions import UnknownAspectError
+from .pipelines import WordPipeline
 from .pos import tag_sentences
-from .text import OOV_ID, EncodedTexts, Tokenizer, Vocabulary
+from .text import OOV_ID, EncodedTexts
 
 __all__ = [
     "TfidfEmbeddingVectorizer",
@@ -98,18 +99,17 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         validate_params(self, self._parameter_constraints)
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
-        tokenizer = Tokenizer(lowercase=self.lowercase)
+        pipeline = WordPipeline(lowercase=self.lowercase)
         distinct = list(dict.fromkeys(texts))
-        token_lists = tokenizer.tokenize_many(distinct)
-        term_lists = (
-            tokenizer.tokenize_many(dict.fromkeys(aspects))
-            if aspect_type == "term"
-            else []
-        )
-        vocab = Vocabulary().fit(token_lists + term_lists)
+        terms = list(dict.fromkeys(aspects)) if aspect_type == "term" else []
+        pipeline.fit(distinct, terms)
         seed = 0 if self.random_state is None else self.random_state
-        vectors, dim = _emb.resolve_word_vectors(
-            self.embeddings, self.embedding_dim, token_lists, seed
+        matrix, has_vector, vectors, dim = pipeline.word_vectors(
+            self.embeddings,
+            self.embedding_dim,
+            distinct,
+            seed,
+            np.random.default_rng(seed),
         )
         if vectors is None:
             raise ValueError(
@@ -117,13 +117,10 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
                 "vectors; embeddings=None (random vectors) is not useful"
                 " here. Use 'word2vec', a file path or a gensim name."
             )
-        matrix, has_vector = _emb.build_embedding_matrix(
-            vocab.words_, vectors, dim, np.random.default_rng(seed)
-        )
         matrix[~has_vector] = 0.0  # pooled words are the ones with real vectors
 
-        self.tokenizer_ = tokenizer
-        self.vocabulary_ = vocab
+        self.text_pipeline_ = pipeline
+        self.vocabulary_ = pipeline.vocabulary
         self.embedding_matrix_ = matrix
         self.has_vector_ = has_vector
         self.embedding_coverage_ = _emb.vector_coverage(has_vector)
@@ -133,7 +130,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
             if aspect_type == "category"
             else np.array([], dtype=object)
         )
-        self._fit_weights(vocab.encode(token_lists))
+        self._fit_weights(pipeline.encode(distinct))
         self.n_features_in_ = 2
         self._n_features_out = len(self.get_feature_names_out())
         return self
@@ -145,10 +142,9 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         distinct = list(dict.fromkeys(texts))  # each sentence once (and tagged once)
         row_of_text = {t: i for i, t in enumerate(distinct)}
         pair_rows = np.fromiter((row_of_text[t] for t in texts), np.int64, len(texts))
-        cased = Tokenizer(lowercase=False).tokenize_many(distinct)
-        lookup_tokens = (
-            [[w.lower() for w in toks] for toks in cased] if self.lowercase else cased
-        )
+        # Cased tokens for the tagger; the same tokens as in fit for the lookup.
+        cased = self.text_pipeline_.tokenize(distinct, cased=True)
+        lookup_tokens = self.text_pipeline_.lookup_tokens(cased)
         encoded = self.vocabulary_.encode(lookup_tokens)
         weights = self._token_weights(encoded, cased)  # (n_tokens,)
         token_rows = encoded.token_rows
@@ -197,8 +193,8 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         return out
 
     def _term_features(self, aspects, token_lists, encoded, weights, pair_rows):
-        terms = self.tokenizer_.tokenize_many(aspects)
-        term_enc = self.vocabulary_.encode(terms)
+        terms = self.text_pipeline_.tokenizer.tokenize_many(aspects)
+        term_enc = self.text_pipeline_.encode_terms(aspects)
         term_rows = term_enc.token_rows
         term_vec = self._pool(
             term_enc.ids, np.ones(len(term_enc.ids)), term_rows, len(aspects)

@@ -8,9 +8,10 @@ They run in this order at the end of every epoch:
 3. :class:`StopWhenStalled` (with early stopping) ends training after ``patience``
    epochs without improvement.
 
-After ``fit`` the estimator restores the best weights when training stopped early or
-was interrupted (``KeyboardInterrupt``, which skorch turns into a normal end of
-training).
+At the end of training :class:`BestWeights` restores the best epoch's weights when
+training stopped early, was interrupted (``KeyboardInterrupt``, which skorch turns
+into a normal end of training), or when ``load_best`` asks for them -- the policy
+lives with the callback, as in skorch's ``EarlyStopping(load_best=True)``.
 """
 
 from __future__ import annotations
@@ -38,18 +39,36 @@ class BestWeights(Callback):
     lower_is_better : bool
     threshold : float
         Relative improvement needed to count as better.
+    load_best : bool
+        Restore the best epoch's weights at the end of training even when training
+        ran all its epochs (early stopping does).
+
+    Attributes
+    ----------
+    kept_epoch_ : int
+        After training: the epoch whose weights the module holds.
+    interrupted_ : bool
+        After training: it ended before ``max_epochs`` without being stopped.
     """
 
-    def __init__(self, monitor: str, lower_is_better: bool, threshold: float = 1e-4):
+    def __init__(
+        self,
+        monitor: str,
+        lower_is_better: bool,
+        threshold: float = 1e-4,
+        load_best: bool = False,
+    ):
         self.monitor = monitor
         self.lower_is_better = lower_is_better
         self.threshold = threshold
+        self.load_best = load_best
 
     def initialize(self):
         self.best_score_ = None
         self.best_epoch_ = None
         self.best_weights_ = None
         self.misses_ = 0
+        self.stopped_ = False
         self._restored = None
         return self
 
@@ -87,6 +106,16 @@ class BestWeights(Callback):
                 k: v.detach().clone() for k, v in net.module_.state_dict().items()
             }
 
+    def on_train_end(self, net, **kwargs):
+        complete = sum("dur" in row for row in net.history)
+        self.interrupted_ = not self.stopped_ and complete < net.max_epochs
+        restore = self.stopped_ or self.interrupted_ or self.load_best
+        if restore and self.best_weights_ is not None:
+            net.module_.load_state_dict(self.best_weights_)
+            self.kept_epoch_ = self.best_epoch_
+        else:
+            self.kept_epoch_ = complete
+
 
 class StopWhenStalled(Callback):
     """End training after ``patience`` epochs without improvement of ``tracker``."""
@@ -101,7 +130,7 @@ class StopWhenStalled(Callback):
 
     def on_epoch_end(self, net, **kwargs):
         if self.tracker.misses_ >= self.patience:
-            self.stopped_ = True
+            self.stopped_ = self.tracker.stopped_ = True
             if net.verbose:
                 print(
                     f"Stopping: {self.tracker.monitor} has not improved for "

@@ -1,14 +1,24 @@
-"""The attention estimator: Wang et al. (2016) aspect attention, sklearn-style."""
+"""The attention estimator: Wang et al. (2016) aspect attention, sklearn-style.
+
+The estimator validates its input and parameters, then hands the work to one module
+per concern::
+
+    fit:      (text, aspect) pairs --pipelines--> PairDataset --training--> module_
+    predict:  (text, aspect) pairs --pipelines--> PairDataset --inference--> logits
+
+Its fitted state is the list :data:`FITTED_ATTRIBUTES`, used by ``fit``, pickling and
+the safe model file alike.
+"""
 
 from __future__ import annotations
 
+import json
 import numbers
 import os
+import re
 import time
 import warnings
-from collections.abc import Callable
 from contextlib import contextmanager
-from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -16,44 +26,76 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import embeddings as _emb
-from ._batching import BucketLoader, PairDataset, length_sorted_batches
+from . import inference, persistence, training
+from ._batching import PairDataset
 from ._validation import (
     InstanceOf,
     Interval,
     Options,
     check_labels,
     check_pairs,
+    check_texts,
     resolve_aspect_type,
     validate_params,
 )
+from .attention import ATTENTION_SCORES
+from .embeddings import phrase_vector
+from .encoders import ENCODERS, masked_mean_embedding
 from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
-from .modules import VARIANTS, AspectAttentionModel, masked_mean_embedding
-from .text import EncodedTexts, Tokenizer, Vocabulary
+from .modules import VARIANTS, AspectAttentionModel, check_module_config
+from .pipelines import (
+    SubwordPipeline,
+    WordPipeline,
+    distinct_index,
+    pipeline_from_state,
+)
+from .text import EncodedTexts
 
-__all__ = ["AspectAttentionClassifier"]
+__all__ = ["AspectAttentionClassifier", "ENCODER_PARAMS"]
 
-_OPTIMIZERS = {
-    "adam": ("Adam", {}),
-    "adamw": ("AdamW", {}),
-    "adagrad": ("Adagrad", {}),
-    "sgd": ("SGD", {"momentum": 0.9}),
+#: Parameters that only some encoders use. One set to a value other than its default
+#: with another encoder gets a warning naming it (as sklearn does).
+ENCODER_PARAMS = {
+    "embeddings": ("lstm", "transformer"),
+    "embedding_dim": ("lstm", "transformer"),
+    "embedding_dropout": ("lstm", "transformer"),
+    "aspect_size": ("lstm", "transformer"),
+    "lowercase": ("lstm", "transformer"),
+    "min_count": ("lstm", "transformer"),
+    "hidden_size": ("lstm",),
+    "bidirectional": ("lstm",),
+    "n_layers": ("transformer",),
+    "n_heads": ("transformer",),
+    "d_model": ("transformer",),
+    "ff_size": ("transformer",),
+    "norm_first": ("transformer",),
+    "positional": ("transformer",),
+    "position_merge": ("transformer",),
+    "transformer_dropout": ("transformer",),
+    "pretrained_model": ("pretrained",),
+    "pretrained_input": ("pretrained",),
 }
-# Pairs per inference batch: 128 measured faster than 64 or 256 on a 2-core CPU (the
-# (B, K, T, D) attention tensor stays in cache).
-_INFERENCE_BATCH = 128
+#: Parameters of the attention layer, unused by ``variant="ae"``.
+ATTENTION_PARAMS = ("attention_score", "attention_heads")
 
-
-class _Prepared(NamedTuple):
-    """What a text pipeline hands to ``fit``."""
-
-    texts: EncodedTexts  # one row per pair
-    terms: EncodedTexts | None  # aspect-term ids, one row per pair (terms only)
-    module_kwargs: dict
-    build_module: Callable[[], torch.nn.Module]  # used inside fit only
-    tokenizer: object
-    vocabulary: Vocabulary | None
-    coverage: float
+#: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
+FITTED_ATTRIBUTES = (
+    "classes_",
+    "aspect_type_",
+    "aspects_",
+    "text_pipeline_",
+    "embedding_coverage_",
+    "module_config_",
+    "module_",
+    "device_",
+    "history_",
+    "best_epoch_",
+    "interrupted_",
+    "fit_time_",
+    "n_features_in_",
+    "feature_names_in_",  # only when fitted on a DataFrame
+)
+_DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")
 
 
 def _resolve_seed(random_state) -> int:
@@ -87,6 +129,7 @@ def _private_torch_rng(seed: int, device: str):
         yield
 
 
+@persistence.register
 class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     """Aspect-level sentiment classifier: an LSTM or transformer with aspect attention.
 
@@ -161,13 +204,24 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         Pre-norm (LayerNorm before each sublayer) or post-norm (after the residual).
     positional : {"sinusoidal", "learned"}, default="sinusoidal"
         Fixed sinusoidal encodings (Vaswani et al., 2017), or learned ones for up to
-        ``max_len`` positions.
+        ``max_len`` positions (sentences are cut to ``max_len`` tokens first).
+    position_merge : {"add", "concat"}, default="add"
+        Position vectors added to the word vectors, or concatenated to them
+        (``x_i = [W emb(w_i); pos(i)]``, half of ``d_model`` each).
     transformer_dropout : float, default=0.1
-    attention_score : {"additive", "concat"}, default="additive"
-        ``"concat"`` is the formula printed in the paper, where the aspect term
-        cancels in the softmax (AT-LSTM then ignores the aspect); ``"additive"``
-        lets the aspect shape the weights. See
-        :class:`aspectattn.modules.AspectAttention`.
+    attention_score : {"additive", "dot", "general", "scaled_dot", "concat"}, \
+default="additive"
+        How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.attention`):
+        ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
+        ``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
+        ``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;
+        ``"concat"`` the formula printed in the paper, where the aspect cancels in
+        the softmax (AT then ignores the aspect).
+    attention_heads : int, default=1
+        Several queries per aspect, each its own projection of ``v_a`` over a
+        ``1/m`` slice of the projected states; the pooled vectors are
+        concatenated and projected back. Must divide the encoder's state size.
+        ``explain`` then returns weights per head.
     dropout : float, default=0.5
         Dropout on the final sentence representation, as in Wang et al.'s code.
     embedding_dropout : float, default=0.5
@@ -186,6 +240,15 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
     weight_decay : float, default=0.0
         L2 penalty on all weights except the word vectors.
     batch_size : int, default=32
+        Pairs per training batch.
+    batch_by : {"auto", "sentence", "pair"}, default="auto"
+        ``"sentence"``: training batches hold whole sentences with all their
+        aspects, and the encoder runs once per sentence for all of them (joint
+        training over the aspects of a sentence; same loss as per pair).
+        ``"pair"``: pairs are shuffled independently. ``"auto"``: ``"sentence"``
+        when the encoder does not see the aspect (``variant="at"`` with any
+        encoder but ``pretrained_input="pair"``), else ``"pair"``. Prediction
+        always encodes each distinct sentence once when the encoder allows it.
     max_epochs : int, default=20
     gradient_clip : float or None, default=None
         Clip the gradient norm to this value.
@@ -229,17 +292,26 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         The aspect kind used.
     aspects_ : ndarray of str
         The aspect categories seen in ``fit`` (empty for terms).
-    vocabulary_ : :class:`aspectattn.text.Vocabulary`
-        Word-to-id mapping (``vocabulary_.index_``).
+    text_pipeline_ : :class:`aspectattn.pipelines.WordPipeline` or \
+:class:`~aspectattn.pipelines.SubwordPipeline`
+        Turns text into model input, the same way in fit and predict.
+    vocabulary_ : :class:`aspectattn.text.Vocabulary` or None
+        Word-to-id mapping (``vocabulary_.index_``); None with a pretrained encoder.
     embedding_coverage_ : float
         Share of vocabulary words that had a pretrained vector.
     module_ : :class:`aspectattn.modules.AspectAttentionModel`
         The trained torch module.
+    module_config_ : dict
+        The keyword arguments that rebuild ``module_``.
+    device_ : str
+        The device ``module_`` lives on.
     history_ : list of dict
         Per-epoch training record (``train_loss``, ``valid_loss``, ``valid_acc``,
         ``valid_f1``, ``dur``...).
     best_epoch_ : int
         The epoch whose weights are kept.
+    fit_time_ : float
+        Seconds spent training.
     interrupted_ : bool
         Training was interrupted (``KeyboardInterrupt``) before ``max_epochs``: the
         weights are those of the best epoch so far (validation metric, or training
@@ -279,8 +351,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "aspect_size": [None, Interval(int, 1, None)],
         "hidden_size": [Interval(int, 1, None)],
         "bidirectional": [Options({True, False})],
-        "attention_score": [Options({"additive", "concat"})],
-        "encoder": [Options({"lstm", "transformer", "pretrained"})],
+        "attention_score": [Options(set(ATTENTION_SCORES))],
+        "attention_heads": [Interval(int, 1, None)],
+        "encoder": [Options(set(ENCODERS))],
         "pretrained_model": [None, InstanceOf((str, os.PathLike), "a path")],
         "pretrained_input": [Options({"vector", "pair"})],
         "n_layers": [Interval(int, 1, None)],
@@ -289,16 +362,18 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         "ff_size": [None, Interval(int, 1, None)],
         "norm_first": [Options({True, False})],
         "positional": [Options({"sinusoidal", "learned"})],
+        "position_merge": [Options({"add", "concat"})],
         "transformer_dropout": [Interval(float, 0, 1, "left")],
         "dropout": [Interval(float, 0, 1, "left")],
         "embedding_dropout": [Interval(float, 0, 1, "left")],
         "lowercase": [Options({True, False})],
         "min_count": [Interval(int, 1, None)],
         "max_len": [Interval(int, 1, None)],
-        "optimizer": [Options(set(_OPTIMIZERS))],
+        "optimizer": [Options(set(training.OPTIMIZERS))],
         "lr": [Interval(float, 0, None, "neither")],
         "weight_decay": [Interval(float, 0, None)],
         "batch_size": [Interval(int, 1, None)],
+        "batch_by": [Options({"auto", "sentence", "pair"})],
         "max_epochs": [Interval(int, 1, None)],
         "gradient_clip": [None, Interval(float, 0, None, "neither")],
         "class_weight": [None, Options({"balanced"}), InstanceOf((dict,), "a dict")],
@@ -317,7 +392,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "a numpy RandomState or Generator",
             ),
         ],
-        "device": [InstanceOf((str,), "a string such as 'auto', 'cpu' or 'cuda'")],
+        "device": [
+            Options.matching(_DEVICE_RE, "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")
+        ],
         "verbose": [Interval(int, 0, None)],
     }
 
@@ -334,6 +411,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         hidden_size=300,
         bidirectional=False,
         attention_score="additive",
+        attention_heads=1,
         encoder="lstm",
         pretrained_model=None,
         pretrained_input="vector",
@@ -343,6 +421,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         ff_size=None,
         norm_first=True,
         positional="sinusoidal",
+        position_merge="add",
         transformer_dropout=0.1,
         dropout=0.5,
         embedding_dropout=0.5,
@@ -353,6 +432,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         lr=1e-3,
         weight_decay=0.0,
         batch_size=32,
+        batch_by="auto",
         max_epochs=20,
         gradient_clip=None,
         class_weight=None,
@@ -377,6 +457,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
         self.attention_score = attention_score
+        self.attention_heads = attention_heads
         self.encoder = encoder
         self.pretrained_model = pretrained_model
         self.pretrained_input = pretrained_input
@@ -386,6 +467,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.ff_size = ff_size
         self.norm_first = norm_first
         self.positional = positional
+        self.position_merge = position_merge
         self.transformer_dropout = transformer_dropout
         self.dropout = dropout
         self.embedding_dropout = embedding_dropout
@@ -396,6 +478,7 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.lr = lr
         self.weight_decay = weight_decay
         self.batch_size = batch_size
+        self.batch_by = batch_by
         self.max_epochs = max_epochs
         self.gradient_clip = gradient_clip
         self.class_weight = class_weight
@@ -420,11 +503,12 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         validate_params(self, self._parameter_constraints)
+        name = type(self).__name__
         if self.encoder == "pretrained":
             if self.pretrained_model is None:
                 raise ValueError(
                     f"encoder='pretrained' needs pretrained_model= (a local Hugging "
-                    f"Face checkpoint directory) in {type(self).__name__}."
+                    f"Face checkpoint directory) in {name}."
                 )
             if self.variant != "at":
                 raise ValueError(
@@ -435,14 +519,34 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if self.encoder == "transformer" and self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} "
-                f"in {type(self).__name__} (each head gets d_model / n_heads "
-                "dimensions)."
+                f"in {name} (each head gets d_model / n_heads dimensions)."
             )
         if self.early_stopping and self.validation_fraction is None:
             raise ValueError(
                 f"early_stopping=True needs a validation split: set validation_fraction"
-                f" (e.g. 0.1) on {type(self).__name__}."
+                f" (e.g. 0.1) on {name}."
             )
+        self._warn_unused_params()
+
+    def _warn_unused_params(self) -> None:
+        """Warn about parameters set to a non-default value that these settings
+        ignore, in sklearn's words."""
+        defaults = type(self)().get_params()
+        unused = [
+            (param, f"encoder={self.encoder!r}")
+            for param, encoders in ENCODER_PARAMS.items()
+            if self.encoder not in encoders
+        ]
+        if self.variant == "ae":
+            unused += [(param, "variant='ae'") for param in ATTENTION_PARAMS]
+        for param, setting in unused:
+            value = getattr(self, param)
+            if value is not defaults[param] and value != defaults[param]:
+                warnings.warn(
+                    f"The parameter {param!r} is not used when {setting}.",
+                    AspectAttnWarning,
+                    stacklevel=3,
+                )
 
     # ------------------------------------------------------------------------- fitting
     def fit(self, X, y):
@@ -471,52 +575,79 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         seed = _resolve_seed(self.random_state)
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
-
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
-        if aspect_type == "category":
-            categories = np.array(sorted(set(aspects)), dtype=object)
-        else:
-            categories = np.array([], dtype=object)
-        aspect_index = {a: i for i, a in enumerate(categories)}
-        prepare = (
-            self._prepare_pretrained
-            if self.encoder == "pretrained"
-            else self._prepare_words
+        categories = np.array(
+            sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
         )
-        prep = prepare(texts, aspects, aspect_type, categories, len(classes), seed, rng)
-        if aspect_type == "category":
-            aspect_data = np.array([aspect_index[a] for a in aspects], dtype=np.int64)
+        if self.encoder == "pretrained":
+            pipeline, config, init, coverage = self._pretrained_pipeline(
+                aspect_type, categories
+            )
         else:
-            aspect_data = prep.terms
-        dataset = PairDataset(prep.texts, aspect_data, y_index)
-        module_kwargs = prep.module_kwargs
+            pipeline, config, init, coverage = self._word_pipeline(
+                texts, aspects, aspect_type, categories, seed, rng
+            )
+        module_config = dict(
+            config,
+            n_classes=len(classes),
+            aspect_type=aspect_type,
+            n_aspects=max(len(categories), 1),
+            variant=self.variant,
+            attention_score=self.attention_score,
+            attention_heads=self.attention_heads,
+            dropout=self.dropout,
+        )
+        sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
+        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index)
+        # The same text is one sentence (numbered in sorted order, as always).
+        groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
+        train_ds, valid_ds = training.split_sentences(
+            dataset, groups, self.validation_fraction, rng
+        )
 
-        train_ds, valid_ds = self._split(dataset, texts, rng)
         with _private_torch_rng(seed, device):
-            module = prep.build_module()
-            fingerprint = self._fingerprint(texts, aspects, labels)
-            net, tracker, stopper = self._build_net(
-                module, valid_ds, y_index, classes, rng, device, fingerprint
+            module = AspectAttentionModel(**module_config)
+            init(module)
+            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
+            keep_sentences = self.batch_by == "sentence" or (
+                self.batch_by == "auto" and not module.encoder_sees_aspect
+            )
+            if self.batch_by == "sentence" and module.encoder_sees_aspect:
+                raise ValueError(
+                    "batch_by='sentence' needs an encoder that does not see the "
+                    "aspect (variant='at', and pretrained_input='vector' with a "
+                    f"pretrained encoder); got variant={self.variant!r}."
+                )
+            config = training.TrainingConfig(
+                optimizer=self.optimizer,
+                lr=self.lr,
+                weight_decay=self.weight_decay,
+                embedding_lr=self.embedding_lr,
+                batch_size=self.batch_size,
+                max_epochs=self.max_epochs,
+                gradient_clip=self.gradient_clip,
+                class_weight=self.class_weight,
+                scoring=self.scoring,
+                early_stopping=self.early_stopping,
+                patience=self.patience,
+                keep_sentences=keep_sentences,
+                verbose=self.verbose,
+            )
+            checkpoint = None
+            if self.checkpoint_dir is not None:
+                run = training.fingerprint(
+                    self.get_params(), seed, texts, aspects, labels
+                )
+                checkpoint = (training.checkpoint_path(self.checkpoint_dir, run), run)
+            net, tracker = training.build_net(
+                module, config, valid_ds, y_index, classes, rng, device, checkpoint
             )
             start = time.perf_counter()
-            self._train(net, train_ds, tracker, rng, fingerprint)
+            history, best_epoch, interrupted = training.fit_net(
+                net, train_ds, tracker, rng, checkpoint
+            )
             fit_time = time.perf_counter() - start
-        history = [
-            {k: v for k, v in row.items() if k != "batches"}
-            for row in net.history
-            if "dur" in row  # an interrupted epoch has no complete record
-        ]
-        stopped_early = stopper is not None and stopper.stopped_
-        interrupted = not stopped_early and len(history) < self.max_epochs
-        if tracker.best_weights_ is not None and (
-            stopped_early
-            or interrupted
-            or (self.early_stopping and tracker.best_epoch_ != len(history))
-        ):
-            net.module_.load_state_dict(tracker.best_weights_)
-            best_epoch = tracker.best_epoch_
-        else:
-            best_epoch = len(history)
         if interrupted:
             warnings.warn(
                 f"Training was interrupted after {len(history)} complete epoch(s); "
@@ -524,379 +655,165 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 AspectAttnWarning,
                 stacklevel=2,
             )
-
-        # Everything below is the fitted state; the skorch net (optimizer state,
-        # callbacks) is dropped so the fitted model stays small and pickle-safe.
-        self.classes_ = classes
-        self.aspect_type_ = aspect_type
-        self.aspects_ = categories
-        self._aspect_index = aspect_index
-        self.tokenizer_ = prep.tokenizer
-        self.vocabulary_ = prep.vocabulary
-        self.embedding_coverage_ = prep.coverage
-        self.module_kwargs_ = module_kwargs
-        self.module_ = net.module_.eval()
-        self.device_ = device
-        self.history_ = history
-        self.best_epoch_ = best_epoch
-        self.interrupted_ = interrupted
-        self.fit_time_ = fit_time
-        self.n_features_in_ = 2
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
+        # the fitted model stays small and pickle-safe.
+        self._set_fitted(
+            classes_=classes,
+            aspect_type_=aspect_type,
+            aspects_=categories,
+            text_pipeline_=pipeline,
+            embedding_coverage_=coverage,
+            module_config_=module_config,
+            module_=net.module_.eval(),
+            device_=device,
+            history_=history,
+            best_epoch_=best_epoch,
+            interrupted_=interrupted,
+            fit_time_=fit_time,
+            n_features_in_=2,
+            feature_names_in_=feature_names,
+        )
         return self
 
-    def _prepare_words(
-        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
-    ) -> _Prepared:
-        """Word-level text pipeline: tokenizer, vocabulary, gensim word vectors."""
-        tokenizer = Tokenizer(lowercase=self.lowercase)
-        token_lists = tokenizer.tokenize_many(texts)
-        _check_nonempty_tokens(token_lists, texts)
-        term_lists = tokenizer.tokenize_many(aspects) if aspect_type == "term" else []
-        vocab = Vocabulary(min_count=self.min_count).fit(token_lists + term_lists)
-        vectors, dim = _emb.resolve_word_vectors(
-            self.embeddings, self.embedding_dim, token_lists, seed
+    def _word_pipeline(self, texts, aspects, aspect_type, categories, seed, rng):
+        """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
+        how to initialise the module; the share of words with a vector."""
+        terms = aspects if aspect_type == "term" else []
+        pipeline = WordPipeline(self.lowercase, self.min_count, self.max_len)
+        pipeline.fit(texts, terms)
+        matrix, found, vectors, dim = pipeline.word_vectors(
+            self.embeddings, self.embedding_dim, texts, seed, rng
         )
-        matrix, found = _emb.build_embedding_matrix(vocab.words_, vectors, dim, rng)
-        terms = vocab.encode(term_lists) if aspect_type == "term" else None
-        module_kwargs = dict(
-            vocab_size=len(vocab),
-            embedding_dim=dim,
-            n_classes=n_classes,
-            aspect_type=aspect_type,
-            n_aspects=max(len(categories), 1),
-            aspect_size=self.aspect_size or dim,
-            hidden_size=self.hidden_size,
-            variant=self.variant,
-            bidirectional=self.bidirectional,
-            dropout=self.dropout,
-            embedding_dropout=self.embedding_dropout,
-            attention_score=self.attention_score,
+        encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
+        if self.encoder == "lstm":
+            encoder_config.update(
+                hidden_size=self.hidden_size, bidirectional=self.bidirectional
+            )
+        else:
+            encoder_config.update(
+                d_model=self.d_model,
+                n_layers=self.n_layers,
+                n_heads=self.n_heads,
+                ff_size=self.ff_size or 4 * self.d_model,
+                dropout=self.transformer_dropout,
+                norm_first=self.norm_first,
+                positional=self.positional,
+                position_merge=self.position_merge,
+                max_len=self.max_len,
+            )
+        encoder_config["embedding_dropout"] = self.embedding_dropout
+        config = dict(
             encoder=self.encoder,
-            n_layers=self.n_layers,
-            n_heads=self.n_heads,
-            d_model=self.d_model,
-            ff_size=self.ff_size or 4 * self.d_model,
-            norm_first=self.norm_first,
-            positional=self.positional,
-            max_len=self.max_len,
-            transformer_dropout=self.transformer_dropout,
+            encoder_config=encoder_config,
+            aspect_size=self.aspect_size or dim,
+        )
+        names = (
+            [phrase_vector(vectors, name) for name in categories]
+            if vectors is not None
+            else []
         )
 
-        def build_module():
-            module = AspectAttentionModel(**module_kwargs)
+        def init(module):
             with torch.no_grad():
                 module.embedding.weight.copy_(torch.from_numpy(matrix))
-                if aspect_type == "category":
-                    _init_category_vectors(module, categories, vectors, dim)
-            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
-            return module
+                table = getattr(module, "aspect_embedding", None)
+                for i, vec in enumerate(names):  # start from the names' vectors
+                    if vec is not None and table.weight.shape[1] == len(vec):
+                        table.weight[i] = torch.from_numpy(vec)
 
-        return _Prepared(
-            vocab.encode(token_lists, self.max_len),
-            terms,
-            module_kwargs,
-            build_module,
-            tokenizer,
-            vocab,
-            _emb.vector_coverage(found),
+        return (
+            pipeline,
+            config,
+            init,
+            float(found[2:].mean()) if len(found) > 2 else 0.0,
         )
 
-    def _prepare_pretrained(
-        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
-    ) -> _Prepared:
-        """Sub-word pipeline of a pretrained checkpoint (see aspectattn.pretrained)."""
-        from .pretrained import (
-            PretrainedAspectModel,
-            SubwordTokenizer,
-            read_checkpoint_dir,
+    def _pretrained_pipeline(self, aspect_type, categories):
+        """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.pretrained`)."""
+        pipeline, pretrained_config, weights = SubwordPipeline.from_checkpoint(
+            self.pretrained_model, self.max_len, self.pretrained_input == "pair"
+        )
+        config = dict(
+            encoder="pretrained",
+            encoder_config=dict(
+                # JSON-clean (integer keys of label maps become strings), so the
+                # fitted state is the same before and after a save/load.
+                pretrained_config=json.loads(json.dumps(pretrained_config)),
+                pair_input=pipeline.aspect_in_tokens,
+                sep_id=pipeline.tokenizer.sep_id,
+            ),
+            aspect_size=None,
         )
 
-        config, files, weights = read_checkpoint_dir(self.pretrained_model)
-        tokenizer = SubwordTokenizer(files)
-        pair = self.pretrained_input == "pair"
-        encoded = tokenizer.encode(texts, self.max_len, aspects if pair else None)
-        terms = tokenizer.encode_terms(aspects) if aspect_type == "term" else None
-        module_kwargs = dict(
-            pretrained_config=config,
-            n_classes=n_classes,
-            aspect_type=aspect_type,
-            n_aspects=max(len(categories), 1),
-            attention_score=self.attention_score,
-            dropout=self.dropout,
-            pair_input=pair,
-            sep_id=tokenizer.sep_id,
-        )
-
-        def build_module():
-            module = PretrainedAspectModel(**module_kwargs)
-            module.encoder.load_state_dict(weights)
+        def init(module):
+            module.encoder.model.load_state_dict(weights)
             if aspect_type == "category":  # start from the names' sub-word vectors
-                names = tokenizer.encode_terms(list(categories))
+                names = pipeline.encode_terms(list(categories))
                 ids, _ = names.pad(np.arange(len(categories)))
                 with torch.no_grad():
                     module.aspect_embedding.weight.copy_(
                         masked_mean_embedding(module.embedding, torch.from_numpy(ids))
                     )
-            return module
 
-        return _Prepared(
-            encoded, terms, module_kwargs, build_module, tokenizer, None, 1.0
-        )
+        return pipeline, config, init, 1.0
 
-    def _split(self, dataset: PairDataset, texts, rng):
-        """Hold out whole sentences for validation."""
-        if self.validation_fraction is None:
-            return dataset, None
-        distinct, sentence_of_pair = np.unique(
-            np.asarray(texts, dtype=object), return_inverse=True
-        )
-        n_valid = int(round(self.validation_fraction * len(distinct)))
-        if n_valid < 1 or n_valid >= len(distinct):
-            raise InputError(
-                f"validation_fraction={self.validation_fraction} of "
-                f"{len(distinct)} distinct sentences leaves an empty training or "
-                "validation set; use more data or another fraction."
-            )
-        valid_sentences = rng.permutation(len(distinct))[:n_valid]
-        is_valid = np.isin(sentence_of_pair, valid_sentences)
-        return (
-            dataset.subset(np.flatnonzero(~is_valid)),
-            dataset.subset(np.flatnonzero(is_valid)),
-        )
-
-    def _build_net(self, module, valid_ds, y_index, classes, rng, device, fingerprint):
-        from skorch import NeuralNetClassifier
-        from skorch.callbacks import EpochScoring, GradientNormClipping
-        from skorch.helper import predefined_split
-
-        from .callbacks import BestWeights, EpochCheckpoint, StopWhenStalled
-
-        callbacks = []
-        if valid_ds is not None:
-            callbacks.append(
-                (
-                    "valid_f1",
-                    EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
-                )
-            )
-            monitor, lower = {
-                "loss": ("valid_loss", True),
-                "accuracy": ("valid_acc", False),
-                "f1_macro": ("valid_f1", False),
-            }[self.scoring]
-        else:
-            monitor, lower = "train_loss", True
-        # Order matters: note the best epoch, then checkpoint, then maybe stop.
-        tracker = BestWeights(monitor, lower_is_better=lower)
-        callbacks.append(("best_weights", tracker))
-        if self.checkpoint_dir is not None:
-            callbacks.append(
-                (
-                    "checkpoint",
-                    EpochCheckpoint(
-                        self._checkpoint_path(fingerprint), fingerprint, tracker, rng
-                    ),
-                )
-            )
-        stopper = None
-        if self.early_stopping:
-            stopper = StopWhenStalled(tracker, self.patience)
-            callbacks.append(("early_stopping", stopper))
-        if self.gradient_clip is not None:
-            callbacks.append(("clip", GradientNormClipping(self.gradient_clip)))
-        optimizer_name, optimizer_defaults = _OPTIMIZERS[self.optimizer]
-        optimizer_kwargs = {f"optimizer__{k}": v for k, v in optimizer_defaults.items()}
-        embedding_group = {"weight_decay": 0.0}
-        if self.embedding_lr is not None:
-            embedding_group["lr"] = self.embedding_lr
-        net = NeuralNetClassifier(
-            module,
-            criterion=torch.nn.CrossEntropyLoss,
-            criterion__weight=self._class_weight_tensor(y_index, classes),
-            optimizer=getattr(torch.optim, optimizer_name),
-            lr=self.lr,
-            optimizer__weight_decay=self.weight_decay,
-            # One fused kernel for the whole update instead of ~10 tensor ops per
-            # parameter: 0.18 -> 0.04 s of a 1.4 s epoch (ATAE, CPU).
-            optimizer__fused=True,
-            optimizer__param_groups=[("embedding.weight", embedding_group)],
-            **optimizer_kwargs,
-            batch_size=self.batch_size,
-            max_epochs=self.max_epochs,
-            train_split=None if valid_ds is None else predefined_split(valid_ds),
-            iterator_train=BucketLoader,
-            iterator_train__shuffle=True,
-            iterator_train__generator=rng,
-            iterator_valid=BucketLoader,
-            iterator_valid__batch_size=max(self.batch_size, _INFERENCE_BATCH),
-            callbacks=callbacks,
-            classes=list(range(len(classes))),
-            device=device,
-            verbose=self.verbose,
-        )
-        return net, tracker, stopper
-
-    def _checkpoint_path(self, fingerprint: str):
-        from pathlib import Path
-
-        return Path(self.checkpoint_dir) / f"aspectattn-{fingerprint[:20]}.ckpt"
-
-    def _fingerprint(self, texts, aspects, labels) -> str:
-        """Identifies a training run: hyperparameters (that change the result) and
-        data. A checkpoint is only resumed by the run that wrote it."""
-        import hashlib
-        import json
-
-        params = {
-            k: v
-            for k, v in self.get_params().items()
-            if k not in ("verbose", "checkpoint_dir", "device")
-        }
-        digest = hashlib.sha256(
-            json.dumps(params, sort_keys=True, default=repr).encode()
-        )
-        for text, aspect, label in zip(texts, aspects, labels, strict=True):
-            digest.update(f"{text}\x00{aspect}\x00{label!r}\x01".encode())
-        return digest.hexdigest()
-
-    def _train(self, net, train_ds, tracker, rng, fingerprint) -> None:
-        """``net.fit``, or resume from this run's checkpoint when there is one."""
-        state = None
-        if self.checkpoint_dir is not None:
-            from .callbacks import load_checkpoint
-
-            state = load_checkpoint(self._checkpoint_path(fingerprint), fingerprint)
-        if state is None:
-            net.fit(train_ds, y=None)
-            return
-        import json
-
-        from skorch.history import History
-
-        net.initialize()
-        net.module_.load_state_dict(state["module"])
-        net.optimizer_.load_state_dict(state["optimizer"])
-        net.history = History(json.loads(state["history"]))
-        tracker.restore(state["best_weights"] or None)
-        torch.set_rng_state(state["torch_rng"])
-        rng.bit_generator.state = json.loads(state["numpy_rng"])
-        done = len(net.history)
-        if self.verbose:
-            print(f"Resuming from checkpoint after epoch {done}.")
-        if done < self.max_epochs:
-            net.partial_fit(train_ds, y=None, epochs=self.max_epochs - done)
-
-    def _class_weight_tensor(self, y_index, classes):
-        if self.class_weight is None:
-            return None
-        from sklearn.utils.class_weight import compute_class_weight
-
-        if isinstance(self.class_weight, dict):
-            unknown = set(self.class_weight) - set(classes.tolist())
-            if unknown:
-                raise ValueError(
-                    f"class_weight has labels that are not in y: "
-                    f"{sorted(map(str, unknown))}; y has "
-                    f"{classes.tolist()}."
-                )
-            weight = {
-                i: float(self.class_weight.get(c, 1.0))
-                for i, c in enumerate(classes.tolist())
-            }
-        else:
-            weight = "balanced"
-        weights = compute_class_weight(
-            weight, classes=np.arange(len(classes)), y=y_index
-        )
-        return torch.tensor(weights, dtype=torch.float32)
-
-    # ---------------------------------------------------------------------- inference
-    def _encode_texts(self, texts, aspects=None) -> tuple[EncodedTexts, object]:
-        """Texts as model input ids, and a way to get their tokens back."""
-        if self.vocabulary_ is None:  # pretrained checkpoint: its sub-word tokens
-            pair = self.module_.aspect_in_input
-            encoded = self.tokenizer_.encode(
-                texts, self.max_len, aspects if pair else None
-            )
-
-            def tokens():
-                return [
-                    self.tokenizer_.tokens(encoded.ids[lo:hi])
-                    for lo, hi in zip(
-                        encoded.offsets[:-1], encoded.offsets[1:], strict=True
-                    )
-                ]
-
-            return encoded, tokens
-        token_lists = self.tokenizer_.tokenize_many(texts)
-        _check_nonempty_tokens(token_lists, texts)
-        return (
-            self.vocabulary_.encode(token_lists, self.max_len),
-            lambda: [t[: self.max_len] for t in token_lists],
-        )
-
-    def _encode_pairs(self, X) -> tuple[PairDataset, object]:
-        check_is_fitted(self, "module_")
-        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        return self._pair_dataset(texts, aspects)
-
-    def _pair_dataset(self, texts, aspects) -> tuple[PairDataset, object]:
-        """Model input for validated pairs, and a way to get their tokens back."""
-        encoded, tokens = self._encode_texts(texts, aspects)
-        return PairDataset(encoded, self._encode_aspects(aspects)), tokens
-
-    def _encode_aspects(self, aspects):
-        if self.aspect_type_ == "term":
-            if self.vocabulary_ is None:
-                return self.tokenizer_.encode_terms(aspects)
-            return self.vocabulary_.encode(self.tokenizer_.tokenize_many(aspects))
-        unknown = sorted(set(aspects) - set(self._aspect_index))
+    def _aspect_input(self, pipeline, aspect_type, categories, aspects):
+        """Category ids (n,), or the terms' token ids (EncodedTexts)."""
+        if aspect_type == "term":
+            return pipeline.encode_terms(aspects)
+        index = {a: i for i, a in enumerate(categories)}
+        unknown = sorted(set(aspects) - set(index))
         if unknown:
             raise UnknownAspectError(
                 f"Aspect categor{'y' if len(unknown) == 1 else 'ies'} {unknown[:10]} "
                 f"{'was' if len(unknown) == 1 else 'were'} not seen in fit; this model "
-                f"knows {list(self.aspects_)}. Refit with examples of the new aspect "
+                f"knows {list(categories)}. Refit with examples of the new aspect "
                 "or use aspect_type='term'."
             )
-        return np.array([self._aspect_index[a] for a in aspects], dtype=np.int64)
+        return np.fromiter((index[a] for a in aspects), np.int64, len(aspects))
 
-    def _to_device(self, batch):
-        return {k: v.to(self.device_) for k, v in batch.items()}
+    # ---------------------------------------------------------------------- inference
+    def encode(self, X) -> PairDataset:
+        """The model input for pairs ``X``: each distinct sentence encoded once, the
+        aspects as ids. The first step of every prediction method; a seam for
+        benchmarks and custom loops (see :mod:`aspectattn.inference`)."""
+        check_is_fitted(self, "module_")
+        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
+        return self._dataset(texts, aspects)
 
-    def _logits(self, dataset: PairDataset, attention: bool = False):
-        n_classes = len(self.classes_)
-        logits = np.empty((len(dataset), n_classes), dtype=np.float32)
-        alphas = [None] * len(dataset) if attention else None
-        with torch.inference_mode():
-            for index in length_sorted_batches(dataset.lengths, _INFERENCE_BATCH):
-                batch = self._to_device(dataset.batch(index))
-                if attention:
-                    out, alpha = self.module_(**batch, return_attention=True)
-                    alpha = alpha.cpu().numpy()
-                    for row, i in enumerate(index):
-                        alphas[i] = alpha[row, : dataset.lengths[i]]
-                else:
-                    out = self.module_(**batch)
-                logits[index] = out.float().cpu().numpy()
-        return logits, alphas
+    def _dataset(self, texts, aspects) -> PairDataset:
+        sentences, index = self.text_pipeline_.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(
+            self.text_pipeline_, self.aspect_type_, self.aspects_, aspects
+        )
+        return PairDataset(sentences, index, aspect_data)
 
     def decision_function(self, X) -> np.ndarray:
-        """Unnormalised class scores (logits), shape (n_pairs, n_classes)."""
-        dataset, _ = self._encode_pairs(X)
-        return self._logits(dataset)[0]
+        """Unnormalised class scores (logits).
+
+        Returns
+        -------
+        ndarray of shape (n_pairs, n_classes), or (n_pairs,) with two classes: the
+        score of ``classes_[1]`` against ``classes_[0]``, as scikit-learn expects.
+        """
+        logits = self._logits(self.encode(X))
+        if len(self.classes_) == 2:
+            return logits[:, 1] - logits[:, 0]
+        return logits
+
+    def _logits(self, dataset: PairDataset) -> np.ndarray:
+        return inference.pair_logits(
+            self.module_, dataset, self.device_, len(self.classes_)
+        )
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, shape (n_pairs, n_classes), columns as ``classes_``."""
-        return softmax(self.decision_function(X).astype(np.float64), axis=1)
+        return softmax(self._logits(self.encode(X)).astype(np.float64), axis=1)
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels (the original labels of ``y``), shape (n_pairs,)."""
-        scores = self.decision_function(X)  # checks fitted first
-        return self.classes_[np.argmax(scores, axis=1)]
+        logits = self._logits(self.encode(X))  # checks fitted first
+        return self.classes_[np.argmax(logits, axis=1)]
 
     def explain(self, X) -> list[dict]:
         """Attention weights per token, with the prediction, for each pair.
@@ -906,7 +823,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         list of dict
             One per pair with keys ``text``, ``aspect``, ``tokens`` (as the model saw
             them, after lower-casing and truncation), ``weights`` (ndarray, one per
-            token, summing to 1), ``label`` and ``proba`` (ndarray over
+            token, summing to 1; with several attention heads their mean, which also
+            sums to 1), ``head_weights`` (ndarray (heads, tokens), only with
+            ``attention_heads > 1``), ``label`` and ``proba`` (ndarray over
             ``classes_``).
         """
         check_is_fitted(self, "module_")
@@ -916,23 +835,30 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "use variant='at' or 'atae' to get attention weights."
             )
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        dataset, tokens = self._pair_dataset(texts, aspects)
-        token_lists = tokens()
-        logits, alphas = self._logits(dataset, attention=True)
+        dataset = self._dataset(texts, aspects)
+        pipeline = self.text_pipeline_
+        sentence_tokens = pipeline.tokens(dataset.sentences, distinct_index(texts)[0])
+        logits, alphas = inference.pair_logits(
+            self.module_, dataset, self.device_, len(self.classes_), attention=True
+        )
         proba = softmax(logits.astype(np.float64), axis=1)
-        return [
-            {
+        out = []
+        for i, (t, a, w, p) in enumerate(
+            zip(texts, aspects, alphas, proba, strict=True)
+        ):
+            w = w.astype(np.float64)
+            entry = {
                 "text": t,
                 "aspect": a,
-                "tokens": toks,
-                "weights": w.astype(np.float64),
+                "tokens": sentence_tokens[dataset.sentence[i]],
+                "weights": w if w.ndim == 1 else w.mean(0),
                 "label": self.classes_[p.argmax()],
                 "proba": p,
             }
-            for t, a, toks, w, p in zip(
-                texts, aspects, token_lists, alphas, proba, strict=True
-            )
-        ]
+            if w.ndim == 2:
+                entry["head_weights"] = w
+            out.append(entry)
+        return out
 
     def self_attention(self, X) -> list[np.ndarray]:
         """Self-attention maps of the transformer (or pretrained) encoder, per pair.
@@ -947,26 +873,15 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         if self.module_.encoder_kind == "lstm":
             raise ValueError(
                 "self_attention needs encoder='transformer' or 'pretrained'; the LSTM "
-                "has no self-attention (use explain for the aspect "
-                "attention)."
+                "has no self-attention (use explain for the aspect attention)."
             )
-        dataset, _ = self._encode_pairs(X)
-        out = [None] * len(dataset)
-        with torch.inference_mode():
-            for index in length_sorted_batches(dataset.lengths, _INFERENCE_BATCH):
-                batch = self._to_device(dataset.batch(index))
-                maps = torch.stack(self.module_.self_attention_maps(**batch), 1)
-                maps = maps.float().cpu().numpy()  # (B, layers, heads, T, T)
-                for row, i in enumerate(index):
-                    n = dataset.lengths[i]
-                    out[i] = maps[row, :, :, :n, :n]
-        return out
+        return inference.self_attention_maps(self.module_, self.encode(X), self.device_)
 
     def predict_proba_aspects(self, texts, aspects=None) -> np.ndarray:
         """Probabilities of every sentence for each of several aspects.
 
-        With ``variant="at"`` each sentence is encoded once and the encoder states
-        are shared by all aspects; AE/ATAE feed the aspect into the encoder, so
+        When the encoder does not see the aspect (``variant="at"``), each sentence is
+        encoded once and the encoder states are shared by all aspects; otherwise
         each (sentence, aspect) pair is encoded.
 
         Parameters
@@ -981,42 +896,32 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_texts, n_aspects, n_classes)
         """
         check_is_fitted(self, "module_")
-        texts = _check_texts(texts)
+        texts = check_texts(texts)
         if aspects is None:
             if self.aspect_type_ != "category":
                 raise ValueError(
                     "aspects is required for a model of aspect_type 'term'."
                 )
             aspects = list(self.aspects_)
-        aspects = _check_texts(aspects, what="aspects")
-        if self.module_.encoder_kind == "pretrained" and self.module_.aspect_in_input:
+        aspects = check_texts(aspects, what="aspects")
+        if self.text_pipeline_.aspect_in_tokens:
             # The aspect is part of the input: every pair is its own sequence.
             pairs = [(t, a) for t in texts for a in aspects]
             proba = self.predict_proba(pairs)
             return proba.reshape(len(texts), len(aspects), -1)
-        encoded, _ = self._encode_texts(texts)
-        aspect_data = self._encode_aspects(aspects)
+        aspect_data = self._aspect_input(
+            self.text_pipeline_, self.aspect_type_, self.aspects_, aspects
+        )
         if isinstance(aspect_data, EncodedTexts):
-            aspect_tensor = torch.from_numpy(
-                aspect_data.pad(np.arange(len(aspects)))[0]
-            )
-        else:
-            aspect_tensor = torch.from_numpy(aspect_data)
-        aspect_tensor = aspect_tensor.to(self.device_)
-        out = np.empty((len(texts), len(aspects), len(self.classes_)), np.float32)
-        with torch.inference_mode():
-            # About 2 * _INFERENCE_BATCH (sentence, aspect) rows per batch.
-            for index in length_sorted_batches(
-                encoded.lengths, max(1, 2 * _INFERENCE_BATCH // len(aspects))
-            ):
-                tokens, lengths = encoded.pad(index)
-                logits, _ = self.module_.forward_many(
-                    torch.from_numpy(tokens).to(self.device_),
-                    torch.from_numpy(lengths).to(self.device_),
-                    aspect_tensor,
-                )
-                out[index] = logits.float().cpu().numpy()
-        return softmax(out.astype(np.float64), axis=-1)
+            aspect_data = aspect_data.pad(np.arange(len(aspects)))[0]
+        logits = inference.aspect_logits(
+            self.module_,
+            self.text_pipeline_.encode(texts),
+            torch.from_numpy(aspect_data),
+            self.device_,
+            len(self.classes_),
+        )
+        return softmax(logits.astype(np.float64), axis=-1)
 
     def predict_aspects(self, texts, aspects=None) -> np.ndarray:
         """Labels of every sentence for each aspect, shape (n_texts, n_aspects).
@@ -1026,7 +931,96 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba_aspects(texts, aspects)  # checks fitted first
         return self.classes_[proba.argmax(-1)]
 
-    # ---------------------------------------------------------------------- pickling
+    # ------------------------------------------------------------ fitted state
+    @property
+    def vocabulary_(self):
+        """The word vocabulary (:class:`aspectattn.text.Vocabulary`), or None for a
+        pretrained encoder."""
+        return getattr(self.text_pipeline_, "vocabulary", None)
+
+    @property
+    def tokenizer_(self):
+        """The tokenizer of the text pipeline."""
+        return self.text_pipeline_.tokenizer
+
+    def _set_fitted(self, **state) -> None:
+        """Set the fitted state: every name in :data:`FITTED_ATTRIBUTES`."""
+        if set(state) != set(FITTED_ATTRIBUTES):
+            raise AssertionError(f"fitted state mismatch: {sorted(state)}")
+        for name in FITTED_ATTRIBUTES:
+            value = state[name]
+            if value is None and name == "feature_names_in_":
+                self.__dict__.pop(name, None)
+            else:
+                setattr(self, name, value)
+
+    def _fitted_state(self) -> dict:
+        """The fitted state as data: JSON-able values, the module as CPU tensors."""
+        state = {
+            name: getattr(self, name, None)
+            for name in FITTED_ATTRIBUTES
+            if name != "module_"
+        }
+        state["text_pipeline_"] = self.text_pipeline_.to_state()
+        state["classes_"] = {
+            "values": self.classes_.tolist(),
+            "dtype": self.classes_.dtype.str,
+        }
+        state["aspects_"] = [str(a) for a in self.aspects_]
+        if state["feature_names_in_"] is not None:
+            state["feature_names_in_"] = [str(c) for c in self.feature_names_in_]
+        return state
+
+    def _module_tensors(self) -> dict[str, torch.Tensor]:
+        return {
+            k: v.detach().cpu().contiguous()
+            for k, v in self.module_.state_dict().items()
+        }
+
+    @classmethod
+    def _from_saved(cls, params: dict, state: dict, tensors: dict):
+        """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
+        read from a file. Validates every field; raises ``ValueError`` or
+        ``TypeError`` on anything unexpected."""
+        estimator = cls()
+        unknown = set(params) - set(estimator.get_params())
+        if unknown:
+            raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
+        estimator.set_params(**params)
+        validate_params(estimator, cls._parameter_constraints)
+        expected = set(FITTED_ATTRIBUTES) - {"module_"}
+        if not isinstance(state, dict) or set(state) != expected:
+            raise ValueError(f"the fitted state must have the keys {sorted(expected)}")
+        fitted = persistence.check_fitted_state(state)
+        fitted["text_pipeline_"] = pipeline_from_state(state["text_pipeline_"])
+        config = fitted["module_config_"] = check_module_config(state["module_config_"])
+        if (
+            config["n_classes"] != len(fitted["classes_"])
+            or config["aspect_type"] != fitted["aspect_type_"]
+            or config["n_aspects"] != max(len(fitted["aspects_"]), 1)
+            or (config["encoder"] == "pretrained")
+            != isinstance(fitted["text_pipeline_"], SubwordPipeline)
+        ):
+            raise ValueError(
+                "the module configuration does not match the classes, aspects or "
+                "text pipeline"
+            )
+        device = fitted["device_"]
+        fitted["device_"] = (
+            device
+            if not device.startswith("cuda") or torch.cuda.is_available()
+            else "cpu"
+        )
+        fitted["module_"] = _build_module(
+            fitted["module_config_"], tensors, fitted["device_"]
+        )
+        estimator._set_fitted(**fitted)
+        if isinstance(estimator.text_pipeline_, SubwordPipeline):
+            n_ids = len(estimator.text_pipeline_.tokenizer._get())
+            if n_ids > estimator.module_.embedding.num_embeddings:
+                raise ValueError("the tokenizer has more ids than the model embeds")
+        return estimator
+
     def __getstate__(self):
         state = self.__dict__.copy()
         module = state.pop("module_", None)
@@ -1039,46 +1033,28 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     def __setstate__(self, state):
         module_state = state.pop("_module_state", None)
+        if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
+            state, module_state = persistence.upgrade_v1_pickle(state, module_state)
         self.__dict__.update(state)
         if module_state is not None:
-            self._restore_module(
-                {k: torch.from_numpy(np.array(v)) for k, v in module_state.items()}
-            )
-
-    def _restore_module(self, state_dict: dict[str, torch.Tensor]) -> None:
-        """Rebuild ``module_`` from ``module_kwargs_`` and CPU weights."""
-        if "pretrained_config" in self.module_kwargs_:
-            from .pretrained import PretrainedAspectModel as model_class
-        else:
-            model_class = AspectAttentionModel
-        with torch.device("meta"):  # no random init: the weights come next
-            module = model_class(**self.module_kwargs_)
-        module.load_state_dict(state_dict, assign=True)
-        if any(t.is_meta for t in module.buffers()):
-            # A library module registered buffers outside the state dict (e.g.
-            # position ids): build for real, without touching the global RNG.
-            with torch.random.fork_rng(devices=[]):
-                module = model_class(**self.module_kwargs_)
-            module.load_state_dict(state_dict)
-        if self.device_.startswith("cuda") and not torch.cuda.is_available():
-            self.device_ = "cpu"
-        self.module_ = module.to(self.device_).eval()
+            tensors = {
+                k: torch.from_numpy(np.array(v)) for k, v in module_state.items()
+            }
+            if self.device_.startswith("cuda") and not torch.cuda.is_available():
+                self.device_ = "cpu"
+            self.module_ = _build_module(self.module_config_, tensors, self.device_)
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` in a format that runs no code on load.
 
         See :func:`aspectattn.persistence.save`.
         """
-        from .persistence import save
-
-        save(self, path)
+        persistence.save(self, path)
 
     @classmethod
     def load(cls, path) -> AspectAttentionClassifier:
         """Read a model written by :meth:`save` (see :mod:`aspectattn.persistence`)."""
-        from .persistence import load
-
-        model = load(path)
+        model = persistence.load(path)
         if not isinstance(model, cls):
             raise TypeError(
                 f"{path} holds a {type(model).__name__}, not a {cls.__name__}"
@@ -1087,35 +1063,15 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------------ helpers
-def _check_texts(values, what="texts") -> list[str]:
-    if isinstance(values, (str, bytes)):
-        raise InputError(
-            f"{what} must be a sequence of strings, got a bare string; "
-            "wrap it in a list."
-        )
-    values = list(values)
-    if not values:
-        raise InputError(f"{what} is empty.")
-    for i, v in enumerate(values):
-        if not isinstance(v, str) or not v.strip():
-            raise InputError(f"{what}[{i}] must be a non-empty string, got {v!r}.")
-    return values
-
-
-def _check_nonempty_tokens(token_lists, texts) -> None:
-    for i, tokens in enumerate(token_lists):
-        if not tokens:
-            raise InputError(
-                f"The text of pair {i} ({texts[i]!r}) has no tokens; "
-                "every text needs at least one word or symbol."
-            )
-
-
-def _init_category_vectors(module, categories, vectors, dim) -> None:
-    """Start each category vector from the word vectors of its name."""
-    if vectors is None or module.aspect_embedding.weight.shape[1] != dim:
-        return
-    for i, name in enumerate(categories):
-        vec = _emb.phrase_vector(vectors, name)
-        if vec is not None:
-            module.aspect_embedding.weight[i] = torch.from_numpy(vec)
+def _build_module(config: dict, tensors: dict, device: str) -> AspectAttentionModel:
+    """The module of ``config`` with weights ``tensors`` (CPU), on ``device``."""
+    with torch.device("meta"):  # no random init: the weights come next
+        module = AspectAttentionModel(**config)
+    module.load_state_dict(tensors, assign=True)
+    if any(t.is_meta for t in module.buffers()):
+        # A library module registered buffers outside the state dict (e.g.
+        # position ids): build for real, without touching the global RNG.
+        with torch.random.fork_rng(devices=[]):
+            module = AspectAttentionModel(**config)
+        module.load_state_dict(tensors)
+    return module.to(device).eval()

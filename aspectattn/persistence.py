@@ -1,10 +1,9 @@
-"""Model files that execute nothing when loaded.
+"""Model files that execute nothing when loaded, and validate everything they hold.
 
 A pickle (``pickle``, ``joblib``) can run arbitrary code when it is loaded, so a model
-file from someone else is a risk. :func:`save` writes a fitted
-:class:`~aspectattn.AspectAttentionClassifier` as one file that holds only tensors and
-JSON text, and :func:`load` reads it with ``torch.load(weights_only=True)``, which
-refuses anything else.
+file from someone else is a risk. :func:`save` writes a fitted estimator as one file
+that holds only tensors and JSON text, and :func:`load` reads it with
+``torch.load(weights_only=True)``, which refuses anything else.
 
 When to use which:
 
@@ -14,22 +13,32 @@ When to use which:
 
 File layout (a torch zip archive)::
 
-    {"format": "aspectattn-model", "format_version": 1,
-     "metadata": "<JSON: library version, hyperparameters, classes, vocabulary,
-                  aspects, module configuration, training history>",
+    {"format": "aspectattn-model", "format_version": 2,
+     "metadata": "<JSON: library version, estimator class, hyperparameters and the
+                  fitted state -- classes, aspects, text pipeline (vocabulary or
+                  sub-word tokenizer), module configuration, training history>",
      "sha256": "<hex digest of the metadata and every tensor>",
      "tensors": {name: tensor, ...}}                      # module weights, on CPU
 
-The digest detects a file altered after it was written (it is an integrity check,
-not a signature). Tensors are stored on the CPU, so a model trained on a GPU loads
-anywhere.
+The digest detects accidental damage; it is not a signature (anyone can recompute
+it). So :func:`load` treats every field as untrusted: each is checked for type and
+range, a sub-word tokenizer is rebuilt in memory from its JSON (never written to
+disk), and anything unexpected raises :class:`ModelFileError`. Files of format 1
+(aspectattn 0.1) are migrated on load. Tensors are stored on the CPU, so a model
+trained on a GPU loads anywhere.
+
+This module does not import the estimators: they register themselves with
+:func:`register` and provide ``_fitted_state``, ``_module_tensors`` and
+``_from_saved``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -37,31 +46,36 @@ import torch
 
 from .exceptions import AspectAttnError
 
-__all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "ModelFileError"]
+__all__ = [
+    "save",
+    "load",
+    "register",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ModelFileError",
+    "check_fitted_state",
+]
 
 FORMAT = "aspectattn-model"
-FORMAT_VERSION = 1
-
-# Fitted attributes stored as JSON (the module weights go in "tensors").
-_FITTED = [
-    "classes_",
-    "aspect_type_",
-    "aspects_",
-    "embedding_coverage_",
-    "module_kwargs_",
-    "device_",
-    "history_",
-    "best_epoch_",
-    "fit_time_",
-    "n_features_in_",
-    "feature_names_in_",
-]
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
+_REGISTRY: dict[str, type] = {}
+_DEVICE_RE = re.compile(r"cpu|mps|cuda(:\d{1,2})?")
+_LABEL_DTYPES = {"<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "<u2", "|u1", "<f8", "<f4"}
+_LABEL_DTYPES |= {"|b1"}
 
 
 class ModelFileError(AspectAttnError, ValueError):
     """A model file is not a valid aspectattn model file of a supported version."""
 
 
+def register(cls: type) -> type:
+    """Class decorator: let :func:`load` rebuild estimators of this class."""
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+# ------------------------------------------------------------------------ JSON
 def _to_json(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return {"__ndarray__": [_to_json(v) for v in value.tolist()]}
@@ -104,13 +118,13 @@ def _digest(metadata: str, tensors: dict[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
+# ------------------------------------------------------------------------ save
 def save(estimator, path) -> None:
     """Write a fitted estimator to ``path`` (tensors + JSON; no pickled objects).
 
     Parameters
     ----------
-    estimator : AspectAttentionClassifier
-        Fitted.
+    estimator : a fitted estimator of aspectattn
     path : str or path-like
     """
     from sklearn.utils.validation import check_is_fitted
@@ -118,35 +132,18 @@ def save(estimator, path) -> None:
     from . import __version__
 
     check_is_fitted(estimator, "module_")
-    if estimator.vocabulary_ is None:  # pretrained: the tokenizer files are the vocab
-        text_pipeline = {"subword_tokenizer": estimator.tokenizer_.files}
-    else:
-        text_pipeline = {
-            "vocabulary": {
-                "words": estimator.vocabulary_.words_,
-                "min_count": estimator.vocabulary_.min_count,
-            },
-            "tokenizer": {"lowercase": estimator.tokenizer_.lowercase},
-        }
     params = estimator.get_params()
     if not (params["random_state"] is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a RandomState object is not data
-    fitted = {
-        name: getattr(estimator, name) for name in _FITTED if hasattr(estimator, name)
-    }
     metadata = json.dumps(
         {
             "library_version": __version__,
             "estimator": type(estimator).__name__,
             "params": _to_json(params),
-            "fitted": _to_json(fitted),
-            **text_pipeline,
+            "fitted": _to_json(estimator._fitted_state()),
         }
     )
-    tensors = {
-        k: v.detach().cpu().contiguous()
-        for k, v in estimator.module_.state_dict().items()
-    }
+    tensors = estimator._module_tensors()
     torch.save(
         {
             "format": FORMAT,
@@ -159,18 +156,18 @@ def save(estimator, path) -> None:
     )
 
 
+# ------------------------------------------------------------------------ load
 def load(path):
-    """Read a model written by :func:`save`. Executes no code from the file.
+    """Read a model written by :func:`save`. Executes no code from the file and
+    writes nothing.
 
     Raises
     ------
     ModelFileError
         The file is not an aspectattn model file, was altered after it was written,
-        or has a format version this library cannot read.
+        has a format version this library cannot read, or holds a field of the
+        wrong type or range.
     """
-    from .estimator import AspectAttentionClassifier
-    from .text import Tokenizer, Vocabulary
-
     try:
         payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -186,37 +183,276 @@ def load(path):
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not an aspectattn model file.")
     version = payload.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in _READABLE_VERSIONS:
         raise ModelFileError(
             f"{path} has model-file format version {version!r}; this aspectattn reads"
-            f" version {FORMAT_VERSION}. Load it with the aspectattn version that "
-            "wrote it (see its metadata) and re-save, or retrain."
+            f" versions {list(_READABLE_VERSIONS)}. Load it with the aspectattn "
+            "version that wrote it (see its metadata) and re-save, or retrain."
         )
-    metadata, tensors = payload["metadata"], payload["tensors"]
+    metadata, tensors = payload.get("metadata"), payload.get("tensors")
+    if not (
+        isinstance(metadata, str)
+        and isinstance(tensors, dict)
+        and all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) and v.is_floating_point()
+            for k, v in tensors.items()
+        )
+    ):
+        raise ModelFileError(f"{path} has malformed metadata or tensors.")
     if _digest(metadata, tensors) != payload.get("sha256"):
         raise ModelFileError(
             f"{path} was altered after it was written (checksum "
             "mismatch); refusing to load it."
         )
-    meta = json.loads(metadata)
-    if meta["estimator"] != "AspectAttentionClassifier":
-        raise ModelFileError(f"{path} holds an unknown estimator {meta['estimator']!r}")
-    estimator = AspectAttentionClassifier(**_from_json(meta["params"]))
-    for name, value in _from_json(meta["fitted"]).items():
-        setattr(estimator, name, value)
-    estimator.classes_ = np.asarray(estimator.classes_)
-    estimator.aspects_ = np.asarray(estimator.aspects_, dtype=object)
-    estimator._aspect_index = {a: i for i, a in enumerate(estimator.aspects_)}
-    if "subword_tokenizer" in meta:
-        from .pretrained import SubwordTokenizer
+    try:
+        meta = json.loads(metadata)
+        if not isinstance(meta, dict):
+            raise ValueError("the metadata is not a JSON object")
+        if version == 1:
+            meta, tensors = _upgrade_v1(meta, tensors)
+        cls = _REGISTRY.get(meta.get("estimator"))
+        if cls is None:
+            raise ValueError(f"unknown estimator {str(meta.get('estimator'))[:80]!r}")
+        params = _from_json(meta.get("params"))
+        if not isinstance(params, dict):
+            raise ValueError("the parameters are not a JSON object")
+        return cls._from_saved(params, meta.get("fitted"), tensors)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as exc:
+        message = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        raise ModelFileError(f"{path} is not a valid model file: {message}") from None
 
-        estimator.vocabulary_ = None
-        estimator.tokenizer_ = SubwordTokenizer(meta["subword_tokenizer"])
+
+# ------------------------------------------------------------- fitted state checks
+def _is_int(value, low=0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _is_number(value) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
+
+
+def _strings(value, what: str, max_items: int = 1_000_000) -> list[str]:
+    if not (
+        isinstance(value, list)
+        and len(value) <= max_items
+        and all(isinstance(v, str) and 0 < len(v) <= 10_000 for v in value)
+        and len(set(value)) == len(value)
+    ):
+        raise ValueError(f"{what} must be a list of distinct non-empty strings")
+    return value
+
+
+def _labels(value) -> np.ndarray:
+    if not isinstance(value, dict) or set(value) != {"values", "dtype"}:
+        raise ValueError("classes_ must be an object with 'values' and 'dtype'")
+    values, dtype = value["values"], value["dtype"]
+    if not isinstance(values, list) or not 2 <= len(values) <= 100_000:
+        raise ValueError("classes_ must hold 2 to 100000 labels")
+    if not isinstance(dtype, str):
+        raise ValueError("the dtype of classes_ must be a string")
+    if dtype.startswith(("<U", "|O")):
+        _strings(values, "classes_")
+        out = np.asarray(values, dtype=str if dtype[1] == "U" else object)
+    elif dtype in _LABEL_DTYPES:
+        if not all(_is_number(v) or isinstance(v, bool) for v in values):
+            raise ValueError("classes_ must be numbers for a numeric dtype")
+        out = np.asarray(values, dtype=np.dtype(dtype))
     else:
-        vocab = Vocabulary(min_count=meta["vocabulary"]["min_count"])
-        vocab.words_ = meta["vocabulary"]["words"]
-        vocab.index_ = {w: i for i, w in enumerate(vocab.words_)}
-        estimator.vocabulary_ = vocab
-        estimator.tokenizer_ = Tokenizer(**meta["tokenizer"])
-    estimator._restore_module(tensors)
-    return estimator
+        raise ValueError(f"classes_ has an unsupported dtype {dtype[:20]!r}")
+    if len(np.unique(out)) != len(out):
+        raise ValueError("classes_ must be distinct")
+    return out
+
+
+def _history(value) -> list[dict]:
+    if not isinstance(value, list) or len(value) > 1_000_000:
+        raise ValueError("history_ must be a list")
+    for row in value:
+        if not isinstance(row, dict) or not all(
+            isinstance(k, str)
+            and (v is None or isinstance(v, (str, bool)) or _is_number(v))
+            for k, v in row.items()
+        ):
+            raise ValueError("history_ rows must map names to numbers")
+    return value
+
+
+def check_fitted_state(state: dict) -> dict:
+    """Validate the JSON fields of a saved fitted state (all but the text pipeline
+    and the module configuration, which their owners check); returns them as the
+    estimator holds them."""
+    out = dict(state)
+    out["classes_"] = _labels(state["classes_"])
+    if state["aspect_type_"] not in ("category", "term"):
+        raise ValueError("aspect_type_ must be 'category' or 'term'")
+    out["aspects_"] = np.asarray(_strings(state["aspects_"], "aspects_"), dtype=object)
+    coverage = state["embedding_coverage_"]
+    if not (_is_number(coverage) and 0 <= coverage <= 1):
+        raise ValueError("embedding_coverage_ must be a number in [0, 1]")
+    if not (
+        isinstance(state["device_"], str) and _DEVICE_RE.fullmatch(state["device_"])
+    ):
+        raise ValueError("device_ must be 'cpu', 'cuda', 'cuda:N' or 'mps'")
+    out["history_"] = _history(state["history_"])
+    if not _is_int(state["best_epoch_"]):
+        raise ValueError("best_epoch_ must be an int >= 0")
+    if not isinstance(state["interrupted_"], bool):
+        raise ValueError("interrupted_ must be true or false")
+    if not (_is_number(state["fit_time_"]) and state["fit_time_"] >= 0):
+        raise ValueError("fit_time_ must be a number >= 0")
+    if state["n_features_in_"] != 2 or isinstance(state["n_features_in_"], bool):
+        raise ValueError("n_features_in_ must be 2")
+    names = state["feature_names_in_"]
+    if names is not None:
+        if len(_strings(names, "feature_names_in_")) != 2:
+            raise ValueError("feature_names_in_ must name 2 columns")
+        out["feature_names_in_"] = np.asarray(names, dtype=object)
+    return out
+
+
+# ----------------------------------------------------------- format 1 migration
+def upgrade_module_kwargs(old: dict) -> dict:
+    """Format-1 module keyword arguments -> the module configuration of format 2."""
+    common = {
+        "n_classes": old["n_classes"],
+        "aspect_type": old.get("aspect_type", "category"),
+        "n_aspects": old.get("n_aspects", 1),
+        "attention_score": old.get("attention_score", "additive"),
+        "attention_heads": 1,
+        "dropout": old.get("dropout", 0.5),
+    }
+    if "pretrained_config" in old:
+        encoder_config = {
+            "pretrained_config": old["pretrained_config"],
+            "pair_input": old.get("pair_input", False),
+            "sep_id": old.get("sep_id", 102),
+        }
+        return dict(
+            common,
+            encoder="pretrained",
+            encoder_config=encoder_config,
+            aspect_size=None,
+            variant="at",
+        )
+    encoder = old.get("encoder", "lstm")
+    encoder_config = {
+        "vocab_size": old["vocab_size"],
+        "embedding_dim": old["embedding_dim"],
+        "embedding_dropout": old.get("embedding_dropout", 0.0),
+    }
+    if encoder == "lstm":
+        encoder_config.update(
+            hidden_size=old["hidden_size"], bidirectional=old["bidirectional"]
+        )
+    else:
+        encoder_config.update(
+            {k: old[k] for k in ("d_model", "n_layers", "n_heads", "ff_size")},
+            dropout=old["transformer_dropout"],
+            norm_first=old["norm_first"],
+            positional=old["positional"],
+            position_merge="add",
+            max_len=old["max_len"],
+        )
+    return dict(
+        common,
+        encoder=encoder,
+        encoder_config=encoder_config,
+        aspect_size=old["aspect_size"],
+        variant=old["variant"],
+    )
+
+
+def upgrade_tensor_names(tensors: dict, pretrained: bool) -> dict:
+    """Format-1 weight names -> format 2 (the encoder now owns its embeddings)."""
+    if pretrained:
+        return {
+            ("encoder.model." + k[8:] if k.startswith("encoder.") else k): v
+            for k, v in tensors.items()
+        }
+    return {
+        ("encoder.embedding.weight" if k == "embedding.weight" else k): v
+        for k, v in tensors.items()
+    }
+
+
+def _v1_labels(classes) -> dict:
+    values = classes["__ndarray__"] if isinstance(classes, dict) else classes
+    if not isinstance(values, list):
+        raise ValueError("classes_ must be a list")
+    if all(isinstance(v, str) for v in values):
+        dtype = f"<U{max(map(len, values), default=1)}"
+    elif all(isinstance(v, bool) for v in values):
+        dtype = "|b1"
+    elif all(_is_int(v, -(2**63)) for v in values):
+        dtype = "<i8"
+    else:
+        dtype = "<f8"
+    return {"values": values, "dtype": dtype}
+
+
+def _upgrade_v1(meta: dict, tensors: dict) -> tuple[dict, dict]:
+    """A format-1 file's metadata and tensors in the format-2 layout."""
+    params, fitted = meta["params"], dict(meta["fitted"])
+    old = fitted.pop("module_kwargs_")
+    if not isinstance(old, dict):
+        raise ValueError("module_kwargs_ must be an object")
+    old = json.loads(json.dumps(_from_json(old)))  # label maps: {"0": ...}
+    if "subword_tokenizer" in meta:
+        pipeline = {
+            "kind": "subwords",
+            "max_len": params["max_len"],
+            "pair_input": params.get("pretrained_input") == "pair",
+            "files": meta["subword_tokenizer"],
+        }
+    else:
+        pipeline = {
+            "kind": "words",
+            "lowercase": meta["tokenizer"]["lowercase"],
+            "min_count": meta["vocabulary"]["min_count"],
+            "max_len": params["max_len"],
+            "words": meta["vocabulary"]["words"],
+        }
+    aspects = fitted["aspects_"]
+    fitted.update(
+        classes_=_v1_labels(fitted["classes_"]),
+        aspects_=aspects["__ndarray__"] if isinstance(aspects, dict) else aspects,
+        text_pipeline_=pipeline,
+        module_config_=upgrade_module_kwargs(old),
+        interrupted_=False,  # not recorded by format 1
+    )
+    names = fitted.get("feature_names_in_")
+    fitted["feature_names_in_"] = (
+        names["__ndarray__"] if isinstance(names, dict) else names
+    )
+    upgraded = dict(meta, fitted=fitted)
+    return upgraded, upgrade_tensor_names(tensors, "pretrained_config" in old)
+
+
+def upgrade_v1_pickle(state: dict, module_state: dict | None):
+    """The ``__dict__`` of an estimator pickled by aspectattn 0.1, upgraded."""
+    from .pipelines import SubwordPipeline, WordPipeline
+
+    state = dict(state)
+    old = state.pop("module_kwargs_")
+    vocabulary = state.pop("vocabulary_", None)
+    tokenizer = state.pop("tokenizer_")
+    state.pop("_aspect_index", None)
+    if vocabulary is None:
+        pipeline = SubwordPipeline(
+            tokenizer, state["max_len"], state.get("pretrained_input") == "pair"
+        )
+    else:
+        pipeline = WordPipeline(tokenizer.lowercase, vocabulary.min_count)
+        pipeline.vocabulary, pipeline.max_len = vocabulary, state["max_len"]
+    state["text_pipeline_"] = pipeline
+    state["module_config_"] = upgrade_module_kwargs(old)
+    state.setdefault("interrupted_", False)
+    if module_state is not None:
+        module_state = upgrade_tensor_names(module_state, "pretrained_config" in old)
+    return state, module_state

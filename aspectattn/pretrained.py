@@ -20,18 +20,17 @@ Needs the optional ``transformers`` package: ``pip install 'aspectattn[pretraine
 
 from __future__ import annotations
 
+import json
 import os
-import tempfile
 from pathlib import Path
 
-import torch
 from torch import nn
 
+from .encoders import length_mask
 from .exceptions import MissingDependencyError
-from .modules import AspectAttention, aspect_head, length_mask, masked_mean_embedding
 from .text import EncodedTexts
 
-__all__ = ["SubwordTokenizer", "PretrainedAspectModel", "read_checkpoint_dir"]
+__all__ = ["SubwordTokenizer", "PretrainedEncoder", "read_checkpoint_dir"]
 
 
 def _transformers():
@@ -46,7 +45,12 @@ def _transformers():
 
 
 def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
-    """(config dict, tokenizer files, state dict) of a local checkpoint directory."""
+    """(config dict, tokenizer files, state dict) of a local checkpoint directory.
+
+    The tokenizer files are the checkpoint's fast-tokenizer definition
+    (``tokenizer.json``) and, where present, its configuration files
+    (:data:`TOKENIZER_FILES`), as text.
+    """
     tf = _transformers()
     path = Path(os.fspath(path)).expanduser()
     if not path.is_dir():
@@ -57,18 +61,85 @@ def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
         )
     model = tf.AutoModel.from_pretrained(str(path))
     tokenizer = tf.AutoTokenizer.from_pretrained(str(path))
-    with tempfile.TemporaryDirectory() as tmp:
-        tokenizer.save_pretrained(tmp)
-        files = {
-            name: Path(tmp, name).read_text(encoding="utf-8")
-            for name in os.listdir(tmp)
-        }
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError(
+            f"The checkpoint {str(path)!r} has no fast tokenizer (tokenizer.json); "
+            "aspectattn needs one (convert it with transformers and save it again)."
+        )
+    files = {"tokenizer.json": tokenizer.backend_tokenizer.to_str()}
+    files["special_tokens_map.json"] = json.dumps(
+        {k: str(v) for k, v in tokenizer.special_tokens_map.items() if k in _SPECIAL}
+    )
+    files["tokenizer_config.json"] = json.dumps(
+        {"model_max_length": int(min(tokenizer.model_max_length, 1_000_000))}
+    )
     return model.config.to_dict(), files, model.state_dict()
 
 
+# The only tokenizer entries a fitted model (and a model file) may hold. They are
+# kept as text and never written to disk: the tokenizer is built in memory.
+TOKENIZER_FILES = frozenset(
+    {"tokenizer.json", "special_tokens_map.json", "tokenizer_config.json", "vocab.txt"}
+)
+_SPECIAL = ("unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+
+
+def check_tokenizer_files(files) -> dict[str, str]:
+    """Validate tokenizer files read from an untrusted source.
+
+    Raises ``ValueError`` unless ``files`` maps names from :data:`TOKENIZER_FILES`
+    (plain base names, no paths) to strings, including ``tokenizer.json``.
+    """
+    if not isinstance(files, dict):
+        raise ValueError("the tokenizer files must be a mapping of names to text")
+    unknown = sorted(map(repr, set(files) - TOKENIZER_FILES))
+    if unknown:
+        raise ValueError(
+            f"unexpected tokenizer file name(s) {', '.join(unknown)[:200]}; "
+            f"allowed: {sorted(TOKENIZER_FILES)}"
+        )
+    if not all(isinstance(v, str) for v in files.values()):
+        raise ValueError("every tokenizer file must be text")
+    if "tokenizer.json" not in files:
+        raise ValueError("the tokenizer files lack tokenizer.json")
+    return files
+
+
+def _build_tokenizer(files: dict[str, str]):
+    """A fast tokenizer from its files' text, in memory (nothing is written)."""
+    tf = _transformers()
+    import tokenizers
+
+    files = check_tokenizer_files(files)
+    special = {}
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        if name in files:
+            entries = json.loads(files[name])
+            if not isinstance(entries, dict):
+                raise ValueError(f"{name} must hold a JSON object")
+            special.update(
+                {
+                    k: v
+                    for k, v in entries.items()
+                    if k in _SPECIAL and isinstance(v, str)
+                }
+            )
+    max_length = json.loads(files.get("tokenizer_config.json", "{}")).get(
+        "model_max_length", 512
+    )
+    if not isinstance(max_length, int) or max_length < 1:
+        max_length = 512
+    return tf.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizers.Tokenizer.from_str(files["tokenizer.json"]),
+        model_max_length=min(max_length, 1_000_000),
+        **special,
+    )
+
+
 class SubwordTokenizer:
-    """The checkpoint's own tokenizer, picklable: it is kept as its files' text and
-    rebuilt on first use in each process."""
+    """The checkpoint's own (fast) tokenizer, picklable: it is kept as its files'
+    text (:data:`TOKENIZER_FILES` only) and rebuilt in memory on first use in each
+    process; nothing is ever written to disk."""
 
     def __init__(self, files: dict[str, str]):
         self.files = files
@@ -76,12 +147,7 @@ class SubwordTokenizer:
     def _get(self):
         tokenizer = self.__dict__.get("_tokenizer")
         if tokenizer is None:
-            tf = _transformers()
-            with tempfile.TemporaryDirectory() as tmp:
-                for name, text in self.files.items():
-                    Path(tmp, name).write_text(text, encoding="utf-8")
-                tokenizer = tf.AutoTokenizer.from_pretrained(tmp)
-            self._tokenizer = tokenizer
+            tokenizer = self._tokenizer = _build_tokenizer(self.files)
         return tokenizer
 
     @property
@@ -112,102 +178,68 @@ class SubwordTokenizer:
         return {"files": self.files}
 
 
-class PretrainedAspectModel(nn.Module):
-    """A Hugging Face encoder under the aspect attention of Wang et al. (2016).
+class PretrainedEncoder(nn.Module):
+    """A Hugging Face encoder, fine-tuned end to end (the ``"pretrained"`` entry of
+    :data:`aspectattn.encoders.ENCODERS`).
 
-    Same interface as :class:`~aspectattn.modules.AspectAttentionModel` (AT variant):
-    ``forward``, ``forward_many``, ``aspect_vectors``, ``self_attention_maps``. The
-    state of the [CLS] token plays the role of ``h_N``.
+    The state of the first token ([CLS]) is the summary. With ``pair_input`` the
+    aspect is a second segment of the input (``[CLS] sentence [SEP] aspect [SEP]``);
+    segment ids are derived from the first ``sep_id``.
 
     Parameters
     ----------
     pretrained_config : dict
         The checkpoint's configuration (``config.to_dict()``).
-    n_classes, aspect_type, n_aspects, attention_score, dropout
-        As for the LSTM model; ``v_a`` has the encoder's hidden size.
     pair_input : bool
-        The aspect is also in the input as a second segment; ``sep_id`` marks where
-        it starts.
+    sep_id : int
     """
 
-    encoder_kind = "pretrained"
-    uses_attention = True
+    accepts_aspect_input = False
+
+    @staticmethod
+    def embedding_size(config: dict) -> int:
+        pretrained = config["pretrained_config"]
+        return int(pretrained.get("embedding_size") or pretrained["hidden_size"])
 
     def __init__(
-        self,
-        *,
-        pretrained_config: dict,
-        n_classes: int,
-        aspect_type: str = "category",
-        n_aspects: int = 1,
-        attention_score: str = "additive",
-        dropout: float = 0.1,
-        pair_input: bool = False,
-        sep_id: int = 102,
+        self, *, pretrained_config: dict, pair_input: bool = False, sep_id: int = 102
     ):
         super().__init__()
         tf = _transformers()
         config = tf.AutoConfig.for_model(**pretrained_config)
-        self.encoder = tf.AutoModel.from_config(config, attn_implementation="sdpa")
-        d = config.hidden_size
-        self.aspect_type = aspect_type
-        self.aspect_in_input = pair_input
+        self.model = tf.AutoModel.from_config(config, attn_implementation="sdpa")
+        self.output_size = config.hidden_size
+        self.aspect_in_tokens = pair_input
         self.sep_id = sep_id
-        if aspect_type == "category":
-            self.aspect_embedding = nn.Embedding(n_aspects, d)
-        self.attention = AspectAttention(d, d, attention_score)
-        self.W_p = nn.Linear(d, d, bias=False)
-        self.W_x = nn.Linear(d, d, bias=False)
-        self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Linear(d, n_classes)
 
     @property
     def embedding(self) -> nn.Embedding:
-        return self.encoder.get_input_embeddings()
+        return self.model.get_input_embeddings()
 
-    def aspect_vectors(self, aspect: torch.Tensor) -> torch.Tensor:
-        """Category ids (N,) or term sub-word ids (N, L) -> (N, d)."""
-        if self.aspect_type == "category":
-            return self.aspect_embedding(aspect)
-        return masked_mean_embedding(self.embedding, aspect)
-
-    def _encode(self, tokens, lengths, output_attentions=False):
+    def _run(self, tokens, lengths, output_attentions=False):
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
         kwargs = {}
-        if self.aspect_in_input:
+        if self.aspect_in_tokens:
             # Segment 1 starts after the first [SEP]: (B, T) 0/1
             is_sep = (tokens == self.sep_id).long()
             kwargs["token_type_ids"] = ((is_sep.cumsum(1) - is_sep) > 0).long()
-        out = self.encoder(
+        return self.model(
             input_ids=tokens,
             attention_mask=mask.long(),
             output_attentions=output_attentions,
             **kwargs,
         )
-        states = out.last_hidden_state  # (B, T, d)
-        return states, states[:, 0], mask, out.attentions
 
-    def forward(self, tokens, lengths, aspect, return_attention=False):
-        states, cls, mask, _ = self._encode(tokens, lengths)
-        v_a = self.aspect_vectors(aspect)[:, None, :]  # (B, 1, d)
-        logits, alpha = aspect_head(self, states, cls, mask, v_a)
-        return (logits[:, 0], alpha[:, 0]) if return_attention else logits[:, 0]
+    def forward(self, tokens, lengths, aspect_input=None):
+        """tokens (B, T), lengths (B,) -> states (B, T, d), [CLS] state (B, d)."""
+        states = self._run(tokens, lengths).last_hidden_state  # (B, T, d)
+        return states, states[:, 0]
 
-    def forward_many(self, tokens, lengths, aspects):
-        if self.aspect_in_input:
-            raise ValueError(
-                "with the aspect in the input, each pair is encoded "
-                "separately; score pairs instead"
-            )
-        states, cls, mask, _ = self._encode(tokens, lengths)  # once per sentence
-        v = self.aspect_vectors(aspects)  # (K, d)
-        return aspect_head(self, states, cls, mask, v[None])  # (1, K, A) broadcast
-
-    def self_attention_maps(self, tokens, lengths, aspect):
+    def self_attention_maps(self, tokens, lengths, aspect_input=None):
         """Per-layer (B, heads, T, T) self-attention of the pretrained encoder."""
-        self.encoder.set_attn_implementation("eager")
+        self.model.set_attn_implementation("eager")
         try:
-            *_, maps = self._encode(tokens, lengths, output_attentions=True)
+            maps = self._run(tokens, lengths, output_attentions=True).attentions
         finally:
-            self.encoder.set_attn_implementation("sdpa")
+            self.model.set_attn_implementation("sdpa")
         return list(maps)

@@ -17,7 +17,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -58,7 +58,12 @@ _TOKEN_PATTERN = (
     r"|[^\W_]+(?:-[^\W_]+|'(?!(?:s|re|ve|ll|d|m)\b)[^\W_]+)*"
     r"|\S"
 )
-_TOKEN_RE = re.compile(_TOKEN_PATTERN)
+# Case-insensitive, so that tokenizing cased text and lower-casing the tokens gives
+# the tokens of the lower-cased text ("IT'S" -> "IT", "'S").
+_TOKEN_RE = re.compile(_TOKEN_PATTERN, re.IGNORECASE)
+#: Tokens longer than this (URLs, base64 blobs, runs of symbols) are cut to this many
+#: characters; they are unknown words either way.
+MAX_TOKEN_CHARS = 100
 _INVISIBLE_RE = re.compile(r"[\u200b-\u200f\u2060\ufeff]")
 
 
@@ -66,10 +71,11 @@ class Tokenizer:
     """Split text into word tokens, Penn-Treebank style.
 
     Handles punctuation (split off as separate tokens), English contractions
-    (``"don't" -> ["do", "n't"]``, ``"it's" -> ["it", "'s"]``), case (optional
-    lower-casing) and unicode (NFKC normalisation, typographic apostrophes and
+    (``"don't" -> ["do", "n't"]``, ``"it's" -> ["it", "'s"]``, in any case), case
+    (optional lower-casing) and unicode (NFKC normalisation, typographic apostrophes and
     dashes folded, zero-width characters removed; letters of any script are word
-    characters).
+    characters). Tokens longer than :data:`MAX_TOKEN_CHARS` characters are cut to
+    that length, so memory stays linear in the input.
 
     Parameters
     ----------
@@ -96,7 +102,12 @@ class Tokenizer:
         return text.lower() if self.lowercase else text
 
     def __call__(self, text: str) -> list[str]:
-        return _TOKEN_RE.findall(self.normalize(text))
+        tokens = _TOKEN_RE.findall(self.normalize(text))
+        if len(text) > MAX_TOKEN_CHARS and max(map(len, tokens), default=0) > (
+            MAX_TOKEN_CHARS
+        ):
+            tokens = [t[:MAX_TOKEN_CHARS] for t in tokens]
+        return tokens
 
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
         """Tokenize every text, each distinct string only once."""
@@ -225,26 +236,15 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.words_)
 
-    def _lookup_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        # Sorted word array + ids, for a vectorised lookup with np.searchsorted.
-        # Built lazily and left out of pickles (see __getstate__).
-        cached = self.__dict__.get("_sorted")
-        if cached is None:
-            words = np.asarray(self.words_[2:], dtype=str)
-            order = np.argsort(words, kind="stable")
-            cached = self._sorted = (words[order], order.astype(np.int64) + 2)
-        return cached
-
     def lookup(self, tokens: Sequence[str]) -> np.ndarray:
-        """Map tokens to ids (OOV for unknown words), shape (len(tokens),)."""
-        if len(tokens) == 0:
-            return np.zeros(0, dtype=np.int64)
-        words, ids = self._lookup_arrays()
-        if len(words) == 0:
-            return np.full(len(tokens), OOV_ID, dtype=np.int64)
-        tokens = np.asarray(tokens, dtype=str)
-        pos = np.searchsorted(words, tokens).clip(max=len(words) - 1)
-        return np.where(words[pos] == tokens, ids[pos], OOV_ID)
+        """Map tokens to ids (OOV for unknown words), shape (len(tokens),).
+
+        A hash lookup per token (run in C by ``map``): memory is linear in the
+        tokens' total length, whatever the length of the longest token.
+        """
+        return np.fromiter(
+            map(self.index_.get, tokens, repeat(OOV_ID)), np.int64, len(tokens)
+        )
 
     def encode(
         self, token_lists: Sequence[Sequence[str]], max_len: int | None = None
@@ -257,11 +257,6 @@ class Vocabulary:
         )
         ids = self.lookup(list(chain.from_iterable(token_lists)))
         return EncodedTexts(ids, EncodedTexts.offsets_from_lengths(lengths))
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_sorted", None)
-        return state
 
     def __repr__(self) -> str:
         size = len(self.words_) if hasattr(self, "words_") else "unfitted"

@@ -49,7 +49,7 @@ from aspectattn._batching import (
     length_sorted_batches,
 )
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
-from aspectattn.estimator import _INFERENCE_BATCH
+from aspectattn.inference import INFERENCE_BATCH
 from aspectattn.text import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -142,10 +142,10 @@ def lstm_forward_flops(input_size: int, hidden: int) -> int:
 
 def model_forward_flops_per_token(clf) -> int:
     """Dominant forward FLOPs per (padded) token: the LSTM, plus W_h and the scores."""
-    kw = clf.module_kwargs_
-    hidden = kw["hidden_size"]
-    input_size = kw["embedding_dim"] + (
-        kw["aspect_size"] if clf.module_.aspect_in_input else 0
+    config = clf.module_config_
+    hidden = config["encoder_config"]["hidden_size"]
+    input_size = config["encoder_config"]["embedding_dim"] + (
+        config["aspect_size"] if clf.module_.variant in ("ae", "atae") else 0
     )
     flops = lstm_forward_flops(input_size, hidden)
     if clf.module_.uses_attention:
@@ -170,11 +170,13 @@ def plain_loop_epoch(clf, X, y, epochs=3) -> float:
     """The fitted module's architecture, trained by a bare PyTorch loop over the same
     bucketed batches: what an epoch costs without skorch (median after the first)."""
     module = copy.deepcopy(clf.module_).train()
-    texts, aspects = zip(*X, strict=True)
-    dataset, _ = clf._pair_dataset(list(texts), list(aspects))
+    dataset = clf.encode(X)
     index = {c: i for i, c in enumerate(clf.classes_)}
     dataset = PairDataset(
-        dataset.texts, dataset.aspects, np.array([index[v] for v in y], np.int64)
+        dataset.sentences,
+        dataset.sentence,
+        dataset.aspects,
+        np.array([index[v] for v in y], np.int64),
     )
     optimizer = torch.optim.Adam(module.parameters(), lr=clf.lr, fused=True)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -224,8 +226,7 @@ def inference(clf, X_pairs) -> dict:
     seconds, _ = timed(lambda: clf.predict_proba(X_pairs))
     out["predict_proba_pairs_per_second"] = len(X_pairs) / seconds
     # The forward pass alone, batches of 64 (the reference's protocol).
-    texts, aspects = zip(*X_pairs, strict=True)
-    dataset, _ = clf._pair_dataset(list(texts), list(aspects))
+    dataset = clf.encode(X_pairs)
     batches = [
         dataset.batch(np.arange(i, min(i + 64, len(dataset))))
         for i in range(0, len(dataset), 64)
@@ -268,11 +269,11 @@ def multi_aspect(clf, texts, categories) -> dict:
     pair_s, proba = timed(lambda: clf.predict_proba(pairs), 5)
     # Where the time goes: the module alone on pre-encoded batches -- the encoder,
     # then the head for 1 and for all K aspects (text processing excluded).
-    encoded, _ = clf._encode_texts(texts)
+    encoded = clf.text_pipeline_.encode(texts)
     batches = [
         tuple(torch.from_numpy(a) for a in encoded.pad(index))
         for index in length_sorted_batches(
-            encoded.lengths, 2 * _INFERENCE_BATCH // len(categories)
+            encoded.lengths, 2 * INFERENCE_BATCH // len(categories)
         )
     ]
     module = clf.module_
@@ -282,7 +283,7 @@ def multi_aspect(clf, texts, categories) -> dict:
         with torch.inference_mode():
             for tokens, lengths in batches:
                 if k is None:
-                    module._encode(tokens, lengths, None)
+                    module.encoder(tokens, lengths)
                 else:
                     module.forward_many(tokens, lengths, aspects)
 
@@ -336,8 +337,8 @@ def pretrained(data) -> dict:
         for name, p in clf.module_.encoder.named_parameters()
         if "embeddings" not in name
     )
-    train_tokens = int(clf._encode_pairs(X)[0].lengths.sum())
-    test_tokens = int(clf._encode_pairs(X_test)[0].lengths.sum())
+    train_tokens = int(clf.encode(X).lengths.sum())
+    test_tokens = int(clf.encode(X_test).lengths.sum())
     epoch = clf.history_[0]["dur"]
     return {
         "epoch_seconds": epoch,

@@ -32,9 +32,51 @@ def test_bucket_sampler_shuffles_reproducibly_with_little_padding():
 
 
 def test_pair_dataset_batch_pads_to_the_batch_longest():
-    texts = EncodedTexts.from_lists([[2, 3, 4], [5], [6, 7]])
-    dataset = PairDataset(texts, np.array([0, 1, 0]), np.array([2, 0, 1]))
-    X, y = dataset.__getitems__([1, 2])
-    assert X["tokens"].tolist() == [[5, 0], [6, 7]]
-    assert X["lengths"].tolist() == [1, 2]
-    assert X["aspect"].tolist() == [1, 0] and y.tolist() == [0, 1]
+    sentences = EncodedTexts.from_lists([[2, 3, 4], [5], [6, 7]])
+    # pairs 0-3 on sentences 2, 1, 2, 0
+    dataset = PairDataset(
+        sentences,
+        np.array([2, 1, 2, 0]),
+        np.array([0, 1, 2, 0]),
+        np.array([1, 0, 1, 2]),
+    )
+    X, y = dataset.__getitems__([1, 2, 0])
+    assert X["tokens"].tolist() == [[5, 0], [6, 7], [6, 7]]
+    assert X["lengths"].tolist() == [1, 2, 2]
+    assert X["aspect"].tolist() == [1, 2, 0] and y.tolist() == [0, 1, 1]
+    # pairs of one sentence share its number within the batch
+    assert X["sentence"].tolist() == [0, 1, 1]
+    assert dataset.lengths.tolist() == [2, 1, 2, 3]
+
+
+def test_subset_shares_the_sentences():
+    sentences = EncodedTexts.from_lists([[2, 3, 4], [5]])
+    dataset = PairDataset(sentences, np.array([0, 1, 0]), np.array([0, 1, 2]))
+    part = dataset.subset(np.array([2, 1]))
+    assert part.sentences is sentences and part.sentence.tolist() == [0, 1]
+    assert part.aspects.tolist() == [2, 1]
+
+
+def test_sentence_batches_keep_every_sentence_whole():
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(80), rng.integers(1, 5, size=80))
+    rng.shuffle(groups)
+    lengths = rng.integers(1, 30, size=80)[groups]
+    sampler = BucketBatchSampler(
+        lengths, 16, True, np.random.default_rng(1), groups=groups, keep_groups=True
+    )
+    batches = list(sampler)
+    flat = sorted(i for b in batches for i in b)
+    assert flat == list(range(len(groups)))
+    for batch in batches:
+        inside = set(groups[batch])
+        assert all(
+            set(np.flatnonzero(np.isin(groups, list(inside)))) <= set(batch)
+            for _ in [0]
+        )
+        assert len(batch) <= 16 or len(inside) == 1
+    assert batches != list(
+        BucketBatchSampler(
+            lengths, 16, True, np.random.default_rng(2), groups=groups, keep_groups=True
+        )
+    )

@@ -1,10 +1,8 @@
 import pytest
 import torch
 from conftest import random_batch
-from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from aspectattn.modules import AspectAttention, AspectAttentionModel, LSTMEncoder
+from aspectattn.modules import AspectAttentionModel, check_module_config
 
 VOCAB, EMB = 30, 8
 
@@ -15,20 +13,26 @@ def _model(
     aspect_type="category",
     score="additive",
     aspect_size=6,
+    encoder="lstm",
+    heads=1,
 ):
     torch.manual_seed(0)
+    encoder_config = {"vocab_size": VOCAB, "embedding_dim": EMB}
+    if encoder == "lstm":
+        encoder_config.update(hidden_size=10, bidirectional=bidirectional)
+    else:
+        encoder_config.update(d_model=12, n_layers=1, n_heads=2, ff_size=16)
     return AspectAttentionModel(
-        vocab_size=VOCAB,
-        embedding_dim=EMB,
+        encoder=encoder,
+        encoder_config=encoder_config,
         n_classes=3,
         aspect_type=aspect_type,
         n_aspects=4,
         aspect_size=aspect_size,
-        hidden_size=10,
         variant=variant,
-        bidirectional=bidirectional,
         dropout=0.0,
         attention_score=score,
+        attention_heads=heads,
     ).eval()
 
 
@@ -65,27 +69,6 @@ def test_output_does_not_change_with_extra_padding(variant, bidirectional):
     assert torch.allclose(both[:2], alone, atol=1e-6)
 
 
-def test_bidirectional_encoder_matches_packed_reference():
-    torch.manual_seed(1)
-    encoder = LSTMEncoder(5, 7, bidirectional=True)
-    reference = nn.LSTM(5, 7, batch_first=True, bidirectional=True)
-    with torch.no_grad():
-        for name in ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]:
-            getattr(reference, name).copy_(getattr(encoder.forward_lstm, name))
-            getattr(reference, name + "_reverse").copy_(
-                getattr(encoder.backward_lstm, name)
-            )
-    lengths = torch.tensor([6, 2, 4])
-    x = torch.randn(3, 6, 5)
-    states, last = encoder(x, lengths)
-    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
-    ref_out, (h_n, _) = reference(packed)
-    ref_states, _ = pad_packed_sequence(ref_out, batch_first=True)
-    real = torch.arange(6)[None, :] < lengths[:, None]
-    assert torch.allclose(states[real], ref_states[real], atol=1e-6)
-    assert torch.allclose(last, torch.cat([h_n[0], h_n[1]], -1), atol=1e-6)
-
-
 @pytest.mark.parametrize("variant", ["at", "ae", "atae"])
 def test_forward_many_equals_pairwise_forward(variant):
     model = _model(variant)
@@ -115,19 +98,6 @@ def test_at_variant_encodes_each_sentence_once_for_many_aspects():
     assert [s[0] for s in seen] == [8]  # the aspect is an encoder input: 2 x 4 rows
 
 
-def test_concat_score_makes_attention_independent_of_the_aspect():
-    # As printed in Wang et al. (2016): the aspect term cancels in the softmax.
-    att = AspectAttention(state_size=6, aspect_size=4, score="concat")
-    states, mask = torch.randn(2, 5, 6), torch.ones(2, 5, dtype=torch.bool)
-    _, a1 = att(states, mask, torch.randn(2, 1, 4))
-    _, a2 = att(states, mask, torch.randn(2, 1, 4))
-    assert torch.allclose(a1, a2, atol=1e-6)
-    additive = AspectAttention(state_size=6, aspect_size=4, score="additive")
-    _, b1 = additive(states, mask, torch.randn(2, 1, 4))
-    _, b2 = additive(states, mask, torch.randn(2, 1, 4))
-    assert not torch.allclose(b1, b2, atol=1e-3)
-
-
 def test_term_aspect_vector_is_mean_of_word_embeddings():
     model = _model("at", aspect_type="term", aspect_size=EMB)
     term = torch.tensor([[3, 5, 0], [7, 0, 0]])
@@ -152,24 +122,79 @@ def test_invalid_variant():
         _model("xyz")
 
 
-def test_additive_scores_equal_the_tanh_formula():
-    # The module computes w^T tanh(z) as 2 w^T sigmoid(2z) - sum(w) for speed; the
-    # attention weights must be those of the formula as written.
-    torch.manual_seed(0)
-    attention = AspectAttention(state_size=12, aspect_size=5)
-    states, aspect = torch.randn(3, 7, 12), torch.randn(3, 4, 5)
-    mask = torch.arange(7)[None, :] < torch.tensor([7, 4, 1])[:, None]
-    pooled, alpha = attention(states, mask, aspect)
-    m = torch.tanh(attention.W_h(states)[:, None] + attention.W_v(aspect)[:, :, None])
-    scores = attention.w(m).squeeze(-1).masked_fill(~mask[:, None], float("-inf"))
-    expected = torch.softmax(scores, -1)
-    torch.testing.assert_close(alpha, expected, atol=1e-6, rtol=1e-5)
-    torch.testing.assert_close(pooled, expected @ states, atol=1e-6, rtol=1e-5)
+@pytest.mark.parametrize("encoder", ["lstm", "transformer"])
+@pytest.mark.parametrize("variant", ["at", "ae", "atae"])
+@pytest.mark.parametrize("heads", [1, 2])
+def test_grouped_pairs_give_the_per_pair_logits_and_gradients(encoder, variant, heads):
+    # Joint training: pairs that share a sentence are scored from one encoder pass
+    # (``sentence=``); the loss and its gradients equal those of per-pair encoding.
+    model = _model(variant, encoder=encoder, heads=heads, aspect_size=6)
+    tokens, lengths = _batch([5, 5, 3, 6, 6, 6])
+    tokens[1], tokens[4], tokens[5] = tokens[0], tokens[3], tokens[3]
+    sentence = torch.tensor([0, 0, 1, 2, 2, 2])
+    aspect = torch.tensor([0, 1, 2, 0, 3, 1])
+    target = torch.tensor([0, 1, 2, 1, 0, 2])
+
+    def run(**kw):
+        model.zero_grad()
+        logits = model(tokens, lengths, aspect, **kw)
+        torch.nn.functional.cross_entropy(logits, target).backward()
+        return logits.detach(), {
+            n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None
+        }
+
+    joint, joint_grads = run(sentence=sentence)
+    pairs, pair_grads = run()
+    torch.testing.assert_close(joint, pairs, atol=1e-5, rtol=1e-5)
+    assert joint_grads.keys() == pair_grads.keys()
+    for name in pair_grads:
+        torch.testing.assert_close(
+            joint_grads[name], pair_grads[name], atol=1e-5, rtol=1e-4, msg=name
+        )
 
 
-def test_lstm_states_are_contiguous():
-    # Later matmuls over the states must fold into one GEMM (speed), which needs a
-    # contiguous (B, T, D) tensor; nn.LSTM itself returns a transposed view.
-    encoder = LSTMEncoder(4, 6)
-    states, _ = encoder(torch.randn(3, 5, 4), torch.tensor([5, 2, 1]))
-    assert states.is_contiguous()
+def test_grouped_pairs_encode_each_sentence_once():
+    model, seen = _model("at"), []
+    model.encoder.register_forward_hook(lambda m, args, out: seen.append(args[0].shape))
+    tokens, lengths = _batch([4, 4, 4])
+    tokens[1] = tokens[2] = tokens[0]
+    model(tokens, lengths, torch.tensor([0, 1, 2]), sentence=torch.tensor([0, 0, 0]))
+    assert [s[0] for s in seen] == [1]
+
+
+def test_module_configuration_from_a_file_is_validated():
+    config = {
+        "encoder": "lstm",
+        "encoder_config": {
+            "vocab_size": 30,
+            "embedding_dim": 8,
+            "hidden_size": 10,
+            "bidirectional": False,
+            "embedding_dropout": 0.0,
+        },
+        "n_classes": 3,
+        "aspect_type": "category",
+        "n_aspects": 4,
+        "aspect_size": 6,
+        "variant": "at",
+        "attention_score": "additive",
+        "attention_heads": 1,
+        "dropout": 0.0,
+    }
+    assert check_module_config(config) is config
+    bad = [
+        ("hidden_size", "abc"),
+        ("hidden_size", -3),
+        ("hidden_size", True),
+        ("bidirectional", "yes"),
+        ("vocab_size", 10**12),
+    ]
+    for key, value in bad:
+        broken = {**config, "encoder_config": {**config["encoder_config"], key: value}}
+        with pytest.raises(ValueError, match=key):
+            check_module_config(broken)
+    for key, value in [("encoder", "rnn"), ("n_classes", 1), ("dropout", 1.5)]:
+        with pytest.raises(ValueError, match=key):
+            check_module_config({**config, key: value})
+    with pytest.raises(ValueError, match="unknown"):
+        check_module_config({**config, "extra": 1})

@@ -60,8 +60,8 @@ def test_self_attention_maps_mask_padding(fitted):
     ]
     maps = fitted.self_attention(X)
     assert maps[0].shape[:2] == (6, 12)  # MiniLM: 6 layers, 12 heads
-    dataset, _ = fitted._encode_pairs(X)
-    tokens, lengths = dataset.texts.pad([0, 1])
+    dataset = fitted.encode(X)
+    tokens, lengths = dataset.sentences.pad(dataset.sentence)
     batch = {
         "tokens": torch.from_numpy(tokens),
         "lengths": torch.from_numpy(lengths),

@@ -1,0 +1,259 @@
+"""Training through skorch: the net, its optimizer groups, validation and resuming.
+
+The estimator calls, in order::
+
+    train, valid = split_sentences(dataset, groups, fraction, rng)
+    net = build_net(module, TrainingConfig(...), valid, y_index, classes, rng, device)
+    history, kept_epoch, interrupted = fit_net(net, train, checkpoint_path, ...)
+
+skorch is the engine, not the public face: the estimator exposes flat parameters and
+builds the net here, inside ``fit``; the net is dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ._batching import BucketLoader, PairDataset
+from .callbacks import BestWeights, EpochCheckpoint, StopWhenStalled, load_checkpoint
+from .exceptions import InputError
+
+__all__ = [
+    "OPTIMIZERS",
+    "TrainingConfig",
+    "split_sentences",
+    "class_weight_tensor",
+    "build_net",
+    "fit_net",
+    "fingerprint",
+]
+
+OPTIMIZERS = {
+    "adam": ("Adam", {}),
+    "adamw": ("AdamW", {}),
+    "adagrad": ("Adagrad", {}),
+    "sgd": ("SGD", {"momentum": 0.9}),
+}
+# Validation batches (pairs); see aspectattn.inference.INFERENCE_BATCH.
+_VALID_BATCH = 128
+
+
+@dataclass
+class TrainingConfig:
+    """The training settings of the estimator's flat parameters."""
+
+    optimizer: str = "adam"
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    embedding_lr: float | None = None
+    batch_size: int = 32
+    max_epochs: int = 20
+    gradient_clip: float | None = None
+    class_weight: object = None
+    scoring: str = "loss"
+    early_stopping: bool = False
+    patience: int = 5
+    keep_sentences: bool = False
+    verbose: int = 0
+
+
+def split_sentences(
+    dataset: PairDataset, groups: np.ndarray, fraction: float | None, rng
+) -> tuple[PairDataset, PairDataset | None]:
+    """Hold out a share ``fraction`` of the sentences (``groups``: the sentence of
+    each pair) with all their pairs."""
+    if fraction is None:
+        return dataset, None
+    n_sentences = int(groups.max()) + 1
+    n_valid = int(round(fraction * n_sentences))
+    if n_valid < 1 or n_valid >= n_sentences:
+        raise InputError(
+            f"validation_fraction={fraction} of {n_sentences} distinct sentences "
+            "leaves an empty training or validation set; use more data or another "
+            "fraction."
+        )
+    is_valid = np.isin(groups, rng.permutation(n_sentences)[:n_valid])
+    return (
+        dataset.subset(np.flatnonzero(~is_valid)),
+        dataset.subset(np.flatnonzero(is_valid)),
+    )
+
+
+def class_weight_tensor(class_weight, y_index, classes) -> torch.Tensor | None:
+    """Loss weights per class index, as sklearn's ``class_weight``."""
+    if class_weight is None:
+        return None
+    from sklearn.utils.class_weight import compute_class_weight
+
+    if isinstance(class_weight, dict):
+        unknown = set(class_weight) - set(classes.tolist())
+        if unknown:
+            raise ValueError(
+                f"class_weight has labels that are not in y: "
+                f"{sorted(map(str, unknown))}; y has {classes.tolist()}."
+            )
+        weight = {
+            i: float(class_weight.get(c, 1.0)) for i, c in enumerate(classes.tolist())
+        }
+    else:
+        weight = "balanced"
+    weights = compute_class_weight(weight, classes=np.arange(len(classes)), y=y_index)
+    return torch.tensor(weights, dtype=torch.float32)
+
+
+def embedding_parameter_name(module: torch.nn.Module) -> str:
+    """The name of the token-embedding table among the module's parameters,
+    whatever the encoder calls it."""
+    table = module.embedding.weight
+    return next(n for n, p in module.named_parameters() if p is table)
+
+
+def build_net(
+    module,
+    config: TrainingConfig,
+    valid_ds,
+    y_index,
+    classes,
+    rng,
+    device,
+    checkpoint=None,
+):
+    """The skorch net that trains ``module``, and its :class:`BestWeights` tracker.
+
+    The word or sub-word embedding table gets its own optimizer group: no weight
+    decay, and ``embedding_lr`` when given. ``checkpoint``: ``(path, fingerprint)``
+    of a checkpoint to write after every epoch (see :func:`checkpoint_path`).
+    """
+    from skorch import NeuralNetClassifier
+    from skorch.callbacks import EpochScoring, GradientNormClipping
+    from skorch.helper import predefined_split
+
+    scoring = []
+    if valid_ds is not None:
+        scoring.append(
+            (
+                "valid_f1",
+                EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
+            )
+        )
+        monitor, lower = {
+            "loss": ("valid_loss", True),
+            "accuracy": ("valid_acc", False),
+            "f1_macro": ("valid_f1", False),
+        }[config.scoring]
+    else:
+        monitor, lower = "train_loss", True
+    # Order matters: note the best epoch, then checkpoint, then maybe stop.
+    tracker = BestWeights(
+        monitor, lower_is_better=lower, load_best=config.early_stopping
+    )
+    callbacks = [*scoring, ("best_weights", tracker)]
+    if checkpoint is not None:
+        callbacks.append(("checkpoint", EpochCheckpoint(*checkpoint, tracker, rng)))
+    if config.early_stopping:
+        callbacks.append(("early_stopping", StopWhenStalled(tracker, config.patience)))
+    if config.gradient_clip is not None:
+        callbacks.append(("clip", GradientNormClipping(config.gradient_clip)))
+    optimizer_name, optimizer_defaults = OPTIMIZERS[config.optimizer]
+    optimizer_kwargs = {f"optimizer__{k}": v for k, v in optimizer_defaults.items()}
+    embedding_group = {"weight_decay": 0.0}
+    if config.embedding_lr is not None:
+        embedding_group["lr"] = config.embedding_lr
+    net = NeuralNetClassifier(
+        module,
+        criterion=torch.nn.CrossEntropyLoss,
+        criterion__weight=class_weight_tensor(config.class_weight, y_index, classes),
+        optimizer=getattr(torch.optim, optimizer_name),
+        lr=config.lr,
+        optimizer__weight_decay=config.weight_decay,
+        # One fused kernel for the whole update instead of ~10 tensor ops per
+        # parameter: 0.18 -> 0.04 s of a 1.4 s epoch (ATAE, CPU).
+        optimizer__fused=True,
+        optimizer__param_groups=[(embedding_parameter_name(module), embedding_group)],
+        **optimizer_kwargs,
+        batch_size=config.batch_size,
+        max_epochs=config.max_epochs,
+        train_split=None if valid_ds is None else predefined_split(valid_ds),
+        iterator_train=BucketLoader,
+        iterator_train__shuffle=True,
+        iterator_train__generator=rng,
+        iterator_train__keep_sentences=config.keep_sentences,
+        iterator_valid=BucketLoader,
+        iterator_valid__batch_size=max(config.batch_size, _VALID_BATCH),
+        callbacks=callbacks,
+        classes=list(range(len(classes))),
+        device=device,
+        verbose=config.verbose,
+    )
+    return net, tracker
+
+
+def fingerprint(params: dict, seed: int, texts, aspects, labels) -> str:
+    """Identifies a training run: the hyperparameters that change the result, the
+    seed actually used, and the data. A checkpoint is resumed only by its run."""
+    params = {
+        k: v
+        for k, v in params.items()
+        if k not in ("verbose", "checkpoint_dir", "device", "random_state")
+    }
+    digest = hashlib.sha256(
+        json.dumps(
+            {"params": params, "seed": seed}, sort_keys=True, default=repr
+        ).encode()
+    )
+    for text, aspect, label in zip(texts, aspects, labels, strict=True):
+        digest.update(f"{text}\x00{aspect}\x00{label!r}\x01".encode())
+    return digest.hexdigest()
+
+
+def checkpoint_path(checkpoint_dir, run: str) -> Path:
+    """Where the run with fingerprint ``run`` keeps its checkpoint."""
+    return Path(checkpoint_dir) / f"aspectattn-{run[:20]}.ckpt"
+
+
+def fit_net(net, train_ds, tracker: BestWeights, rng, checkpoint=None):
+    """``net.fit``, or resume from the run's checkpoint when there is one.
+
+    Parameters
+    ----------
+    checkpoint : (path, fingerprint) or None
+
+    Returns
+    -------
+    history : list of dict -- complete epochs only
+    kept_epoch : int -- the epoch whose weights the module holds
+    interrupted : bool
+    """
+    state = None if checkpoint is None else load_checkpoint(*checkpoint)
+    if state is None:
+        net.fit(train_ds, y=None)
+    else:
+        from skorch.history import History
+
+        net.initialize()
+        net.module_.load_state_dict(state["module"])
+        net.optimizer_.load_state_dict(state["optimizer"])
+        net.history = History(json.loads(state["history"]))
+        tracker.restore(state["best_weights"] or None)
+        torch.set_rng_state(state["torch_rng"])
+        rng.bit_generator.state = json.loads(state["numpy_rng"])
+        done = len(net.history)
+        if net.verbose:
+            print(f"Resuming from checkpoint after epoch {done}.")
+        if done < net.max_epochs:
+            net.partial_fit(train_ds, y=None, epochs=net.max_epochs - done)
+        else:  # finished before: the tracker's end-of-training policy, once more
+            tracker.on_train_begin(net)
+            tracker.on_train_end(net)
+    history = [
+        {k: v for k, v in row.items() if k != "batches"}
+        for row in net.history
+        if "dur" in row  # an interrupted epoch has no complete record
+    ]
+    return history, tracker.kept_epoch_, tracker.interrupted_
