@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from torch import nn
@@ -44,6 +45,21 @@ def _transformers():
     return transformers
 
 
+@contextmanager
+def _quiet(tf):
+    """Silence transformers' progress bars and info messages, then restore them."""
+    logging = tf.utils.logging
+    bars, level = logging.is_progress_bar_enabled(), logging.get_verbosity()
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(level)
+        if bars:
+            logging.enable_progress_bar()
+
+
 def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
     """(config dict, tokenizer files, state dict) of a local checkpoint directory.
 
@@ -59,8 +75,9 @@ def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
             "holding a Hugging Face checkpoint (config.json, "
             "weights, tokenizer files)."
         )
-    model = tf.AutoModel.from_pretrained(str(path))
-    tokenizer = tf.AutoTokenizer.from_pretrained(str(path))
+    with _quiet(tf):  # no loading bar: aspectattn prints only with verbose
+        model = tf.AutoModel.from_pretrained(str(path))
+        tokenizer = tf.AutoTokenizer.from_pretrained(str(path))
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(
             f"The checkpoint {str(path)!r} has no fast tokenizer (tokenizer.json); "

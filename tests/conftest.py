@@ -97,3 +97,49 @@ FAST = dict(
     dropout=0.0,
     random_state=0,
 )
+
+
+def make_tiny_checkpoint(path) -> Path:
+    """A tiny BERT checkpoint directory (random weights, a word-level tokenizer over
+    the words of :func:`make_pairs`), loadable offline like a real one."""
+    import tokenizers
+    import transformers
+    from tokenizers import models, pre_tokenizers, processors
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "was", "but", "."]
+    words += FOOD + SERVICE + GOOD + BAD + ["food", "service"]
+    vocab = {w: i for i, w in enumerate(words)}
+    tok = tokenizers.Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = tokenizers.normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        mask_token="[MASK]",
+    )
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    path = Path(path)
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        transformers.BertModel(config).save_pretrained(path)
+    fast.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    pytest.importorskip("transformers")
+    return make_tiny_checkpoint(tmp_path_factory.mktemp("tiny-bert"))

@@ -1,0 +1,204 @@
+"""A model file, a request body or a text may come from an attacker.
+
+Model files: every field is validated on load, nothing is written to disk, no code
+runs, and anything unexpected is a ModelFileError. Texts: memory stays linear in the
+input whatever the length of its longest "word".
+"""
+
+import json
+import tempfile
+import tracemalloc
+
+import numpy as np
+import pytest
+import torch
+from conftest import FAST, make_pairs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.persistence import ModelFileError, _digest, load
+from aspectattn.text import MAX_TOKEN_CHARS, Tokenizer, Vocabulary
+
+
+@pytest.fixture(scope="module")
+def word_model_file(tmp_path_factory):
+    X, y = make_pairs(40, seed=0)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    path = tmp_path_factory.mktemp("models") / "words.aam"
+    clf.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def subword_model_file(tiny_checkpoint, tmp_path_factory):
+    X, y = make_pairs(30, seed=0)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1},
+        encoder="pretrained",
+        pretrained_model=tiny_checkpoint,
+        variant="at",
+    ).fit(X, y)
+    path = tmp_path_factory.mktemp("models") / "subwords.aam"
+    clf.save(path)
+    return path
+
+
+def _rewrite(source, target, edit):
+    """Copy a model file with its metadata edited, the checksum recomputed (as an
+    attacker would: the digest is integrity, not authenticity)."""
+    payload = torch.load(source, weights_only=True)
+    meta = json.loads(payload["metadata"])
+    edit(meta)
+    payload["metadata"] = json.dumps(meta)
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    torch.save(payload, target)
+    return target
+
+
+@pytest.fixture
+def no_disk_writes(monkeypatch):
+    """Fail the test if anything creates a temporary directory or file."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("tried to write a temporary file")
+
+    for name in ("TemporaryDirectory", "mkdtemp", "mkstemp", "NamedTemporaryFile"):
+        monkeypatch.setattr(tempfile, name, refuse)
+
+
+@pytest.mark.parametrize(
+    "name", ["../../evil.pth", "/tmp/aspectattn-evil.pth", "sub/vocab.txt", "x.pth"]
+)
+def test_tokenizer_file_names_outside_the_allow_list_are_refused(
+    subword_model_file, tmp_path, name
+):
+    def add_file(meta):
+        meta["fitted"]["text_pipeline_"]["files"][name] = "import os"
+
+    path = _rewrite(subword_model_file, tmp_path / "evil.aam", add_file)
+    with pytest.raises(ModelFileError, match="unexpected tokenizer file name"):
+        load(path)
+    assert not (tmp_path / "evil.pth").exists()
+    assert not (tmp_path.parent / "evil.pth").exists()
+
+
+def test_subword_model_loads_and_predicts_without_writing_files(
+    subword_model_file, no_disk_writes
+):
+    model = load(subword_model_file)
+    assert model.predict([("the soup was bland.", "food")]).shape == (1,)
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        (("params", "hidden_size"), "abc"),
+        (("params", "variant"), "xx"),
+        (("params", "nonsense"), 1),
+        (("fitted", "module_config_", "encoder_config", "hidden_size"), "abc"),
+        (("fitted", "module_config_", "encoder_config", "hidden_size"), 10**9),
+        (("fitted", "module_config_", "n_classes"), 5),
+        (("fitted", "classes_", "dtype"), "V1000000000"),
+        (("fitted", "classes_", "values"), ["a", "a"]),
+        (("fitted", "aspects_"), "food"),
+        (("fitted", "history_"), [{"epoch": [1]}]),
+        (("fitted", "interrupted_"), "no"),
+        (("fitted", "device_"), "tpu"),
+        (("fitted", "text_pipeline_", "words"), ["<pad>", 3]),
+        (("fitted", "text_pipeline_", "kind"), "pickle"),
+        (("fitted",), None),
+        (("estimator",), "os.system"),
+    ],
+)
+def test_bad_fields_raise_model_file_error(word_model_file, tmp_path, where, value):
+    def edit(meta):
+        node = meta
+        for key in where[:-1]:
+            node = node[key]
+        node[where[-1]] = value
+
+    with pytest.raises(ModelFileError):
+        load(_rewrite(word_model_file, tmp_path / "bad.aam", edit))
+
+
+def _paths(node, prefix=()):
+    """Every path into a JSON tree."""
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:3]):
+            yield from _paths(v, (*prefix, i))
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_fuzzed_metadata_gives_only_model_file_errors(
+    word_model_file, tmp_path, no_disk_writes, data
+):
+    payload = torch.load(word_model_file, weights_only=True)
+    meta = json.loads(payload["metadata"])
+    paths = [p for p in _paths(meta) if p]
+    where = data.draw(st.sampled_from(paths))
+    value = data.draw(_json)
+    node = meta
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    payload["metadata"] = json.dumps(meta)
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    path = tmp_path / "fuzzed.aam"
+    torch.save(payload, path)
+    try:
+        model = load(path)
+    except ModelFileError:
+        return
+    # What loads is a working model.
+    proba = model.predict_proba([("the soup was bland.", "food")])
+    assert proba.shape == (1, len(model.classes_))
+
+
+def test_one_huge_word_costs_memory_linear_in_the_input():
+    # A URL, a base64 blob: np.asarray(tokens, dtype=str) padded every token to the
+    # longest one (+2 GB for one 50,000-character word among 300 pairs).
+    X, y = make_pairs(150, seed=0)
+    blob = "x" * 200_000
+    X = [*X, (f"the pasta was {blob} great", "food")]
+    y = [*y, "positive"]
+    tracemalloc.start()
+    try:
+        clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+        clf.predict_proba([(f"{blob} the waiter was rude", "service")] * 50)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 40e6, peak
+    assert max(map(len, clf.vocabulary_.words_)) == MAX_TOKEN_CHARS
+
+
+def test_long_tokens_are_cut_and_lookup_is_a_hash():
+    tokens = Tokenizer()("see https://example.com/" + "a" * 500 + " now")
+    assert max(map(len, tokens)) == MAX_TOKEN_CHARS and tokens[-1] == "now"
+    vocab = Vocabulary().fit([["a", "b"]])
+    ids = vocab.lookup(["b", "z" * 10**6, "a"])
+    assert ids.dtype == np.int64 and ids.tolist() == [vocab.index_["b"], 1, 2]
