@@ -37,6 +37,8 @@ __all__ = [
 def _is_missing(value: Any) -> bool:
     if value is None:
         return True
+    if type(value).__name__ == "NAType":  # pandas.NA: its comparisons are NA
+        return True
     try:
         return bool(value != value)  # NaN, pd.NA raises -> not missing here
     except (TypeError, ValueError):
@@ -138,7 +140,8 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
             f"X and y have different lengths: {n_samples} pairs but {len(arr)} labels."
         )
     for i, value in enumerate(values):
-        if _is_missing(value):
+        # An empty string (an empty CSV cell) is no label either.
+        if _is_missing(value) or (isinstance(value, str) and not value.strip()):
             raise InputError(
                 f"Label {i} is missing ({value!r}); remove unlabelled "
                 "pairs before fitting."

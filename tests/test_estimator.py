@@ -505,3 +505,70 @@ def test_explicit_cuda_without_cuda_is_an_error(pairs):
         pytest.skip("CUDA is available")
     with pytest.raises(ValueError, match="CUDA is not available"):
         AspectAttentionClassifier(**FAST, device="cuda").fit(*pairs)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"encoder": "transformer", "hidden_size": 64},
+            "'hidden_size' is not used when",
+        ),
+        (
+            {"encoder": "lstm", "n_layers": 3},
+            "'n_layers' is not used when encoder='lstm'",
+        ),
+        ({"variant": "ae", "attention_score": "dot"}, "used when variant='ae'"),
+    ],
+)
+def test_parameters_the_settings_ignore_get_a_warning(params, message, pairs):
+    from aspectattn import AspectAttnWarning
+
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1, **params})
+    with pytest.warns(AspectAttnWarning, match=message):
+        clf.fit(*pairs)
+
+
+def test_defaults_give_no_unused_parameter_warning(pairs):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "hidden_size": 300}).fit(
+            *pairs
+        )
+
+
+def test_binary_decision_function_is_one_dimensional(fitted, pairs):
+    from sklearn.model_selection import cross_val_score
+
+    X, y = pairs
+    scores = fitted.decision_function(X[:5])
+    assert scores.shape == (5,)
+    proba = fitted.predict_proba(X[:5])
+    assert np.all((scores > 0) == (proba[:, 1] > 0.5))
+    auc = cross_val_score(
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 2}),
+        X,
+        y,
+        cv=2,
+        scoring="roc_auc",
+    )
+    assert np.all(np.isfinite(auc))
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_empty_labels_are_missing(blank, pairs):
+    X, y = pairs
+    y = list(y)
+    y[3] = blank
+    with pytest.raises(InputError, match="Label 3 is missing"):
+        AspectAttentionClassifier(**FAST).fit(X, y)
+
+
+@pytest.mark.parametrize("term", ["\u200b", "\u200b\ufeff"])
+def test_a_term_without_tokens_is_an_error(term, pairs):
+    X, y = pairs
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, aspect_type="term")
+    with pytest.raises(InputError, match="aspect term of pair 0"):
+        clf.fit([(X[0][0], term), *X[1:]], y)

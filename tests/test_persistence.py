@@ -16,6 +16,28 @@ def fitted(pairs):
     ).fit(*pairs)
 
 
+def assert_same_fitted_state(a, b):
+    """Every documented fitted attribute, dtype included."""
+    from aspectattn.estimator import FITTED_ATTRIBUTES
+
+    for name in FITTED_ATTRIBUTES:
+        assert hasattr(a, name) == hasattr(b, name), name
+        if not hasattr(a, name):
+            continue
+        x, y = getattr(a, name), getattr(b, name)
+        if name == "module_":
+            sx, sy = x.state_dict(), y.state_dict()
+            assert sx.keys() == sy.keys()
+            for k in sx:
+                assert torch.equal(sx[k].cpu(), sy[k].cpu()), k
+        elif name == "text_pipeline_":
+            assert x.to_state() == y.to_state()
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.tolist() == y.tolist(), name
+        else:
+            assert type(x) is type(y) and x == y, name
+
+
 def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
     path = tmp_path / "model.aam"
     fitted.save(path)
@@ -24,10 +46,12 @@ def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
     assert loaded.get_params() == fitted.get_params()
     assert loaded.classes_.tolist() == fitted.classes_.tolist()
-    assert loaded.history_ == fitted.history_
+    assert_same_fitted_state(loaded, fitted)
+    assert loaded.predict(X).dtype == fitted.predict(X).dtype
     assert loaded.explain(X[:1])[0]["tokens"] == fitted.explain(X[:1])[0]["tokens"]
     # and the loaded model pickles like any other
     again = pickle.loads(pickle.dumps(loaded))
+    assert_same_fitted_state(again, fitted)
     np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
 
 
@@ -107,3 +131,35 @@ def test_unfitted_cannot_be_saved(tmp_path):
 
     with pytest.raises(NotFittedError):
         AspectAttentionClassifier().save(tmp_path / "m")
+
+
+def test_interrupted_and_dataframe_state_survive(pairs, tmp_path):
+    import pandas as pd
+
+    X, y = pairs
+    frame = pd.DataFrame({"review": [t for t, _ in X], "topic": [a for _, a in X]})
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1}, text_column="review", aspect_column="topic"
+    ).fit(frame, y)
+    clf.interrupted_ = True  # as after Ctrl-C
+    clf.save(tmp_path / "m")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m")
+    assert loaded.interrupted_ is True
+    assert_same_fitted_state(loaded, clf)
+
+
+@pytest.mark.parametrize("name", ["lstm_atae", "transformer_at", "lstm_at_term"])
+def test_format_1_files_still_load_and_predict_the_same(name):
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data"
+    expected = json.loads((data / "v1_expected.json").read_text())
+    X = [tuple(p) for p in expected["X"]]
+    if name.endswith("term"):
+        X = [(t, t.split()[1]) for t, _ in X]
+    model = AspectAttentionClassifier.load(data / f"v1_{name}.aam")
+    np.testing.assert_allclose(
+        model.predict_proba(X), expected["proba"][name], rtol=0, atol=1e-6
+    )
+    assert model.classes_.dtype.kind == "U" and model.interrupted_ is False
