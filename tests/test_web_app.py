@@ -1,0 +1,106 @@
+"""The example web app as an attacker would use it: every malformed body gets a
+JSON 400 with a reason, never an HTML 500 (Flask's test client; the real server is
+exercised in test_examples.py)."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FAST
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aspectattn import AspectAttentionClassifier
+
+pytest.importorskip("flask")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "web_app.py"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory, pairs):
+    spec = importlib.util.spec_from_file_location("web_app", EXAMPLE)
+    web_app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_app)
+    path = tmp_path_factory.mktemp("app") / "model.aam"
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 2}).fit(*pairs).save(path)
+    app = web_app.create_app(str(path), max_bytes=20_000, max_items=50)
+    return app.test_client()
+
+
+def _post(client, url, body):
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    response = client.post(url, data=data, content_type="application/json")
+    return response.status_code, response.get_json(silent=True)
+
+
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/predict", {"pairs": 5}),
+        ("/predict", {"pairs": None}),
+        ("/predict", {"pairs": "The pasta"}),
+        ("/predict", {"pairs": []}),
+        ("/predict", {"pairs": [["a"]]}),
+        ("/predict", {"pairs": [[1, 2]]}),
+        ("/predict", {"pairs": [{"text": "the soup"}]}),
+        ("/predict", [["the soup", "food"]]),
+        ("/predict", "not json"),
+        ("/predict", 5),
+        ("/predict_aspects", 5),
+        ("/predict_aspects", {"texts": None}),
+        ("/predict_aspects", {"texts": "the soup"}),
+        ("/predict_aspects", {"texts": ["the soup"], "aspects": 7}),
+        ("/predict_aspects", {"texts": ["the soup"], "aspects": ["wine"]}),
+        ("/explain", {"pairs": {"text": "a", "aspect": "food"}}),
+        ("/predict", {"pairs": [["the soup", "food"]] * 51}),
+    ],
+)
+def test_malformed_bodies_get_a_json_400(client, url, body):
+    status, answer = _post(client, url, body)
+    assert status == 400, answer
+    assert isinstance(answer["error"], str) and answer["error"]
+
+
+def test_object_pairs_are_accepted(client):
+    text = "the pasta was great but the waiter was rude."
+    status, as_objects = _post(
+        client, "/predict", {"pairs": [{"text": text, "aspect": "service"}]}
+    )
+    status_list, as_lists = _post(client, "/predict", {"pairs": [[text, "service"]]})
+    assert status == status_list == 200 and as_objects == as_lists
+
+
+def test_size_limit_and_unknown_routes_answer_json(client):
+    status, answer = _post(client, "/predict", {"pairs": [["x " * 20_000, "food"]]})
+    assert status == 413 and "error" in answer
+    response = client.get("/nowhere")
+    assert response.status_code == 404 and "error" in response.get_json()
+    response = client.get("/predict")
+    assert response.status_code == 405 and "error" in response.get_json()
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["pairs", "texts", "aspects", "text", "aspect"]),
+            children,
+            max_size=3,
+        )
+    ),
+    max_leaves=10,
+)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(url=st.sampled_from(["/predict", "/predict_aspects", "/explain"]), body=_json)
+def test_fuzzed_bodies_never_give_a_server_error(client, url, body):
+    status, answer = _post(client, url, body)
+    assert status in (200, 400, 413), (status, answer)
+    assert answer is not None
