@@ -80,6 +80,8 @@ def check_pairs(
         feature_names = np.asarray([text_column, aspect_column], dtype=object)
     else:
         if isinstance(X, np.ndarray):
+            if X.ndim == 1 and X.dtype == object:  # an array of pair objects
+                X = np.asarray(list(X), dtype=object) if len(X) else X.reshape(0, 2)
             if X.ndim != 2 or X.shape[1] != 2:
                 raise InputError(
                     f"{expected}; got an array of shape {X.shape}, "
@@ -94,8 +96,12 @@ def check_pairs(
             raise InputError(f"{expected}; got {type(X).__name__}.")
         texts, aspects = [], []
         for i, pair in enumerate(pairs):
-            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
-                raise InputError(f"{expected}; element {i} is {pair!r}, not a pair.")
+            if isinstance(pair, (str, bytes, dict, set, frozenset)) or not hasattr(
+                pair, "__getitem__"
+            ):
+                raise InputError(
+                    f"{expected}; element {i} is {_short(pair)}, not a pair."
+                )
             if len(pair) != 2:
                 raise InputError(
                     f"{expected}; element {i} has {len(pair)} items "

@@ -132,7 +132,9 @@ class StopWhenStalled(Callback):
         if self.tracker.misses_ >= self.patience:
             self.stopped_ = self.tracker.stopped_ = True
             if net.verbose:
-                print(
+                from .training import log_line
+
+                log_line(
                     f"Stopping: {self.tracker.monitor} has not improved for "
                     f"{self.patience} epochs (best: epoch {self.tracker.best_epoch_})."
                 )

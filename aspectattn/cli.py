@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -61,50 +63,82 @@ class CLIError(Exception):
 
 
 # ----------------------------------------------------------------------------- data
+def _read_text(path: Path, encoding: str) -> str:
+    """The file's text; a clear error naming the file and the encoding."""
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise CLIError(
+            f"{path} is not valid {encoding} text (byte {exc.start}); pass its "
+            "encoding with --encoding (e.g. --encoding latin-1)"
+        ) from None
+
+
 def _read_table(
-    path: Path, text_col: str, aspect_col: str, label_col: str, need_aspect: bool = True
+    path: Path,
+    text_col: str,
+    aspect_col: str,
+    label_col: str,
+    need_aspect: bool = True,
+    encoding: str = "utf-8-sig",
 ):
-    """Rows of a CSV/JSONL file as (texts, aspects, labels or None)."""
+    """Rows of a CSV/JSONL file as (texts, aspects or None, labels or None)."""
+    text = _read_text(path, encoding)
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
         rows = []
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise CLIError(
-                            f"{path}:{n}: not valid JSON ({exc.msg})"
-                        ) from exc
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CLIError(
+                    f"{path}:{n}: not valid JSON ({exc.msg}); expected one JSON "
+                    "object per line (JSON Lines)"
+                ) from None
+            if not isinstance(row, dict):
+                raise CLIError(
+                    f"{path}:{n}: expected a JSON object per line with keys "
+                    f"{text_col!r}, {aspect_col!r}, got a {type(row).__name__}"
+                )
+            rows.append(row)
     else:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(text.splitlines()))
     if not rows:
         raise CLIError(f"{path} has no rows")
-    columns = set(rows[0])
     needed = [text_col] + ([aspect_col] if need_aspect else [])
-    missing = [c for c in needed if c not in columns]
-    if missing:
-        raise CLIError(
-            f"{path} has no column(s) {missing} (it has {sorted(columns)}); "
-            "use --text-column/--aspect-column"
-        )
+    for n, row in enumerate(rows, 1):
+        missing = [c for c in needed if row.get(c) is None]
+        if missing:
+            raise CLIError(
+                f"{path}: row {n} has no {missing[0]!r} (it has {sorted(row)[:10]}); "
+                "use --text-column/--aspect-column"
+            )
+    columns = set(rows[0])
     texts = [r[text_col] for r in rows]
     aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
-    labels = [r[label_col] for r in rows] if label_col in columns else None
+    labels = [r.get(label_col) for r in rows] if label_col in columns else None
     return texts, aspects, labels
 
 
-def load_data(source: str, args, need_labels: bool):
-    """``(X, y)`` from a data-set name or a file; ``y`` may be None."""
+def load_data(source: str, args, need_labels: bool, aspect_type: str | None = None):
+    """``(X, y)`` from a data-set name or a file; ``y`` may be None.
+
+    ``aspect_type``: the kind of aspect a model expects (its ``aspect_type_``), which
+    decides whether terms or categories are read from an XML file.
+    """
     from . import datasets
 
+    if aspect_type is None and args.aspect_type != "auto":
+        aspect_type = args.aspect_type
     if source in DATASETS:
         name, kwargs = DATASETS[source]
-        split = args.split
-        if name == "fetch_mams" and split == "test":
-            split = "val"  # MAMS test labels are not distributed with this release
-        return getattr(datasets, name)(subset=split, **kwargs)
+        if name == "fetch_mams" and args.split == "test":
+            raise CLIError(
+                "MAMS test labels are not distributed with this release; use "
+                "--split val"
+            )
+        return getattr(datasets, name)(subset=args.split, **kwargs)
     path = Path(source)
     if not path.is_file():
         raise CLIError(
@@ -112,23 +146,30 @@ def load_data(source: str, args, need_labels: bool):
             f"(data sets: {', '.join(DATASETS)})"
         )
     if path.suffix.lower() == ".xml":
-        text = path.read_text(encoding="utf-8", errors="replace")
-        aspect = (
-            args.aspect_type
-            if args.aspect_type != "auto"
-            else (
-                "term"
-                if "<aspectTerm " in text and "<aspectCategory " not in text
-                else "category"
-            )
+        text = _read_text(path, args.encoding)
+        aspect = aspect_type or (
+            "term"
+            if "<aspectTerm " in text and "<aspectCategory " not in text
+            else "category"
         )
-        if "<Opinion " in text:
-            return datasets.read_semeval2015(
-                path, "target" if aspect == "term" else "category"
-            )
-        return datasets.read_semeval2014(path, aspect)
+        try:
+            if "<Opinion " in text:
+                X, y = datasets.read_semeval2015(
+                    path, "target" if aspect == "term" else "category"
+                )
+            else:
+                X, y = datasets.read_semeval2014(path, aspect)
+        except ET.ParseError as exc:
+            raise CLIError(f"{path} is not well-formed XML ({exc})") from None
+        if not X:
+            raise CLIError(f"{path} has no aspect {aspect}s with a polarity")
+        return X, y
     texts, aspects, labels = _read_table(
-        path, args.text_column, args.aspect_column, args.label_column
+        path,
+        args.text_column,
+        args.aspect_column,
+        args.label_column,
+        encoding=args.encoding,
     )
     if need_labels and labels is None:
         raise CLIError(
@@ -138,12 +179,38 @@ def load_data(source: str, args, need_labels: bool):
     return list(zip(texts, aspects, strict=True)), labels
 
 
-def load_model(path: str):
+def labels_like(y, classes: np.ndarray) -> np.ndarray:
+    """Labels read from a file (strings) in the dtype of the model's classes."""
+    y = np.asarray(y, dtype=object)
+    if classes.dtype.kind in "iufb":
+        try:
+            return y.astype(classes.dtype)
+        except (TypeError, ValueError):
+            raise CLIError(
+                f"the labels are not {classes.dtype.name} like the model's classes "
+                f"{classes.tolist()}"
+            ) from None
+    return y.astype(str)
+
+
+def load_model(path: str, trust_pickle: bool = False):
     from .estimator import AspectAttentionClassifier
     from .persistence import ModelFileError
 
     if not Path(path).is_file():
         raise CLIError(f"model file {path!r} not found")
+    if Path(path).suffix.lower() in (".pkl", ".pickle", ".joblib"):
+        if not trust_pickle:
+            raise CLIError(
+                f"{path} is a pickle, which runs code when it is loaded; pass "
+                "--trust-pickle if you made it yourself (or save models as .aam)"
+            )
+        import joblib
+
+        model = joblib.load(path)
+        if not isinstance(model, AspectAttentionClassifier):
+            raise CLIError(f"{path} holds a {type(model).__name__}, not a model")
+        return model
     try:
         return AspectAttentionClassifier.load(path)
     except ModelFileError as exc:
@@ -155,7 +222,8 @@ class Progress:
     forced)."""
 
     def __init__(self, total: int, label: str, enabled: bool):
-        self.total, self.label, self.enabled = total, label, enabled
+        self.total, self.label = total, label
+        self.enabled = enabled and sys.stderr.isatty()
         self.start = time.perf_counter()
 
     def update(self, done: int) -> None:
@@ -179,6 +247,9 @@ def _chunks(n: int, size: int):
 
 
 # ------------------------------------------------------------------------- commands
+ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
+
+
 def cmd_train(args) -> int:
     from .estimator import AspectAttentionClassifier
 
@@ -186,14 +257,23 @@ def cmd_train(args) -> int:
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
     clf = AspectAttentionClassifier(
         variant=args.variant,
+        encoder=args.encoder,
         aspect_type=args.aspect_type,
         embeddings=embeddings,
         embedding_dim=args.embedding_dim,
         embedding_dropout=args.embedding_dropout,
         hidden_size=args.hidden_size,
+        n_layers=args.n_layers,
+        n_heads=args.n_heads,
+        d_model=args.d_model,
+        pretrained_model=args.pretrained_model,
+        pretrained_input=args.pretrained_input,
+        attention_score=args.attention_score,
+        attention_heads=args.attention_heads,
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,
+        batch_by=args.batch_by,
         dropout=args.dropout,
         bidirectional=args.bidirectional,
         validation_fraction=args.validation_fraction or None,
@@ -202,10 +282,11 @@ def cmd_train(args) -> int:
         random_state=args.seed,
         verbose=0 if args.quiet else 1,
     )
+    name = f"{args.variant.upper()}-{ENCODER_NAMES[args.encoder]}"
+    if args.encoder == "pretrained":
+        name = f"{args.variant.upper()} over {args.pretrained_model}"
     if not args.quiet:
-        print(
-            f"training {args.variant.upper()}-LSTM on {len(X)} pairs", file=sys.stderr
-        )
+        print(f"training {name} on {len(X)} pairs", file=sys.stderr)
     clf.fit(X, y)
     out = Path(args.out)
     if out.suffix in (".pkl", ".joblib"):
@@ -222,6 +303,8 @@ def cmd_train(args) -> int:
         json.dumps(
             {
                 "model": str(out),
+                "encoder": args.encoder,
+                "variant": args.variant,
                 "pairs": len(X),
                 "classes": clf.classes_.tolist(),
                 "epochs": len(clf.history_),
@@ -241,11 +324,20 @@ def cmd_evaluate(args) -> int:
         f1_score,
     )
 
-    clf = load_model(args.model)
-    X, y = load_data(args.data, args, need_labels=True)
+    clf = load_model(args.model, args.trust_pickle)
+    X, y = load_data(args.data, args, need_labels=True, aspect_type=clf.aspect_type_)
     predicted = clf.predict(X)
-    y = np.asarray(y)
-    labels = clf.classes_
+    y = labels_like(y, clf.classes_)
+    known = set(clf.classes_.tolist())
+    unknown = sorted({v for v in y.tolist() if v not in known}, key=str)
+    if unknown:
+        print(
+            f"aspectattn evaluate: warning: labels {unknown[:5]} are not classes of "
+            f"the model {clf.classes_.tolist()}; those pairs count as wrong",
+            file=sys.stderr,
+        )
+    # The report's rows: the model's classes, then the labels it cannot predict.
+    labels = np.asarray(clf.classes_.tolist() + unknown, dtype=object)
     report = {
         "pairs": len(X),
         "accuracy": float(accuracy_score(y, predicted)),
@@ -283,15 +375,21 @@ def _sentences(source: str, args) -> list[str]:
             args.aspect_column,
             args.label_column,
             need_aspect=False,
+            encoding=args.encoding,
         )
         return list(dict.fromkeys(texts))
     if not path.is_file():
         raise CLIError(f"input file {source!r} not found")
-    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
-    return [ln for ln in lines if ln]
+    lines = [ln.strip() for ln in _read_text(path, args.encoding).splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        raise CLIError(f"{path} has no sentences")
+    return lines
 
 
 def _write_rows(rows: list[dict], out: str | None) -> None:
+    if not rows:
+        raise CLIError("nothing to write: the input has no rows")
     if out and Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
         with open(out, "w", encoding="utf-8") as f:
             for row in rows:
@@ -318,7 +416,7 @@ def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
 
 
 def cmd_predict(args) -> int:
-    clf = load_model(args.model)
+    clf = load_model(args.model, args.trust_pickle)
     classes = [str(c) for c in clf.classes_]
     rows = []
     show = not args.quiet
@@ -333,7 +431,9 @@ def cmd_predict(args) -> int:
                     rows.append(_prediction_row(text, aspect, p, classes))
             progress.update(end)
     else:
-        X, _ = load_data(args.data, args, need_labels=False)
+        X, _ = load_data(
+            args.data, args, need_labels=False, aspect_type=clf.aspect_type_
+        )
         progress = Progress(len(X), "predicting", show and len(X) > 1000)
         for start, end in _chunks(len(X), 4096):
             proba = clf.predict_proba(X[start:end])
@@ -345,8 +445,8 @@ def cmd_predict(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    clf = load_model(args.model)
-    X, _ = load_data(args.data, args, need_labels=False)
+    clf = load_model(args.model, args.trust_pickle)
+    X, _ = load_data(args.data, args, need_labels=False, aspect_type=clf.aspect_type_)
     if args.limit:
         X = X[: args.limit]
     results = clf.explain(X)
@@ -387,19 +487,33 @@ def cmd_explain(args) -> int:
 
 
 # --------------------------------------------------------------------------- parser
-def _add_data_options(p, split_default="train"):
+def _add_data_options(p, split_default="train", model_options=True):
     p.add_argument(
         "--split",
         default=split_default,
         choices=["train", "test", "val"],
-        help="split of a named data set (default: %(default)s)",
+        help="split of a named data set",
     )
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--aspect-column", default="aspect")
-    p.add_argument("--label-column", default="label")
+    p.add_argument("--text-column", default="text", help="column with the sentence")
+    p.add_argument("--aspect-column", default="aspect", help="column with the aspect")
+    p.add_argument("--label-column", default="label", help="column with the label")
     p.add_argument(
-        "--aspect-type", default="auto", choices=["auto", "category", "term"]
+        "--aspect-type",
+        default="auto",
+        choices=["auto", "category", "term"],
+        help="read categories or terms from XML (auto: as the model was trained)",
     )
+    p.add_argument(
+        "--encoding",
+        default="utf-8-sig",
+        help="text encoding of the input file (utf-8, with or without a BOM)",
+    )
+    if model_options:
+        p.add_argument(
+            "--trust-pickle",
+            action="store_true",
+            help="allow a .pkl/.joblib model (pickles run code when loaded)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -412,16 +526,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    formatter = argparse.ArgumentDefaultsHelpFormatter
 
     p = sub.add_parser(
         "train",
         help="train a model and write it to a file",
-        description="Train an attention LSTM and write a model file "
+        description="Train an aspect-attention model and write a model file "
         "(safe format; .pkl/.joblib for a pickle).",
+        formatter_class=formatter,
     )
     p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
     p.add_argument("--out", required=True, help="model file to write, e.g. model.aam")
-    p.add_argument("--variant", default="atae", choices=["at", "ae", "atae"])
+    p.add_argument(
+        "--variant",
+        default="atae",
+        choices=["at", "ae", "atae"],
+        help="AT: aspect as attention query; AE: aspect with every word; ATAE: both",
+    )
+    p.add_argument(
+        "--encoder",
+        default="lstm",
+        choices=["lstm", "transformer", "pretrained"],
+        help="sentence encoder under the aspect attention",
+    )
+    p.add_argument(
+        "--pretrained-model",
+        help="local Hugging Face checkpoint directory (with --encoder pretrained)",
+    )
+    p.add_argument(
+        "--pretrained-input",
+        default="vector",
+        choices=["vector", "pair"],
+        help="aspect as attention query only, or also as a second segment",
+    )
     p.add_argument(
         "--embeddings",
         default="word2vec",
@@ -434,36 +571,62 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="size of trained or random vectors (default 100)",
     )
-    p.add_argument("--embedding-dropout", type=float, default=0.5)
-    p.add_argument("--hidden-size", type=int, default=300)
-    p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--dropout", type=float, default=0.5)
-    p.add_argument("--bidirectional", action="store_true")
+    p.add_argument(
+        "--embedding-dropout", type=float, default=0.5, help="dropout on word vectors"
+    )
+    p.add_argument("--hidden-size", type=int, default=300, help="LSTM size")
+    p.add_argument("--bidirectional", action="store_true", help="bidirectional LSTM")
+    p.add_argument("--n-layers", type=int, default=2, help="transformer layers")
+    p.add_argument("--n-heads", type=int, default=4, help="transformer heads")
+    p.add_argument("--d-model", type=int, default=128, help="transformer width")
+    p.add_argument(
+        "--attention-score",
+        default="additive",
+        choices=["additive", "dot", "general", "scaled_dot", "concat"],
+        help="how the aspect vector scores the encoder states",
+    )
+    p.add_argument(
+        "--attention-heads", type=int, default=1, help="aspect-attention heads"
+    )
+    p.add_argument("--epochs", type=int, default=20, help="training epochs (most)")
+    p.add_argument("--lr", type=float, default=1e-3, help="learning rate")
+    p.add_argument("--batch-size", type=int, default=32, help="pairs per batch")
+    p.add_argument(
+        "--batch-by",
+        default="auto",
+        choices=["auto", "sentence", "pair"],
+        help="train on whole sentences (all aspects at once) or on shuffled pairs",
+    )
+    p.add_argument("--dropout", type=float, default=0.5, help="final dropout")
     p.add_argument(
         "--validation-fraction",
         type=float,
         default=0.1,
         help="held-out share of sentences for early stopping (0: none)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
     p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
-    _add_data_options(p)
+    _add_data_options(p, model_options=False)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
-        "evaluate", help="accuracy, macro-F1, per-class report, confusion matrix"
+        "evaluate",
+        help="accuracy, macro-F1, per-class report, confusion matrix",
+        formatter_class=formatter,
     )
-    p.add_argument("model")
-    p.add_argument("data")
+    p.add_argument("model", help="model file (.aam)")
+    p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_data_options(p, "test")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("predict", help="labels and probabilities for new pairs")
-    p.add_argument("model")
+    p = sub.add_parser(
+        "predict",
+        help="labels and probabilities for new pairs",
+        formatter_class=formatter,
+    )
+    p.add_argument("model", help="model file (.aam)")
     p.add_argument(
         "data",
         help="CSV/JSONL/XML of pairs; with --aspects also a text file of sentences",
@@ -477,9 +640,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(p, "test")
     p.set_defaults(func=cmd_predict)
 
-    p = sub.add_parser("explain", help="attention weight of every token")
-    p.add_argument("model")
-    p.add_argument("data")
+    p = sub.add_parser(
+        "explain", help="attention weight of every token", formatter_class=formatter
+    )
+    p.add_argument("model", help="model file (.aam)")
+    p.add_argument("data", help="data-set name or CSV/JSONL/XML file")
     p.add_argument("--out", help=".html, .png, .svg, .pdf or .jsonl (default: text)")
     p.add_argument("--limit", type=int, default=0, help="only the first N pairs")
     _add_data_options(p, "test")
@@ -487,18 +652,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_PARAMETER_RE = re.compile(r"The '(\w+)' parameter of \w+")
+
+
+def _in_flag_words(message: str) -> str:
+    """'The 'hidden_size' parameter of X ...' -> '--hidden-size ...'."""
+    flags = {"max_epochs": "epochs", "random_state": "seed"}
+    return _PARAMETER_RE.sub(
+        lambda m: "--" + flags.get(m.group(1), m.group(1)).replace("_", "-"), message
+    )
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (CLIError, AspectAttnError, ValueError, OSError, KeyError) as exc:
+    except (CLIError, AspectAttnError, ValueError, OSError) as exc:
+        if isinstance(exc, BrokenPipeError):
+            return _quiet_broken_pipe()
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        print(f"aspectattn {args.command}: error: {message}", file=sys.stderr)
+        print(
+            f"aspectattn {args.command}: error: {_in_flag_words(message)}",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print(f"aspectattn {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (``| head``): stop quietly, as Unix tools do."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

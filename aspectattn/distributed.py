@@ -82,6 +82,9 @@ def _predict_partition(frame, model, text_column, aspect_column, proba_columns):
     pairs = list(
         zip(frame[text_column].tolist(), frame[aspect_column].tolist(), strict=True)
     )
+    if not proba_columns:  # labels only: any classifier, e.g. an SVM pipeline
+        out["label"] = model.predict(pairs)
+        return out
     proba = model.predict_proba(pairs)
     out["label"] = model.classes_[np.argmax(proba, axis=1)]
     for i, name in enumerate(proba_columns):

@@ -11,7 +11,9 @@ a path
     word2vec text or binary (``.bin``), GloVe text (no header line), or gensim
     ``KeyedVectors`` (``.kv``); ``.gz``/``.bz2`` compressed text is read transparently.
 a gensim-data name such as ``"glove-wiki-gigaword-50"``
-    downloaded once by :mod:`gensim.downloader` (needs the internet).
+    read from the data home (``$ASPECTATTN_DATA``, see :data:`LOCAL_FILES`) when the
+    file is there, else downloaded once by :mod:`gensim.downloader` (needs the
+    internet).
 
 Loaded vectors are cached in memory per file (keyed by path, size and modification
 time), so a grid search loads a file once per process rather than once per candidate.
@@ -101,22 +103,60 @@ def _load_file(path: Path):
     )
 
 
+#: Files that hold a gensim-data model's vectors, looked for in the data home
+#: (``$ASPECTATTN_DATA`` or ``~/aspectattn_data``) before anything is downloaded.
+LOCAL_FILES = {
+    "glove-wiki-gigaword-50": (
+        "glove/glove.6B.50d.txt.gz",
+        "glove/glove.6B.50d.txt",
+        "glove/glove.6B.50d.100k.txt.gz",  # its 100,000 most frequent words
+    ),
+    "glove-wiki-gigaword-100": (
+        "glove/glove.6B.100d.txt.gz",
+        "glove/glove.6B.100d.txt",
+    ),
+    "glove-wiki-gigaword-300": (
+        "glove/glove.6B.300d.txt.gz",
+        "glove/glove.6B.300d.txt",
+    ),
+    "word2vec-google-news-300": ("GoogleNews-vectors-negative300.bin.gz",),
+}
+
+
+def local_vectors_file(name: str) -> Path | None:
+    """A file in the data home holding the vectors of gensim-data model ``name``."""
+    from .datasets import get_data_home
+
+    home = get_data_home()
+    for relative in LOCAL_FILES.get(name, ()):
+        if (home / relative).is_file():
+            return home / relative
+    return None
+
+
 def _load_named(name: str):
     _import_gensim()
     import gensim.downloader
 
+    hint = (
+        "Without internet access, download the vectors elsewhere and pass their path "
+        "as embeddings=, or put them into $ASPECTATTN_DATA"
+        + (f" as {LOCAL_FILES[name][0]}" if name in LOCAL_FILES else "")
+        + "."
+    )
     try:
         return gensim.downloader.load(name)
     except ValueError as exc:
         raise ValueError(
             f"embeddings={name!r} is neither an existing file nor a gensim-data model "
-            "name (see gensim.downloader.info()['models']). Pass a path to word2vec, "
-            "GloVe or .kv vectors, 'word2vec'/'fasttext' to train them, or None."
+            "name that could be confirmed (gensim-data needs the internet to look "
+            "names up; see gensim.downloader.info()['models']). Pass a path to "
+            f"word2vec, GloVe or .kv vectors, 'word2vec'/'fasttext' to train them, or "
+            f"None. {hint}"
         ) from exc
     except OSError as exc:
         raise OSError(
-            f"Could not download the gensim-data model {name!r} ({exc}). Without "
-            "internet access, download the vectors elsewhere and pass their path."
+            f"Could not download the gensim-data model {name!r} ({exc}). {hint}"
         ) from exc
 
 
@@ -147,6 +187,9 @@ def load_word_vectors(source: str | os.PathLike):
         )
         if looks_like_path:
             raise FileNotFoundError(f"Word-vector file not found: {text!r}.")
+        local = local_vectors_file(text)
+        if local is not None:
+            return load_word_vectors(local)
         key = ("gensim-data", text)
         loader = _load_named
         arg = text

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +116,17 @@ def embedding_parameter_name(module: torch.nn.Module) -> str:
     return next(n for n, p in module.named_parameters() if p is table)
 
 
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def log_line(text: str) -> None:
+    """Where training progress goes: stderr (stdout is for results), with skorch's
+    colours only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        text = _ANSI_RE.sub("", text)
+    print(text, file=sys.stderr, flush=True)
+
+
 def build_net(
     module,
     config: TrainingConfig,
@@ -187,6 +200,8 @@ def build_net(
         iterator_valid=BucketLoader,
         iterator_valid__batch_size=max(config.batch_size, _VALID_BATCH),
         callbacks=callbacks,
+        # (skorch calls a custom sink whatever the verbosity: only set it when asked)
+        **({"callbacks__print_log__sink": log_line} if config.verbose else {}),
         classes=list(range(len(classes))),
         device=device,
         verbose=config.verbose,
@@ -245,7 +260,7 @@ def fit_net(net, train_ds, tracker: BestWeights, rng, checkpoint=None):
         rng.bit_generator.state = json.loads(state["numpy_rng"])
         done = len(net.history)
         if net.verbose:
-            print(f"Resuming from checkpoint after epoch {done}.")
+            log_line(f"Resuming from checkpoint after epoch {done}.")
         if done < net.max_epochs:
             net.partial_fit(train_ds, y=None, epochs=net.max_epochs - done)
         else:  # finished before: the tracker's end-of-training policy, once more

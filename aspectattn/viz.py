@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import html
 import os
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from .exceptions import MissingDependencyError
+from .exceptions import AspectAttnWarning, MissingDependencyError
 
 __all__ = ["attention_html", "plot_attention", "plot_history", "group_by_text"]
 
@@ -106,22 +107,55 @@ value).</p>
     return document
 
 
+#: At most this many sentences and tokens per sentence go into one heatmap; a
+#: picture of a whole test set is unreadable and costs gigabytes.
+MAX_PLOT_SENTENCES = 40
+MAX_PLOT_TOKENS = 60
+
+
 def plot_attention(results: Sequence[dict], path=None, cmap: str = "Blues"):
     """Heatmap of attention weights: one panel per sentence, one row per aspect.
+
+    Only the first :data:`MAX_PLOT_SENTENCES` sentences (and their first
+    :data:`MAX_PLOT_TOKENS` tokens) are drawn, with a warning; use
+    :func:`attention_html` for many.
 
     Parameters
     ----------
     results : list of dict
         From :meth:`~aspectattn.AspectAttentionClassifier.explain`.
     path : str or path-like, optional
-        Save the figure there (format from the extension: .png, .svg, .pdf).
+        Save the figure there (format from the extension: .png, .svg, .pdf); the
+        figure is then closed and not returned.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.figure.Figure, or None when saved to ``path``
     """
     plt = _pyplot()
     groups = group_by_text(results)
+    if len(groups) > MAX_PLOT_SENTENCES:
+        warnings.warn(
+            f"plot_attention draws the first {MAX_PLOT_SENTENCES} of {len(groups)} "
+            "sentences; use attention_html for all of them.",
+            AspectAttnWarning,
+            stacklevel=2,
+        )
+        groups = groups[:MAX_PLOT_SENTENCES]
+    groups = [
+        (
+            text,
+            [
+                {
+                    **r,
+                    "tokens": r["tokens"][:MAX_PLOT_TOKENS],
+                    "weights": r["weights"][:MAX_PLOT_TOKENS],
+                }
+                for r in group
+            ],
+        )
+        for text, group in groups
+    ]
     heights = [0.6 + 0.45 * len(g) for _, g in groups]
     width = max(4.0, 0.55 * max(len(g[0]["tokens"]) for _, g in groups) + 2.5)
     fig, axes = plt.subplots(
@@ -156,10 +190,18 @@ def plot_attention(results: Sequence[dict], path=None, cmap: str = "Blues"):
                     color="white" if v > 0.6 * matrix.max() else "black",
                 )
         ax.tick_params(length=0)
+    return _finish(plt, fig, path)
+
+
+def _finish(plt, fig, path):
     fig.tight_layout()
-    if path is not None:
+    if path is None:
+        return fig
+    try:
         fig.savefig(os.fspath(path), dpi=150)
-    return fig
+    finally:
+        plt.close(fig)  # a saved figure is not kept open (memory)
+    return None
 
 
 def plot_history(history: Sequence[dict], path=None):
@@ -197,7 +239,4 @@ def plot_history(history: Sequence[dict], path=None):
             transform=score_ax.transAxes,
         )
         score_ax.set_axis_off()
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(os.fspath(path), dpi=150)
-    return fig
+    return _finish(plt, fig, path)

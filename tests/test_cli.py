@@ -183,7 +183,7 @@ def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
     "args, message",
     [
         (["predict", "nope.aam", "test.csv"], "model file 'nope.aam' not found"),
-        (["evaluate", "model.aam", "sentences.txt"], "has no column"),
+        (["evaluate", "model.aam", "sentences.txt"], "row 1 has no 'text'"),
         (["predict", "train.csv", "test.csv"], "not a readable aspectattn model file"),
         (["explain", "model.aam", "test.csv", "--out", "x.doc"], "--out must end in"),
         (
@@ -192,8 +192,17 @@ def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
         ),
         (
             ["train", "test.csv", "--out", "m.aam", "--epochs", "0", "--quiet"],
-            "'max_epochs' parameter",
+            "--epochs must be an int >= 1",
         ),
+        (["evaluate", "model.aam", "array.json"], "expected a JSON object per line"),
+        (["evaluate", "model.aam", "strings.jsonl"], "expected a JSON object"),
+        (["evaluate", "model.aam", "no_aspect.jsonl"], "row 1 has no 'aspect'"),
+        (["evaluate", "model.aam", "broken.xml"], "not well-formed XML"),
+        (["evaluate", "model.aam", "empty.xml"], "has no aspect"),
+        (["predict", "model.aam", "blank.txt", "--aspects", "food"], "no sentences"),
+        (["evaluate", "model.aam", "latin1.csv"], "--encoding"),
+        (["predict", "model.pkl", "test.csv"], "--trust-pickle"),
+        (["evaluate", "model.aam", "mams-category", "--split", "test"], "--split val"),
     ],
 )
 def test_bad_input_exits_with_status_2_and_one_line(
@@ -206,6 +215,129 @@ def test_bad_input_exits_with_status_2_and_one_line(
     err = capsys.readouterr().err
     assert message in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def bad_files(workdir):
+    (workdir / "array.json").write_text('[{"text": "a", "aspect": "food"}]\n')
+    (workdir / "strings.jsonl").write_text('"the soup"\n')
+    (workdir / "no_aspect.jsonl").write_text('{"text": "the soup", "label": "x"}\n')
+    (workdir / "broken.xml").write_text("<sentences><sentence>")
+    (workdir / "empty.xml").write_text("<sentences></sentences>")
+    (workdir / "blank.txt").write_text("\n \n")
+    (workdir / "latin1.csv").write_bytes(
+        "text,aspect,label\ncaf\u00e9 was great,food,positive\n".encode("latin-1")
+    )
+    (workdir / "model.pkl").write_bytes(b"not even a pickle")
+    return workdir
+
+
+@pytest.fixture(autouse=True)
+def _bad_files_exist(request):
+    if "args" in request.fixturenames:
+        request.getfixturevalue("bad_files")
+
+
+def test_excel_csv_with_a_bom_and_latin1_with_encoding(workdir, capsys, monkeypatch):
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(workdir)
+    text = "text,aspect,label\nthe soup was bland.,food,negative\n"
+    (workdir / "bom.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert main(["evaluate", "model.aam", "bom.csv", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"] == 1
+    (workdir / "latin.csv").write_bytes(
+        text.replace("soup", "caf\u00e9").encode("latin-1")
+    )
+    assert main(["evaluate", "model.aam", "latin.csv", "--encoding", "latin-1"]) == 0
+
+
+def test_unknown_labels_warn_and_integer_labels_match(workdir, capsys, monkeypatch):
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(workdir)
+    text = "text,aspect,label\nthe soup was bland.,food,conflict\n"
+    (workdir / "conflict.csv").write_text(text)
+    assert main(["evaluate", "model.aam", "conflict.csv"]) == 0
+    assert "not classes of the model" in capsys.readouterr().err
+    from conftest import FAST
+
+    from aspectattn import AspectAttentionClassifier
+
+    X, y = make_pairs(60, seed=0)
+    ints = [1 if v == "positive" else 0 for v in y]  # a model fit in Python on ints
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, ints).save(
+        workdir / "ints.aam"
+    )
+    _write_csv(workdir / "ints.csv", X, ints)
+    capsys.readouterr()
+    assert main(["evaluate", "ints.aam", "ints.csv", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["confusion_matrix"]["labels"] == [0, 1]
+    assert sum(map(sum, report["confusion_matrix"]["matrix"])) == len(X)
+
+
+def test_trusted_pickle_model_is_evaluated(workdir, capsys, monkeypatch):
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(workdir)
+    args = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    args += ["--epochs", "1", "--quiet", "--validation-fraction", "0"]
+    assert main(["train", "train.csv", "--out", "m.joblib", *args]) == 0
+    assert main(["evaluate", "m.joblib", "test.csv", "--trust-pickle"]) == 0
+    assert "accuracy" in capsys.readouterr().out
+
+
+def test_xml_of_a_term_model_is_read_as_terms(workdir, tmp_path):
+    xml = tmp_path / "t.xml"
+    xml.write_text(
+        '<sentences><sentence id="1"><text>the pasta was great.</text>'
+        '<aspectTerms><aspectTerm term="pasta" polarity="positive" from="4" to="9"/>'
+        "</aspectTerms><aspectCategories>"
+        '<aspectCategory category="food" polarity="positive"/>'
+        '<aspectCategory category="service" polarity="negative"/>'
+        "</aspectCategories></sentence></sentences>"
+    )
+    X, y = make_pairs(60, seed=0)
+    _write_csv(workdir / "terms.csv", [(t, t.split()[1]) for t, _ in X], y)
+    args = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    args += ["--epochs", "1", "--quiet", "--validation-fraction", "0"]
+    run("train", "terms.csv", "--out", "terms.aam", *args, cwd=workdir)
+    result = run("evaluate", "terms.aam", xml, "--json", cwd=workdir)
+    assert json.loads(result.stdout)["pairs"] == 1  # one term, not two categories
+
+
+def test_output_into_a_closed_pipe_ends_quietly(workdir):
+    command = f"{sys.executable} -m aspectattn predict model.aam test.csv | head -n 1"
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        cwd=workdir,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.stdout.startswith("text,aspect,label")
+    assert "Broken pipe" not in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 0
+
+
+def test_train_summary_is_the_only_stdout(workdir):
+    args = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    args += [
+        "--epochs",
+        "2",
+        "--validation-fraction",
+        "0.2",
+        "--encoder",
+        "transformer",
+    ]
+    args += ["--d-model", "8", "--n-heads", "2", "--n-layers", "1"]
+    result = run("train", "train.csv", "--out", "tf.aam", *args, cwd=workdir)
+    summary = json.loads(result.stdout)  # stdout is the JSON summary alone
+    assert summary["encoder"] == "transformer" and summary["epochs"] == 2
+    assert "train_loss" in result.stderr and "\x1b[" not in result.stderr
+    assert "ATAE-transformer" in result.stderr
 
 
 def test_help_and_console_script(workdir):

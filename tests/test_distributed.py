@@ -95,3 +95,15 @@ def test_model_enters_the_graph_once(pairs):
         k for k, v in graph.items() if v is model or getattr(v, "value", None) is model
     ]
     assert len(holders) == 1
+
+
+def test_labels_only_work_for_a_classifier_without_predict_proba(pairs):
+    from aspectattn import make_baseline
+
+    X, y = pairs
+    svm = make_baseline("tfidf", "svm", embeddings="word2vec", random_state=0)
+    svm.fit(X, y)
+    assert not hasattr(svm, "predict_proba")
+    ddf = dd.from_pandas(pd.DataFrame(X, columns=["text", "aspect"]), npartitions=3)
+    result = predict_dataframe(svm, ddf, proba=False).compute(scheduler="sync")
+    assert result["label"].tolist() == svm.predict(X).tolist()

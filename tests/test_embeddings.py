@@ -100,8 +100,10 @@ def test_grid_search_candidates_share_one_load(tmp_path, vectors, monkeypatch, p
     assert len(calls) == 1
 
 
-def test_gensim_data_names_go_through_the_downloader(monkeypatch, vectors):
+def test_gensim_data_names_go_through_the_downloader(monkeypatch, vectors, tmp_path):
     import gensim.downloader
+
+    monkeypatch.setenv("ASPECTATTN_DATA", str(tmp_path))  # no local copy there
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors(4)
@@ -128,15 +130,35 @@ def test_unknown_name_and_missing_file(monkeypatch):
         emb.load_word_vectors("/nowhere/vectors.txt.gz")
 
 
-def test_offline_download_error_says_what_to_do(monkeypatch):
+def test_offline_download_error_says_what_to_do(monkeypatch, tmp_path):
     import gensim.downloader
 
     def offline(name):
         raise OSError("Network is unreachable")
 
+    monkeypatch.setenv("ASPECTATTN_DATA", str(tmp_path))
     monkeypatch.setattr(gensim.downloader, "load", offline)
-    with pytest.raises(OSError, match="pass their path"):
+    with pytest.raises(OSError, match="glove/glove.6B.50d.txt.gz"):
         emb.load_word_vectors("glove-wiki-gigaword-50")
+
+    def unconfirmed(name):  # what gensim says when it cannot fetch its name list
+        raise ValueError("Incorrect model/corpus name")
+
+    monkeypatch.setattr(gensim.downloader, "load", unconfirmed)
+    with pytest.raises(ValueError, match="needs the internet"):
+        emb.load_word_vectors("glove-wiki-gigaword-50")
+
+
+def test_gensim_name_is_read_from_the_data_home(monkeypatch, tmp_path, vectors):
+    import gensim.downloader
+
+    (tmp_path / "glove").mkdir()
+    lines = [" ".join([w, *map(str, v)]) for w, v in vectors.items()]
+    (tmp_path / "glove" / "glove.6B.50d.txt").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("ASPECTATTN_DATA", str(tmp_path))
+    monkeypatch.setattr(gensim.downloader, "load", lambda name: 1 / 0)
+    kv = emb.load_word_vectors("glove-wiki-gigaword-50")
+    assert set(kv.key_to_index) == set(vectors)
 
 
 def test_embedding_matrix_keeps_only_the_vocabulary(vectors):

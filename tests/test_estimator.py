@@ -430,13 +430,16 @@ def test_verbose_prints_progress(pairs, capsys):
     AspectAttentionClassifier(
         **{**FAST, "max_epochs": 2}, verbose=1, validation_fraction=0.2
     ).fit(*pairs)
-    out = capsys.readouterr().out
-    assert "train_loss" in out and "valid_acc" in out and "dur" in out
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "train_loss" in err and "valid_acc" in err and "dur" in err
+    assert captured.out == ""  # stdout is for results
+    assert "\x1b[" not in err  # no colour codes when stderr is not a terminal
 
 
 def test_silent_by_default(pairs, capsys):
     AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr() == ("", "")
 
 
 def test_class_weight_shifts_predictions_towards_the_weighted_class(pairs):
@@ -572,3 +575,19 @@ def test_a_term_without_tokens_is_an_error(term, pairs):
     clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, aspect_type="term")
     with pytest.raises(InputError, match="aspect term of pair 0"):
         clf.fit([(X[0][0], term), *X[1:]], y)
+
+
+def test_pairs_as_a_1d_object_array_and_bad_elements(fitted, pairs):
+    X, _ = pairs
+    as_objects = np.empty(3, dtype=object)
+    for i in range(3):
+        as_objects[i] = X[i]
+    np.testing.assert_array_equal(fitted.predict(as_objects), fitted.predict(X[:3]))
+    for element in ({"text": "a", "aspect": "food"}, {"a", "food"}):
+        with pytest.raises(InputError, match="element 1 is"):
+            fitted.predict([X[0], element])
+
+
+def test_unknown_device_is_a_parameter_error(pairs):
+    with pytest.raises(ValueError, match="The 'device' parameter .* must be 'auto'"):
+        AspectAttentionClassifier(**FAST, device="tpu").fit(*pairs)

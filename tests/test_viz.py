@@ -49,8 +49,9 @@ def test_html_is_self_contained_escaped_and_shaded(tmp_path):
 def test_attention_heatmap_files(tmp_path, suffix):
     pytest.importorskip("matplotlib")
     path = tmp_path / f"a.{suffix}"
-    fig = plot_attention(RESULTS, path)
+    assert plot_attention(RESULTS, path) is None  # saved and closed
     assert path.stat().st_size > 1000
+    fig = plot_attention(RESULTS)
     labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
     assert "pasta" in labels and "soup" in labels
     if suffix == "svg":
@@ -73,3 +74,28 @@ def test_history_plot(tmp_path):
     assert (tmp_path / "h.png").read_bytes()[:4] == b"\x89PNG"
     plot_history([{"epoch": 1, "train_loss": 0.5}], tmp_path / "h2.png")
     assert (tmp_path / "h2.png").stat().st_size > 1000
+
+
+def test_heatmap_of_many_sentences_is_capped_and_figures_are_closed(tmp_path):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from aspectattn import AspectAttnWarning
+    from aspectattn.viz import MAX_PLOT_SENTENCES
+
+    many = [
+        {
+            **r,
+            "text": f"{r['text']} {i}",
+            "tokens": r["tokens"] * 40,
+            "weights": np.tile(r["weights"], 40) / 40,
+        }
+        for i in range(3 * MAX_PLOT_SENTENCES)
+        for r in RESULTS[:1]
+    ]
+    before = len(plt.get_fignums())
+    with pytest.warns(AspectAttnWarning, match=f"first {MAX_PLOT_SENTENCES}"):
+        plot_attention(many, tmp_path / "many.png")
+    assert len(plt.get_fignums()) == before
+    from PIL import Image
+
+    width, height = Image.open(tmp_path / "many.png").size
+    assert width < 8000 and height < 40000
