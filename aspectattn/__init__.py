@@ -12,6 +12,7 @@ from .baselines import (
     TfidfEmbeddingVectorizer,
     make_baseline,
 )
+from .detection import AspectCategoryClassifier
 from .estimator import AspectAttentionClassifier
 from .exceptions import (
     AspectAttnError,
@@ -27,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AspectAttentionClassifier",
+    "AspectCategoryClassifier",
     "TfidfEmbeddingVectorizer",
     "POSWeightedEmbeddingVectorizer",
     "make_baseline",

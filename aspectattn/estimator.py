@@ -535,7 +535,7 @@ default="additive"
         unused = [
             (param, f"encoder={self.encoder!r}")
             for param, encoders in ENCODER_PARAMS.items()
-            if self.encoder not in encoders
+            if self.encoder not in encoders and param in defaults
         ]
         if self.variant == "ae":
             unused += [(param, "variant='ae'") for param in ATTENTION_PARAMS]

@@ -306,8 +306,10 @@ def check_fitted_state(state: dict) -> dict:
         raise ValueError("interrupted_ must be true or false")
     if not (_is_number(state["fit_time_"]) and state["fit_time_"] >= 0):
         raise ValueError("fit_time_ must be a number >= 0")
-    if state["n_features_in_"] != 2 or isinstance(state["n_features_in_"], bool):
-        raise ValueError("n_features_in_ must be 2")
+    if state["n_features_in_"] not in (1, 2) or isinstance(
+        state["n_features_in_"], bool
+    ):
+        raise ValueError("n_features_in_ must be 1 or 2")
     names = state["feature_names_in_"]
     if names is not None:
         if len(_strings(names, "feature_names_in_")) != 2:

@@ -136,19 +136,25 @@ def build_net(
     rng,
     device,
     checkpoint=None,
+    criterion=None,
 ):
     """The skorch net that trains ``module``, and its :class:`BestWeights` tracker.
 
     The word or sub-word embedding table gets its own optimizer group: no weight
     decay, and ``embedding_lr`` when given. ``checkpoint``: ``(path, fingerprint)``
     of a checkpoint to write after every epoch (see :func:`checkpoint_path`).
+    ``criterion``: a loss module for outputs that are not one class per row (the
+    multi-output detector); the net is then a plain skorch ``NeuralNet`` and the
+    validation loss is its only validation score.
     """
-    from skorch import NeuralNetClassifier
+    from skorch import NeuralNet, NeuralNetClassifier
     from skorch.callbacks import EpochScoring, GradientNormClipping
     from skorch.helper import predefined_split
 
     scoring = []
-    if valid_ds is not None:
+    if valid_ds is not None and criterion is not None:
+        monitor, lower = "valid_loss", True
+    elif valid_ds is not None:
         scoring.append(
             (
                 "valid_f1",
@@ -178,10 +184,22 @@ def build_net(
     embedding_group = {"weight_decay": 0.0}
     if config.embedding_lr is not None:
         embedding_group["lr"] = config.embedding_lr
-    net = NeuralNetClassifier(
+    if criterion is None:
+        net_class, loss = (
+            NeuralNetClassifier,
+            {
+                "criterion": torch.nn.CrossEntropyLoss,
+                "criterion__weight": class_weight_tensor(
+                    config.class_weight, y_index, classes
+                ),
+                "classes": list(range(len(classes))),
+            },
+        )
+    else:
+        net_class, loss = NeuralNet, {"criterion": criterion}
+    net = net_class(
         module,
-        criterion=torch.nn.CrossEntropyLoss,
-        criterion__weight=class_weight_tensor(config.class_weight, y_index, classes),
+        **loss,
         optimizer=getattr(torch.optim, optimizer_name),
         lr=config.lr,
         optimizer__weight_decay=config.weight_decay,
@@ -202,7 +220,6 @@ def build_net(
         callbacks=callbacks,
         # (skorch calls a custom sink whatever the verbosity: only set it when asked)
         **({"callbacks__print_log__sink": log_line} if config.verbose else {}),
-        classes=list(range(len(classes))),
         device=device,
         verbose=config.verbose,
     )

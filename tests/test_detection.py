@@ -1,0 +1,204 @@
+"""AspectCategoryClassifier: detection + sentiment, sklearn's multi-output contract."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from conftest import BAD, FAST, FOOD, GOOD, SERVICE
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+
+from aspectattn import AspectCategoryClassifier, InputError
+from aspectattn.detection import MultiOutputLoss, mention_f1
+
+PARAMS = {**FAST, "max_epochs": 30}
+
+
+def make_table(n, seed):
+    """Sentences built from aspect phrases: each of food and service is mentioned
+    with probability 0.6, praised or criticised independently, so the truth of
+    every cell is known (and a sentence mentioning both often disagrees)."""
+    rng = np.random.default_rng(seed)
+    texts, rows = [], []
+    for _ in range(n):
+        parts, row = [], {"food": "none", "service": "none"}
+        for category, nouns in (("food", FOOD), ("service", SERVICE)):
+            if rng.random() < 0.6:
+                good = rng.random() < 0.5
+                adjective = rng.choice(GOOD if good else BAD)
+                parts.append(f"the {rng.choice(nouns)} was {adjective}")
+                row[category] = "positive" if good else "negative"
+        if not parts:
+            parts = [rng.choice(["we went there on friday", "it was a long day"])]
+        rng.shuffle(parts)
+        texts.append(" but ".join(parts) + ".")
+        rows.append(row)
+    return texts, pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_table(300, 0), make_table(80, 1)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    (X, Y), _ = data
+    return AspectCategoryClassifier(**PARAMS).fit(X, Y)
+
+
+def test_detects_categories_and_their_polarities(fitted, data):
+    _, (X, Y) = data
+    predicted = fitted.predict(X)
+    assert predicted.shape == Y.shape
+    assert (predicted == Y.to_numpy()).mean() >= 0.95
+    assert fitted.score(X, Y) >= 0.95
+    mentioned = Y.to_numpy() != "none"
+    assert ((predicted != "none") == mentioned).mean() >= 0.97
+
+
+def test_disagreeing_aspects_in_one_sentence_beat_bag_of_words(fitted, data):
+    # When food and service are both mentioned with opposite polarities, a text
+    # classifier per category that sees only which words occur (no word order, no
+    # attention) cannot tell which adjective goes with which noun.
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    (X, Y), _ = data
+    Xt, Yt = make_table(300, 2)
+    both = (Yt["food"] != "none") & (Yt["service"] != "none")
+    disagree = (both & (Yt["food"] != Yt["service"])).to_numpy()
+    assert disagree.sum() >= 40
+    texts = [t for t, d in zip(Xt, disagree, strict=True) if d]
+    truth = Yt[disagree].to_numpy()
+
+    def sentences_right(predicted):  # both categories right
+        return (predicted == truth).all(1).mean()
+
+    bow = [
+        make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(
+            X, Y[c]
+        )
+        for c in Y.columns
+    ]
+    ours = sentences_right(fitted.predict(texts))
+    theirs = sentences_right(np.stack([m.predict(texts) for m in bow], 1))
+    assert ours >= 0.95 and theirs <= 0.6, (ours, theirs)
+
+
+def test_multi_output_contract(fitted, data):
+    _, (X, Y) = data
+    assert fitted.categories_.tolist() == ["food", "service"]
+    assert isinstance(fitted.classes_, list) and len(fitted.classes_) == 2
+    assert fitted.classes_[0].tolist() == ["negative", "none", "positive"]
+    proba = fitted.predict_proba(X[:4])
+    assert isinstance(proba, list) and [p.shape for p in proba] == [(4, 3), (4, 3)]
+    np.testing.assert_allclose(sum(p.sum(1) for p in proba), 2.0)
+    predicted = fitted.predict(X[:4])
+    for k in range(2):
+        assert (fitted.classes_[k][proba[k].argmax(1)] == predicted[:, k]).all()
+    assert fitted.n_features_in_ == 1
+    fresh = clone(fitted)
+    assert not hasattr(fresh, "module_") and fresh.get_params() == fitted.get_params()
+
+
+def test_analyze_lists_the_mentioned_categories(fitted):
+    (found,) = fitted.analyze(["the pasta was great but the waiter was rude."])
+    assert [(f["aspect"], f["label"]) for f in found] == [
+        ("food", "positive"),
+        ("service", "negative"),
+    ]
+    food = found[0]
+    assert len(food["weights"]) == len(food["tokens"]) == 10
+    assert np.isclose(food["weights"].sum(), 1.0)
+    assert np.isclose(found[1]["weights"].sum(), 1.0)
+    assert not np.allclose(food["weights"], found[1]["weights"])  # its own weights
+    assert fitted.analyze(["we went there on friday."]) == [[]]
+
+
+def test_sentiment_on_given_categories(fitted):
+    labels = fitted.predict_sentiment(
+        [("the pasta was great.", "food"), ("the pasta was great.", "service")]
+    )
+    assert set(labels) <= {"positive", "negative"}  # never "none"
+    assert labels[0] == "positive"
+
+
+def test_pickle_and_safe_file_round_trip(fitted, data, tmp_path):
+    _, (X, _) = data
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
+    fitted.save(tmp_path / "m.aam")
+    loaded = AspectCategoryClassifier.load(tmp_path / "m.aam")
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    for a, b in zip(loaded.predict_proba(X), fitted.predict_proba(X), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert [c.tolist() for c in loaded.classes_] == [
+        c.tolist() for c in fitted.classes_
+    ]
+
+
+def test_grid_search_uses_the_mention_f1(data):
+    (X, Y), _ = data
+    search = GridSearchCV(
+        AspectCategoryClassifier(**{**PARAMS, "max_epochs": 3}),
+        {"sparse_penalty": [0.0, 0.1]},
+        cv=2,
+    ).fit(X, Y)
+    assert 0 <= search.best_score_ <= 1
+    assert search.best_estimator_.predict(X[:2]).shape == (2, 2)
+
+
+def test_array_targets_and_missing_cells(data):
+    (X, Y), _ = data
+    values = Y.to_numpy().copy()
+    values[values == "none"] = None  # missing means not mentioned
+    clf = AspectCategoryClassifier(**{**PARAMS, "max_epochs": 1}).fit(X, values)
+    assert clf.categories_.tolist() == ["0", "1"]
+    assert clf.classes_[0].tolist() == ["negative", "none", "positive"]
+
+
+@pytest.mark.parametrize(
+    ("Y", "message"),
+    [
+        (None, "Y is required"),
+        (np.array(["none"] * 5), "2-dimensional"),
+        (np.full((4, 2), "none", dtype=object), "one row per text"),
+        (np.full((5, 2), "none", dtype=object), "single label"),
+    ],
+)
+def test_bad_targets(Y, message):
+    X = ["the soup was bland."] * 5
+    with pytest.raises(InputError, match=message):
+        AspectCategoryClassifier(**PARAMS).fit(X, Y)
+
+
+def test_attention_regularisers_equal_their_formulas():
+    class Holder:
+        last_alpha = torch.tensor(
+            [[[0.5, 0.5, 0.0], [0.0, 0.2, 0.8], [1 / 3, 1 / 3, 1 / 3]]]
+        )
+
+    logits = torch.zeros(1, 3, 3)
+    target = torch.tensor([[0, 2, 1]])  # class 1 = not mentioned: categories 0, 1
+    base = MultiOutputLoss(Holder(), none_index=1)(logits, target)
+    sparse = MultiOutputLoss(Holder(), 1, sparse_penalty=1.0)(logits, target) - base
+    expected_sparse = ((1 - 0.5) + (1 - 0.68)) / 2
+    torch.testing.assert_close(sparse, torch.tensor(expected_sparse))
+    ortho = MultiOutputLoss(Holder(), 1, orthogonal_penalty=1.0)(logits, target) - base
+    a = Holder.last_alpha[0, :2]
+    expected_ortho = ((a @ a.T - torch.eye(2)) ** 2).sum() / 2
+    torch.testing.assert_close(ortho, expected_ortho)
+
+
+def test_mention_f1():
+    truth = np.array([["positive", "none"], ["none", "negative"]], dtype=object)
+    assert mention_f1(truth, truth) == 1.0
+    wrong_polarity = np.array(
+        [["negative", "none"], ["none", "negative"]], dtype=object
+    )
+    assert mention_f1(truth, wrong_polarity) == 0.5
+    assert mention_f1(truth, np.full((2, 2), "none", dtype=object)) == 0.0
