@@ -1,0 +1,394 @@
+"""Aspect-level benchmarks: aspects that disagree, joint training, detection.
+
+    ASPECTATTN_DATA=../shared/data python benchmarks/aspect_level.py [--seeds 5]
+
+For every model and seed: train on the training data minus 10% of its sentences
+(held out to choose the epoch, early stopping), then score once:
+
+* SemEval-2014 restaurant categories, test pairs (973): accuracy and macro-F1 on
+  all of them, and on the pairs of the sentences whose aspects *disagree* (25
+  sentences, 53 pairs), with the share of those sentences that have every aspect
+  right;
+* MAMS-ACSA: trained on MAMS-ACSA train, scored on MAMS-ACSA val (the official
+  validation split; its test labels are not distributed here), a corpus built of
+  sentences whose aspects disagree;
+* category detection (AspectCategoryClassifier only): micro-F1 of the categories
+  found, and of the (category, polarity) pairs found end to end, on the SemEval-2014
+  test sentences (sentences with a conflict aspect left out).
+
+Training sets: "sem14" (SemEval-2014 train), "sem14+mams" (plus MAMS-ACSA train,
+``anecdotes/miscellaneous`` written ``miscellaneous`` as in MAMS, and every MAMS
+sentence that also occurs in the SemEval-2014 test set removed).
+
+Nothing is chosen on a test set: the epoch on the 10% validation split; between
+settings, the validation accuracy (pair models) or validation loss (detector) in
+the result files decides. Writes ``benchmarks/results/aspect_level.{json,md}``; each
+finished run is appended to ``aspect_level.runs.jsonl`` so an interrupted run
+resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from sklearn.metrics import accuracy_score, f1_score
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.datasets import (
+    fetch_category_table,
+    fetch_mams,
+    fetch_semeval2014,
+    get_data_home,
+)
+from aspectattn.detection import mention_f1
+
+RESULTS = Path(__file__).resolve().parent / "results"
+# As benchmarks/attention_lstm.py (chosen before any test score was seen).
+PARAMS = dict(
+    hidden_size=300,
+    dropout=0.5,
+    embedding_dropout=0.5,
+    lr=1e-3,
+    batch_size=25,
+    max_epochs=30,
+    validation_fraction=0.1,
+    early_stopping=True,
+    patience=5,
+)
+MODELS = {
+    # name -> (estimator, training set, extra parameters)
+    "ATAE-LSTM, per pair": ("pairs", "sem14", dict(variant="atae")),
+    "AT-LSTM, per pair": ("pairs", "sem14", dict(variant="at", batch_by="pair")),
+    "AT-LSTM, joint over a sentence's aspects": (
+        "pairs",
+        "sem14",
+        dict(variant="at", batch_by="sentence"),
+    ),
+    "ATAE-LSTM, per pair, +MAMS": ("pairs", "sem14+mams", dict(variant="atae")),
+    "AT-LSTM, joint, +MAMS": (
+        "pairs",
+        "sem14+mams",
+        dict(variant="at", batch_by="sentence"),
+    ),
+    "Detector (AT-LSTM, all categories)": ("detector", "sem14", {}),
+    "Detector + CAN regularisers (0.1, 0.1)": (
+        "detector",
+        "sem14",
+        dict(sparse_penalty=0.1, orthogonal_penalty=0.1),
+    ),
+    "Detector, +MAMS": ("detector", "sem14+mams", {}),
+}
+PUBLISHED = {
+    "restaurant categories": "CAN multi-task 84.28 (300-d GloVe); ATAE 84.0 (Wang)",
+    "disagreeing": "GCAE 50.55, ATAE 45.62 (Xue & Li 2018, 4-way 'hard' set)",
+    "detection": "CAN 87.65; AS-Capsules 89.6; BERT-single 90.89",
+    "mams": "(test) ATAE 70.63, CapsNet 73.99, BERT 78.29",
+}
+
+
+def misc(aspect: str) -> str:
+    return "miscellaneous" if aspect == "anecdotes/miscellaneous" else aspect
+
+
+def disagreeing(X, y) -> np.ndarray:
+    """Mask of the pairs whose sentence has aspects of different polarities."""
+    polarities = defaultdict(set)
+    for (text, _), label in zip(X, y, strict=True):
+        polarities[text].add(label)
+    return np.array([len(polarities[t]) > 1 for t, _ in X])
+
+
+def load():
+    sem_train = fetch_semeval2014("restaurants", "train", "category")
+    sem_test = fetch_semeval2014("restaurants", "test", "category")
+    mams_train, mams_val = (
+        fetch_mams("category", "train"),
+        fetch_mams("category", "val"),
+    )
+    test_texts = {t for t, _ in sem_test[0]}
+    keep = [i for i, (t, _) in enumerate(mams_train[0]) if t not in test_texts]
+    mams_clean = ([mams_train[0][i] for i in keep], [mams_train[1][i] for i in keep])
+    sem_misc = ([(t, misc(a)) for t, a in sem_train[0]], sem_train[1])
+    mixed = (sem_misc[0] + mams_clean[0], sem_misc[1] + mams_clean[1])
+    table_train = fetch_category_table("semeval2014", "train")
+    table_test = fetch_category_table("semeval2014", "test")
+    mams_table = fetch_category_table("mams", "train")
+    return {
+        "sem14": sem_train,
+        "sem14+mams": mixed,
+        "test": sem_test,
+        "mams_train": mams_train,
+        "mams_val": mams_val,
+        "table_train": table_train,
+        "table_test": table_test,
+        "mams_table": mams_table,
+        "mams_removed": len(mams_train[0]) - len(keep),
+    }
+
+
+def mixed_table(data):
+    """SemEval-2014 and MAMS-ACSA category tables stacked (MAMS sentences that are
+    in the SemEval-2014 test set removed; missing categories not mentioned)."""
+    import pandas as pd
+
+    texts, Y = data["table_train"]
+    m_texts, m_Y = data["mams_table"]
+    test_texts = set(data["table_test"][0])
+    keep = [i for i, t in enumerate(m_texts) if t not in test_texts]
+    Y = Y.rename(columns={"anecdotes/miscellaneous": "miscellaneous"})
+    both = pd.concat([Y, m_Y.iloc[keep]], ignore_index=True).fillna("none")
+    return texts + [m_texts[i] for i in keep], both[sorted(both.columns)]
+
+
+def pair_scores(predicted, X, y, prefix):
+    y = np.asarray(y)
+    hard = disagreeing(X, y)
+    right = predicted == y
+    by_sentence = defaultdict(list)
+    for (text, _), ok, h in zip(X, right, hard, strict=True):
+        if h:
+            by_sentence[text].append(ok)
+    return {
+        f"{prefix}accuracy": 100 * accuracy_score(y, predicted),
+        f"{prefix}macro_f1": 100 * f1_score(y, predicted, average="macro"),
+        f"{prefix}disagree_accuracy": 100 * right[hard].mean(),
+        f"{prefix}disagree_sentences_all_right": 100
+        * np.mean([all(v) for v in by_sentence.values()]),
+        f"{prefix}disagree_pairs": int(hard.sum()),
+    }
+
+
+def run_pairs(extra, train, seed, data, embeddings):
+    clf = AspectAttentionClassifier(
+        embeddings=embeddings,
+        random_state=seed,
+        aspect_type="category",
+        scoring="accuracy",
+        **{**PARAMS, **extra},
+    )
+    X, y = data[train]
+    clf.fit(X, y)
+    X_test, y_test = data["test"]
+    if train == "sem14+mams":
+        X_test = [(t, misc(a)) for t, a in X_test]
+    out = pair_scores(clf.predict(X_test), X_test, y_test, "test_")
+    out["valid_accuracy"] = 100 * clf.history_[clf.best_epoch_ - 1]["valid_acc"]
+    out["seconds_per_epoch"] = float(np.median([r["dur"] for r in clf.history_]))
+    # MAMS-ACSA: a model of the same settings trained on MAMS-ACSA alone.
+    mams = AspectAttentionClassifier(
+        embeddings=embeddings,
+        random_state=seed,
+        aspect_type="category",
+        scoring="accuracy",
+        **{**PARAMS, **extra},
+    ).fit(*data["mams_train"])
+    X_val, y_val = data["mams_val"]
+    out.update(pair_scores(mams.predict(X_val), X_val, y_val, "mams_val_"))
+    out["mams_seconds_per_epoch"] = float(np.median([r["dur"] for r in mams.history_]))
+    return out
+
+
+def run_detector(extra, train, seed, data, embeddings):
+    texts, Y = data["table_train"] if train == "sem14" else mixed_table(data)
+    clf = AspectCategoryClassifier(
+        embeddings=embeddings, random_state=seed, **{**PARAMS, **extra}
+    ).fit(texts, Y)
+    test_texts, Y_test = data["table_test"]
+    if train != "sem14":
+        Y_test = Y_test.rename(columns={"anecdotes/miscellaneous": "miscellaneous"})
+    categories = list(clf.categories_)
+    Y_test = Y_test.reindex(columns=categories, fill_value="none")
+    predicted = clf.predict(test_texts)
+    truth = Y_test.to_numpy()
+    found, mentioned = predicted != "none", truth != "none"
+    detection = 2 * (found & mentioned).sum() / (found.sum() + mentioned.sum())
+    X_test, y_test = data["test"]
+    if train != "sem14":
+        X_test = [(t, misc(a)) for t, a in X_test]
+    out = pair_scores(clf.predict_sentiment(X_test), X_test, y_test, "test_")
+    out.update(
+        detection_micro_f1=100 * detection,
+        end_to_end_micro_f1=100 * mention_f1(truth, predicted),
+        valid_loss=clf.history_[clf.best_epoch_ - 1]["valid_loss"],
+        seconds_per_epoch=float(np.median([r["dur"] for r in clf.history_])),
+    )
+    return out
+
+
+def joint_speed(data, embeddings, epochs=4) -> dict:
+    """AT-LSTM s/epoch on MAMS-ACSA, median over the epochs after the first:
+
+    * "pair": every pair encoded on its own (the encoder runs once per pair, as
+      before joint training existed), shuffled pairs;
+    * "pair, shared in batch": shuffled pairs, but pairs of one sentence that land
+      in the same batch share its encoder pass (``batch_by="pair"`` today);
+    * "sentence": whole sentences, one encoder pass for all their aspects
+      (``batch_by="sentence"``, the default for AT).
+    """
+    from aspectattn.modules import AspectAttentionModel
+
+    original = AspectAttentionModel.forward
+
+    def per_pair(module, tokens, lengths, aspect, sentence=None, **kw):
+        return original(module, tokens, lengths, aspect, None, **kw)
+
+    out = {}
+    for name, batch_by, forward in (
+        ("pair", "pair", per_pair),
+        ("pair, shared in batch", "pair", original),
+        ("sentence", "sentence", original),
+    ):
+        AspectAttentionModel.forward = forward
+        try:
+            clf = AspectAttentionClassifier(
+                variant="at",
+                embeddings=embeddings,
+                random_state=0,
+                aspect_type="category",
+                batch_by=batch_by,
+                **{
+                    **PARAMS,
+                    "max_epochs": epochs,
+                    "validation_fraction": None,
+                    "early_stopping": False,
+                },
+            ).fit(*data["mams_train"])
+        finally:
+            AspectAttentionModel.forward = original
+        out[name] = float(np.median([r["dur"] for r in clf.history_[1:]]))
+    out["ratio"] = out["sentence"] / out["pair"]
+    return out
+
+
+def summarize(runs):
+    rows = []
+    for name in dict.fromkeys(r["model"] for r in runs):
+        mine = [r for r in runs if r["model"] == name]
+        keys = [k for k, v in mine[0].items() if isinstance(v, float)]
+        rows.append(
+            {
+                "model": name,
+                "n_seeds": len(mine),
+                **{
+                    k: (
+                        float(np.mean([r[k] for r in mine])),
+                        float(np.std([r[k] for r in mine], ddof=1))
+                        if len(mine) > 1
+                        else 0.0,
+                    )
+                    for k in keys
+                },
+            }
+        )
+    return rows
+
+
+def markdown(rows, speed, meta) -> str:
+    def cell(row, key):
+        if key not in row:
+            return "-"
+        mean, std = row[key]
+        return f"{mean:.2f} ± {std:.2f}"
+
+    lines = [
+        "| model | SemEval-14 categories: accuracy | macro-F1 | disagreeing pairs "
+        "| disagreeing sentences all right | MAMS-ACSA val accuracy | detection "
+        "micro-F1 | (category, polarity) micro-F1 | validation | s / epoch |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        validation = (
+            f"acc {r['valid_accuracy'][0]:.2f}"
+            if "valid_accuracy" in r
+            else f"loss {r['valid_loss'][0]:.4f}"
+        )
+        lines.append(
+            f"| {r['model']} | {cell(r, 'test_accuracy')} | {cell(r, 'test_macro_f1')}"
+            f" | {cell(r, 'test_disagree_accuracy')} "
+            f"| {cell(r, 'test_disagree_sentences_all_right')} "
+            f"| {cell(r, 'mams_val_accuracy')} | {cell(r, 'detection_micro_f1')} "
+            f"| {cell(r, 'end_to_end_micro_f1')} | {validation} "
+            f"| {r['seconds_per_epoch'][0]:.2f} |"
+        )
+    lines += [
+        "",
+        "Published (300-d GloVe or BERT): "
+        + "; ".join(f"{k}: {v}" for k, v in PUBLISHED.items())
+        + ".",
+        "",
+        f"AT-LSTM on MAMS-ACSA ({meta['mams_pairs']} pairs), s / epoch: every pair "
+        f"encoded {speed['pair']:.2f}; shuffled pairs sharing a sentence's pass "
+        f"within a batch {speed['pair, shared in batch']:.2f}; joint over each "
+        f"sentence's aspects {speed['sentence']:.2f} ({speed['ratio']:.2f}x the "
+        "first).",
+        "",
+        f"Mean ± std over {rows[0]['n_seeds']} seeds; GloVe 6B 50-d; epoch chosen "
+        "on 10% of the training sentences; the MAMS-ACSA column is a model of the "
+        "same settings trained on MAMS-ACSA train alone; "
+        f"{meta['mams_removed']} MAMS train pairs whose sentence is in the SemEval-14 "
+        f"test set were removed from '+MAMS'; {meta['cpu_threads']} CPU threads.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--models", nargs="+", default=list(MODELS))
+    parser.add_argument("--out", default=str(RESULTS / "aspect_level"))
+    args = parser.parse_args()
+    out = Path(args.out)
+    embeddings = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    data = load()
+    log = out.with_suffix(".runs.jsonl")
+    speed_file = out.with_suffix(".speed.json")
+    runs = (
+        [json.loads(line) for line in log.read_text().splitlines()]
+        if log.is_file()
+        else []
+    )
+    done = {(r["model"], r["seed"]) for r in runs}
+    for name in args.models:
+        kind, train, extra = MODELS[name]
+        for seed in range(args.seeds):
+            if (name, seed) in done:
+                continue
+            start = time.perf_counter()
+            run = (run_pairs if kind == "pairs" else run_detector)(
+                extra, train, seed, data, embeddings
+            )
+            run.update(model=name, seed=seed, seconds=time.perf_counter() - start)
+            runs.append(run)
+            with open(log, "a") as f:
+                f.write(json.dumps(run) + "\n")
+            print(json.dumps({k: v for k, v in run.items()}), flush=True)
+    speed = json.loads(speed_file.read_text()) if speed_file.is_file() else None
+    if speed is None:
+        speed = joint_speed(data, embeddings)
+        speed_file.write_text(json.dumps(speed))
+    meta = {
+        "params": PARAMS,
+        "mams_pairs": len(data["mams_train"][0]),
+        "mams_removed": data["mams_removed"],
+        "cpu_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+    rows = summarize([r for r in runs if r["model"] in args.models])
+    out.with_suffix(".json").write_text(
+        json.dumps(
+            {"meta": meta, "speed": speed, "summary": rows, "runs": runs}, indent=1
+        )
+    )
+    table = markdown(rows, speed, meta)
+    out.with_suffix(".md").write_text(table + "\n")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
