@@ -136,3 +136,54 @@ def test_sentence_index_scores_pairs_on_shared_sentences(form):
     ref_pooled, ref_alpha = att(states[sentence], mask[sentence], pair_aspect)
     torch.testing.assert_close(alpha, ref_alpha)
     torch.testing.assert_close(pooled, ref_pooled)
+
+
+# --------------------------------------------------------- through the estimator
+@pytest.mark.parametrize("encoder", ["lstm", "transformer"])
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_with_every_encoder_round_trips(encoder, form, pairs, tmp_path):
+    import numpy as np
+    from conftest import FAST
+
+    from aspectattn import AspectAttentionClassifier
+
+    X, y = pairs
+    params = {**FAST, "max_epochs": 1, "attention_score": form, "variant": "at"}
+    if encoder == "transformer":
+        params.update(encoder="transformer", d_model=24, n_heads=2, n_layers=1)
+        params.pop("hidden_size")
+    heads = 2 if form != "concat" else 1
+    clf = AspectAttentionClassifier(**params, attention_heads=heads).fit(X[:60], y[:60])
+    (result,) = clf.explain(X[:1])
+    assert np.isclose(result["weights"].sum(), 1.0)
+    if heads > 1:
+        assert result["head_weights"].shape == (2, len(result["tokens"]))
+        np.testing.assert_allclose(result["head_weights"].sum(1), 1.0, rtol=1e-5)
+    many = clf.predict_proba_aspects([X[0][0]], ["food", "service"])
+    np.testing.assert_allclose(
+        many[0],
+        clf.predict_proba([(X[0][0], "food"), (X[0][0], "service")]),
+        atol=1e-6,
+    )
+    clf.save(tmp_path / "m.aam")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
+    np.testing.assert_array_equal(loaded.predict_proba(X[:5]), clf.predict_proba(X[:5]))
+
+
+def test_grid_search_over_forms_and_heads(pairs):
+    from conftest import FAST
+    from sklearn.model_selection import GridSearchCV
+
+    from aspectattn import AspectAttentionClassifier
+
+    X, y = pairs
+    search = GridSearchCV(
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 2}, variant="at"),
+        {
+            "attention_score": ["dot", "general", "scaled_dot"],
+            "attention_heads": [1, 2],
+        },
+        cv=2,
+    ).fit(X[:120], y[:120])
+    assert len(search.cv_results_["params"]) == 6
+    assert search.best_params_["attention_score"] in ("dot", "general", "scaled_dot")

@@ -79,9 +79,7 @@ def test_disagreeing_aspects_in_one_sentence_beat_bag_of_words(fitted, data):
         return (predicted == truth).all(1).mean()
 
     bow = [
-        make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(
-            X, Y[c]
-        )
+        make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(X, Y[c])
         for c in Y.columns
     ]
     ours = sentences_right(fitted.predict(texts))
