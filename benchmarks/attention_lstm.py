@@ -78,10 +78,10 @@ PUBLISHED_PRETRAINED = {
 PRETRAINED = dict(lr=5e-5, dropout=0.1, batch_size=24, max_epochs=4, patience=2)
 
 
-def effective_params(encoder: str) -> dict:
+def effective_params(encoder: str, attention: dict | None = None) -> dict:
     """The settings a run of ``encoder`` trains with (as recorded in the results)."""
     extra = {"pretrained": PRETRAINED, "transformer": TRANSFORMER}.get(encoder, {})
-    return {**PARAMS, **extra}
+    return {**PARAMS, **extra, **(attention or {})}
 
 
 def run_one(
@@ -92,6 +92,7 @@ def run_one(
     aspect_type,
     encoder="lstm",
     pretrained_input="vector",
+    attention=None,
 ):
     if encoder == "pretrained":
         clf = AspectAttentionClassifier(
@@ -101,21 +102,21 @@ def run_one(
             pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),
             pretrained_input=pretrained_input,
             aspect_type=aspect_type,
-            **effective_params("pretrained"),
+            **effective_params("pretrained", attention),
         )
     else:
-        clf = _word_model(variant, seed, embeddings, aspect_type, encoder)
+        clf = _word_model(variant, seed, embeddings, aspect_type, encoder, attention)
     return _evaluate(clf, variant, seed, data)
 
 
-def _word_model(variant, seed, embeddings, aspect_type, encoder):
+def _word_model(variant, seed, embeddings, aspect_type, encoder, attention=None):
     return AspectAttentionClassifier(
         variant=variant,
         embeddings=embeddings,
         random_state=seed,
         aspect_type=aspect_type,
         encoder=encoder,
-        **effective_params(encoder),
+        **effective_params(encoder, attention),
     )
 
 
@@ -176,6 +177,10 @@ def markdown(rows, meta):
     encoder = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}[
         meta.get("encoder", "lstm")
     ]
+    params = meta.get("params", {})
+    form = f", {params.get('attention_score', 'additive')}"
+    if params.get("attention_heads", 1) > 1:
+        form += f" x{params['attention_heads']} heads"
     lines = [
         "| model | test accuracy | test macro-F1 | published accuracy | s / epoch "
         "| test pairs / s |",
@@ -184,7 +189,7 @@ def markdown(rows, meta):
     for r in rows:
         acc, f1 = r["test_accuracy"], r["test_macro_f1"]
         lines.append(
-            f"| {r['variant'].upper()}-{encoder} | {acc[0]:.2f} ± {acc[1]:.2f} | "
+            f"| {r['variant'].upper()}-{encoder}{form} | {acc[0]:.2f} ± {acc[1]:.2f} | "
             f"{f1[0]:.2f} ± {f1[1]:.2f} | {r['published_accuracy'] or '-'} | "
             f"{r['seconds_per_epoch'][0]:.2f} | "
             f"{r['test_pairs_per_second'][0]:,.0f} |"
@@ -225,8 +230,18 @@ def main():
     parser.add_argument(
         "--pretrained-input", default="vector", choices=["vector", "pair"]
     )
+    parser.add_argument(
+        "--attention-score",
+        default="additive",
+        choices=["additive", "dot", "general", "scaled_dot", "concat"],
+    )
+    parser.add_argument("--attention-heads", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    attention = {
+        "attention_score": args.attention_score,
+        "attention_heads": args.attention_heads,
+    }
     domain, aspect, published = DATASETS[args.dataset]
     if args.encoder == "pretrained":
         published = {"at": PUBLISHED_PRETRAINED.get(args.dataset)}
@@ -239,6 +254,8 @@ def main():
         suffix += f"_{args.encoder}"
     if args.encoder == "pretrained":
         suffix += f"_{args.pretrained_input}"
+    if attention != {"attention_score": "additive", "attention_heads": 1}:
+        suffix += f"_{args.attention_score}_h{args.attention_heads}"
     out = Path(args.out or RESULTS / f"attention_lstm{suffix}")
 
     embeddings = args.embeddings or str(
@@ -259,6 +276,7 @@ def main():
                 aspect,
                 args.encoder,
                 args.pretrained_input,
+                attention,
             )
             runs.append(run)
             print(
@@ -277,7 +295,7 @@ def main():
         "train_pairs": len(data[0][0]),
         "test_pairs": len(data[1][0]),
         "embeddings_name": Path(embeddings).name,
-        "params": effective_params(args.encoder),
+        "params": effective_params(args.encoder, attention),
         "cpu_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "machine": platform.machine(),
