@@ -21,16 +21,13 @@ EMNLP-IJCNLP, 4601-4610.
 
 from __future__ import annotations
 
-import time
-import warnings
-
 import numpy as np
 import torch
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from . import inference, persistence, training
+from . import inference, persistence
 from ._batching import PairDataset
 from ._validation import (
     Interval,
@@ -39,11 +36,10 @@ from ._validation import (
 )
 from .estimator import (
     AspectAttentionClassifier,
-    _private_torch_rng,
     _resolve_device,
     _resolve_seed,
 )
-from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
+from .exceptions import InputError, UnknownAspectError
 from .modules import AspectAttentionModel
 
 __all__ = ["AspectCategoryClassifier", "CategoryModel", "MultiOutputLoss"]
@@ -374,92 +370,40 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
         names = np.array(categories, dtype=object)
-        if self.encoder == "pretrained":
-            pipeline, config, init, coverage = self._pretrained_pipeline(
-                "category", names
-            )
-        else:
-            pipeline, config, init, coverage = self._word_pipeline(
-                texts, [], "category", names, seed, rng
-            )
-        module_config = dict(
-            config,
-            n_classes=len(labels),
-            aspect_type="category",
-            n_aspects=len(categories),
-            variant="at",
-            attention_score=self.attention_score,
-            attention_heads=self.attention_heads,
-            dropout=self.dropout,
+        pipeline, module_config, init, coverage = self._prepare_model(
+            texts, [], "category", names, len(labels), seed, rng
         )
-        sentences = pipeline.encode(texts)
         n = len(texts)
-        dataset = PairDataset(sentences, np.arange(n), np.zeros(n, np.int64), targets)
-        groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
-        train_ds, valid_ds = training.split_sentences(
-            dataset, groups, self.validation_fraction, rng
+        dataset = PairDataset(
+            pipeline.encode(texts), np.arange(n), np.zeros(n, np.int64), targets
         )
         none_index = label_index[self.not_mentioned]
-        weight = torch.full((len(labels),), float(self.mention_weight))
-        weight[none_index] = 1.0
-        with _private_torch_rng(seed, device):
-            module = CategoryModel(**module_config)
-            init(module.model)
-            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
-            config = training.TrainingConfig(
-                optimizer=self.optimizer,
-                lr=self.lr,
-                weight_decay=self.weight_decay,
-                embedding_lr=self.embedding_lr,
-                batch_size=self.batch_size,
-                max_epochs=self.max_epochs,
-                gradient_clip=self.gradient_clip,
-                scoring="loss",
-                early_stopping=self.early_stopping,
-                patience=self.patience,
-                verbose=self.verbose,
-            )
-            checkpoint = None
-            if self.checkpoint_dir is not None:
-                run = training.fingerprint(
-                    {**self.get_params(), "categories": categories},
-                    seed,
-                    texts,
-                    [""] * n,
-                    [tuple(r) for r in targets.tolist()],
-                )
-                checkpoint = (training.checkpoint_path(self.checkpoint_dir, run), run)
-            criterion = MultiOutputLoss(
+        weight = None
+        if self.mention_weight != 1.0:
+            weight = torch.full((len(labels),), float(self.mention_weight))
+            weight[none_index] = 1.0
+
+        def criterion(module):
+            return MultiOutputLoss(
                 module,
                 none_index,
-                weight if self.mention_weight != 1.0 else None,
+                weight,
                 self.sparse_penalty,
                 self.orthogonal_penalty,
             )
-            net, tracker = training.build_net(
-                module,
-                config,
-                valid_ds,
-                None,
-                np.arange(len(labels)),
-                rng,
-                device,
-                checkpoint,
-                criterion=criterion,
-            )
-            start = time.perf_counter()
-            history, best_epoch, interrupted = training.fit_net(
-                net, train_ds, tracker, rng, checkpoint
-            )
-            fit_time = time.perf_counter() - start
-        if interrupted:
-            warnings.warn(
-                f"Training was interrupted after {len(history)} complete epoch(s); "
-                f"keeping the weights of epoch {best_epoch} (interrupted_=True).",
-                AspectAttnWarning,
-                stacklevel=2,
-            )
-        fitted_module = net.module_.eval()
+
+        fitted_module, history, best_epoch, interrupted, fit_time = self._train(
+            lambda: CategoryModel(**module_config),
+            init,
+            dataset,
+            texts,
+            seed,
+            rng,
+            device,
+            run_data=(texts, [" ".join(categories)] * n, targets.tolist()),
+            classes=np.arange(len(labels)),
+            criterion=criterion,
+        )
         fitted_module.last_alpha = None
         self._set_fitted(
             classes_=[np.asarray(labels)] * len(categories),

@@ -579,6 +579,49 @@ default="additive"
         categories = np.array(
             sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
         )
+        pipeline, module_config, init, coverage = self._prepare_model(
+            texts, aspects, aspect_type, categories, len(classes), seed, rng
+        )
+        sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
+        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index)
+        module, history, best_epoch, interrupted, fit_time = self._train(
+            lambda: AspectAttentionModel(**module_config),
+            init,
+            dataset,
+            texts,
+            seed,
+            rng,
+            device,
+            run_data=(texts, aspects, labels),
+            y_index=y_index,
+            classes=classes,
+        )
+        # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
+        # the fitted model stays small and pickle-safe.
+        self._set_fitted(
+            classes_=classes,
+            aspect_type_=aspect_type,
+            aspects_=categories,
+            text_pipeline_=pipeline,
+            embedding_coverage_=coverage,
+            module_config_=module_config,
+            module_=module,
+            device_=device,
+            history_=history,
+            best_epoch_=best_epoch,
+            interrupted_=interrupted,
+            fit_time_=fit_time,
+            n_features_in_=2,
+            feature_names_in_=feature_names,
+        )
+        return self
+
+    def _prepare_model(
+        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
+    ):
+        """The text pipeline, the module's configuration, how to initialise its
+        weights (word vectors, category names), and the word-vector coverage."""
         if self.encoder == "pretrained":
             pipeline, config, init, coverage = self._pretrained_pipeline(
                 aspect_type, categories
@@ -589,7 +632,7 @@ default="additive"
             )
         module_config = dict(
             config,
-            n_classes=len(classes),
+            n_classes=n_classes,
             aspect_type=aspect_type,
             n_aspects=max(len(categories), 1),
             variant=self.variant,
@@ -597,23 +640,41 @@ default="additive"
             attention_heads=self.attention_heads,
             dropout=self.dropout,
         )
-        sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
-        aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
-        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index)
-        # The same text is one sentence (numbered in sorted order, as always).
+        return pipeline, module_config, init, coverage
+
+    def _train(
+        self,
+        build,
+        init,
+        dataset,
+        texts,
+        seed,
+        rng,
+        device,
+        run_data,
+        y_index=None,
+        classes=None,
+        criterion=None,
+    ):
+        """Build the module (``build()``, then ``init(module)``) under this fit's
+        seed, hold out validation sentences, and train it through skorch; ``rng``
+        (the fit's generator) draws the split and the batch order.
+
+        ``criterion(module)`` gives a loss module for outputs that are not one
+        class per row. Returns the trained module (eval mode), the history, the
+        epoch kept, whether training was interrupted, and the seconds it took.
+        """
+        # The same text is one sentence (numbered in sorted order).
         groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
         train_ds, valid_ds = training.split_sentences(
             dataset, groups, self.validation_fraction, rng
         )
-
         with _private_torch_rng(seed, device):
-            module = AspectAttentionModel(**module_config)
-            init(module)
+            module = build()
+            init(getattr(module, "model", module))
             module.embedding.weight.requires_grad_(not self.freeze_embeddings)
-            keep_sentences = self.batch_by == "sentence" or (
-                self.batch_by == "auto" and not module.encoder_sees_aspect
-            )
-            if self.batch_by == "sentence" and module.encoder_sees_aspect:
+            sees_aspect = getattr(module, "encoder_sees_aspect", False)
+            if self.batch_by == "sentence" and sees_aspect:
                 raise ValueError(
                     "batch_by='sentence' needs an encoder that does not see the "
                     "aspect (variant='at', and pretrained_input='vector' with a "
@@ -631,17 +692,24 @@ default="additive"
                 scoring=self.scoring,
                 early_stopping=self.early_stopping,
                 patience=self.patience,
-                keep_sentences=keep_sentences,
+                keep_sentences=self.batch_by == "sentence"
+                or (self.batch_by == "auto" and not sees_aspect),
                 verbose=self.verbose,
             )
             checkpoint = None
             if self.checkpoint_dir is not None:
-                run = training.fingerprint(
-                    self.get_params(), seed, texts, aspects, labels
-                )
+                run = training.fingerprint(self.get_params(), seed, *run_data)
                 checkpoint = (training.checkpoint_path(self.checkpoint_dir, run), run)
             net, tracker = training.build_net(
-                module, config, valid_ds, y_index, classes, rng, device, checkpoint
+                module,
+                config,
+                valid_ds,
+                y_index,
+                classes,
+                rng,
+                device,
+                checkpoint,
+                criterion=None if criterion is None else criterion(module),
             )
             start = time.perf_counter()
             history, best_epoch, interrupted = training.fit_net(
@@ -653,27 +721,9 @@ default="additive"
                 f"Training was interrupted after {len(history)} complete epoch(s); "
                 f"keeping the weights of epoch {best_epoch} (interrupted_=True).",
                 AspectAttnWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
-        # the fitted model stays small and pickle-safe.
-        self._set_fitted(
-            classes_=classes,
-            aspect_type_=aspect_type,
-            aspects_=categories,
-            text_pipeline_=pipeline,
-            embedding_coverage_=coverage,
-            module_config_=module_config,
-            module_=net.module_.eval(),
-            device_=device,
-            history_=history,
-            best_epoch_=best_epoch,
-            interrupted_=interrupted,
-            fit_time_=fit_time,
-            n_features_in_=2,
-            feature_names_in_=feature_names,
-        )
-        return self
+        return net.module_.eval(), history, best_epoch, interrupted, fit_time
 
     def _word_pipeline(self, texts, aspects, aspect_type, categories, seed, rng):
         """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
