@@ -591,3 +591,44 @@ def test_pairs_as_a_1d_object_array_and_bad_elements(fitted, pairs):
 def test_unknown_device_is_a_parameter_error(pairs):
     with pytest.raises(ValueError, match="The 'device' parameter .* must be 'auto'"):
         AspectAttentionClassifier(**FAST, device="tpu").fit(*pairs)
+
+
+def test_at_prediction_encodes_each_distinct_sentence_once(pairs):
+    X, y = pairs
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, variant="at").fit(X, y)
+    rows = []
+    clf.module_.encoder.register_forward_hook(
+        lambda module, args, out: rows.append(args[0].shape[0])
+    )
+    clf.predict_proba(X)
+    assert sum(rows) == len({t for t, _ in X}) < len(X)
+    atae = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    rows.clear()
+    atae.module_.encoder.register_forward_hook(
+        lambda module, args, out: rows.append(args[0].shape[0])
+    )
+    atae.predict_proba(X)
+    assert sum(rows) == len(X)  # the aspect is an encoder input: every pair
+
+
+def test_joint_training_batches_whole_sentences(pairs, monkeypatch):
+    from aspectattn.modules import AspectAttentionModel
+
+    X, y = pairs
+    seen = []
+    original = AspectAttentionModel.forward
+
+    def spy(module, tokens, lengths, aspect, sentence=None, **kw):
+        if module.training:
+            seen.append(sentence.tolist())
+        return original(module, tokens, lengths, aspect, sentence, **kw)
+
+    monkeypatch.setattr(AspectAttentionModel, "forward", spy)
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, variant="at").fit(X, y)
+    text_of = {}
+    for text, _ in X:
+        text_of.setdefault(text, len(text_of))
+    pairs_per_sentence = np.bincount([text_of[t] for t, _ in X])
+    # every batch holds whole sentences: as many pairs per sentence as in X
+    n_in_batches = sorted(n for batch in seen for n in np.bincount(batch))
+    assert n_in_batches == sorted(pairs_per_sentence.tolist())
