@@ -30,6 +30,7 @@ from torch import nn
 from . import inference, persistence
 from ._batching import PairDataset
 from ._validation import (
+    InstanceOf,
     Interval,
     check_pairs,
     check_texts,
@@ -235,7 +236,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
                 "aspect_column",
             )
         },
-        "not_mentioned": [lambda v: isinstance(v, str) and bool(v.strip())],
+        "not_mentioned": [InstanceOf((str,), "a string")],
         "sparse_penalty": [Interval(float, 0, None)],
         "orthogonal_penalty": [Interval(float, 0, None)],
         "mention_weight": [Interval(float, 0, None, "neither")],
@@ -338,6 +339,11 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
+        if not self.not_mentioned.strip():
+            raise ValueError(
+                f"The 'not_mentioned' parameter of {type(self).__name__} must be a "
+                f"non-empty string. Got {self.not_mentioned!r} instead."
+            )
         if self.scoring != "loss":
             raise ValueError(
                 f"The 'scoring' parameter of {type(self).__name__} must be 'loss' "
