@@ -35,6 +35,7 @@ from ._validation import (
     check_pairs,
     check_texts,
 )
+from .building import prepare_model
 from .estimator import (
     AspectAttentionClassifier,
     _resolve_device,
@@ -42,6 +43,7 @@ from .estimator import (
 )
 from .exceptions import InputError, UnknownAspectError
 from .modules import AspectAttentionModel
+from .training import train_module
 
 __all__ = ["AspectCategoryClassifier", "CategoryModel", "MultiOutputLoss"]
 
@@ -376,8 +378,8 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
         names = np.array(categories, dtype=object)
-        pipeline, module_config, init, coverage = self._prepare_model(
-            texts, [], "category", names, len(labels), seed, rng
+        pipeline, module_config, init, coverage = prepare_model(
+            self, texts, [], "category", names, len(labels), seed, rng
         )
         n = len(texts)
         dataset = PairDataset(
@@ -398,7 +400,8 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
                 self.orthogonal_penalty,
             )
 
-        fitted_module, history, best_epoch, interrupted, fit_time = self._train(
+        fitted_module, history, best_epoch, interrupted, fit_time = train_module(
+            self,
             lambda: CategoryModel(**module_config),
             init,
             dataset,

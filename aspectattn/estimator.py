@@ -12,13 +12,10 @@ the safe model file alike.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import re
-import time
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -39,17 +36,17 @@ from ._validation import (
     validate_params,
 )
 from .attention import ATTENTION_SCORES
-from .embeddings import phrase_vector
-from .encoders import ENCODERS, masked_mean_embedding
+from .building import prepare_model
+from .encoders import ENCODERS
 from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
 from .modules import VARIANTS, AspectAttentionModel, check_module_config
 from .pipelines import (
     SubwordPipeline,
-    WordPipeline,
     distinct_index,
     pipeline_from_state,
 )
 from .text import EncodedTexts
+from .training import train_module
 
 __all__ = ["AspectAttentionClassifier", "ENCODER_PARAMS"]
 
@@ -118,15 +115,6 @@ def _resolve_device(device: str) -> str:
             "use device='auto' or 'cpu'."
         )
     return device
-
-
-@contextmanager
-def _private_torch_rng(seed: int, device: str):
-    """Seed torch inside a fork of its global RNG, restored on exit."""
-    devices = [torch.device(device).index or 0] if device.startswith("cuda") else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
-        yield
 
 
 @persistence.register
@@ -579,13 +567,14 @@ default="additive"
         categories = np.array(
             sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
         )
-        pipeline, module_config, init, coverage = self._prepare_model(
-            texts, aspects, aspect_type, categories, len(classes), seed, rng
+        pipeline, module_config, init, coverage = prepare_model(
+            self, texts, aspects, aspect_type, categories, len(classes), seed, rng
         )
         sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
         aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
         dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index)
-        module, history, best_epoch, interrupted, fit_time = self._train(
+        module, history, best_epoch, interrupted, fit_time = train_module(
+            self,
             lambda: AspectAttentionModel(**module_config),
             init,
             dataset,
@@ -616,196 +605,6 @@ default="additive"
             feature_names_in_=feature_names,
         )
         return self
-
-    def _prepare_model(
-        self, texts, aspects, aspect_type, categories, n_classes, seed, rng
-    ):
-        """The text pipeline, the module's configuration, how to initialise its
-        weights (word vectors, category names), and the word-vector coverage."""
-        if self.encoder == "pretrained":
-            pipeline, config, init, coverage = self._pretrained_pipeline(
-                aspect_type, categories
-            )
-        else:
-            pipeline, config, init, coverage = self._word_pipeline(
-                texts, aspects, aspect_type, categories, seed, rng
-            )
-        module_config = dict(
-            config,
-            n_classes=n_classes,
-            aspect_type=aspect_type,
-            n_aspects=max(len(categories), 1),
-            variant=self.variant,
-            attention_score=self.attention_score,
-            attention_heads=self.attention_heads,
-            dropout=self.dropout,
-        )
-        return pipeline, module_config, init, coverage
-
-    def _train(
-        self,
-        build,
-        init,
-        dataset,
-        texts,
-        seed,
-        rng,
-        device,
-        run_data,
-        y_index=None,
-        classes=None,
-        criterion=None,
-    ):
-        """Build the module (``build()``, then ``init(module)``) under this fit's
-        seed, hold out validation sentences, and train it through skorch; ``rng``
-        (the fit's generator) draws the split and the batch order.
-
-        ``criterion(module)`` gives a loss module for outputs that are not one
-        class per row. Returns the trained module (eval mode), the history, the
-        epoch kept, whether training was interrupted, and the seconds it took.
-        """
-        # The same text is one sentence (numbered in sorted order).
-        groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
-        train_ds, valid_ds = training.split_sentences(
-            dataset, groups, self.validation_fraction, rng
-        )
-        with _private_torch_rng(seed, device):
-            module = build()
-            init(getattr(module, "model", module))
-            module.embedding.weight.requires_grad_(not self.freeze_embeddings)
-            sees_aspect = getattr(module, "encoder_sees_aspect", False)
-            if self.batch_by == "sentence" and sees_aspect:
-                raise ValueError(
-                    "batch_by='sentence' needs an encoder that does not see the "
-                    "aspect (variant='at', and pretrained_input='vector' with a "
-                    f"pretrained encoder); got variant={self.variant!r}."
-                )
-            config = training.TrainingConfig(
-                optimizer=self.optimizer,
-                lr=self.lr,
-                weight_decay=self.weight_decay,
-                embedding_lr=self.embedding_lr,
-                batch_size=self.batch_size,
-                max_epochs=self.max_epochs,
-                gradient_clip=self.gradient_clip,
-                class_weight=self.class_weight,
-                scoring=self.scoring,
-                early_stopping=self.early_stopping,
-                patience=self.patience,
-                keep_sentences=self.batch_by == "sentence"
-                or (self.batch_by == "auto" and not sees_aspect),
-                verbose=self.verbose,
-            )
-            checkpoint = None
-            if self.checkpoint_dir is not None:
-                run = training.fingerprint(self.get_params(), seed, *run_data)
-                checkpoint = (training.checkpoint_path(self.checkpoint_dir, run), run)
-            net, tracker = training.build_net(
-                module,
-                config,
-                valid_ds,
-                y_index,
-                classes,
-                rng,
-                device,
-                checkpoint,
-                criterion=None if criterion is None else criterion(module),
-            )
-            start = time.perf_counter()
-            history, best_epoch, interrupted = training.fit_net(
-                net, train_ds, tracker, rng, checkpoint
-            )
-            fit_time = time.perf_counter() - start
-        if interrupted:
-            warnings.warn(
-                f"Training was interrupted after {len(history)} complete epoch(s); "
-                f"keeping the weights of epoch {best_epoch} (interrupted_=True).",
-                AspectAttnWarning,
-                stacklevel=3,
-            )
-        return net.module_.eval(), history, best_epoch, interrupted, fit_time
-
-    def _word_pipeline(self, texts, aspects, aspect_type, categories, seed, rng):
-        """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
-        how to initialise the module; the share of words with a vector."""
-        terms = aspects if aspect_type == "term" else []
-        pipeline = WordPipeline(self.lowercase, self.min_count, self.max_len)
-        pipeline.fit(texts, terms)
-        matrix, found, vectors, dim = pipeline.word_vectors(
-            self.embeddings, self.embedding_dim, texts, seed, rng
-        )
-        encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
-        if self.encoder == "lstm":
-            encoder_config.update(
-                hidden_size=self.hidden_size, bidirectional=self.bidirectional
-            )
-        else:
-            encoder_config.update(
-                d_model=self.d_model,
-                n_layers=self.n_layers,
-                n_heads=self.n_heads,
-                ff_size=self.ff_size or 4 * self.d_model,
-                dropout=self.transformer_dropout,
-                norm_first=self.norm_first,
-                positional=self.positional,
-                position_merge=self.position_merge,
-                max_len=self.max_len,
-            )
-        encoder_config["embedding_dropout"] = self.embedding_dropout
-        config = dict(
-            encoder=self.encoder,
-            encoder_config=encoder_config,
-            aspect_size=self.aspect_size or dim,
-        )
-        names = (
-            [phrase_vector(vectors, name) for name in categories]
-            if vectors is not None
-            else []
-        )
-
-        def init(module):
-            with torch.no_grad():
-                module.embedding.weight.copy_(torch.from_numpy(matrix))
-                table = getattr(module, "aspect_embedding", None)
-                for i, vec in enumerate(names):  # start from the names' vectors
-                    if vec is not None and table.weight.shape[1] == len(vec):
-                        table.weight[i] = torch.from_numpy(vec)
-
-        return (
-            pipeline,
-            config,
-            init,
-            float(found[2:].mean()) if len(found) > 2 else 0.0,
-        )
-
-    def _pretrained_pipeline(self, aspect_type, categories):
-        """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.pretrained`)."""
-        pipeline, pretrained_config, weights = SubwordPipeline.from_checkpoint(
-            self.pretrained_model, self.max_len, self.pretrained_input == "pair"
-        )
-        config = dict(
-            encoder="pretrained",
-            encoder_config=dict(
-                # JSON-clean (integer keys of label maps become strings), so the
-                # fitted state is the same before and after a save/load.
-                pretrained_config=json.loads(json.dumps(pretrained_config)),
-                pair_input=pipeline.aspect_in_tokens,
-                sep_id=pipeline.tokenizer.sep_id,
-            ),
-            aspect_size=None,
-        )
-
-        def init(module):
-            module.encoder.model.load_state_dict(weights)
-            if aspect_type == "category":  # start from the names' sub-word vectors
-                names = pipeline.encode_terms(list(categories))
-                ids, _ = names.pad(np.arange(len(categories)))
-                with torch.no_grad():
-                    module.aspect_embedding.weight.copy_(
-                        masked_mean_embedding(module.embedding, torch.from_numpy(ids))
-                    )
-
-        return pipeline, config, init, 1.0
 
     def _aspect_input(self, pipeline, aspect_type, categories, aspects):
         """Category ids (n,), or the terms' token ids (EncodedTexts)."""

@@ -1,6 +1,6 @@
 """Training through skorch: the net, its optimizer groups, validation and resuming.
 
-The estimator calls, in order::
+The estimators call :func:`train_module`, which runs, in order::
 
     train, valid = split_sentences(dataset, groups, fraction, rng)
     net = build_net(module, TrainingConfig(...), valid, y_index, classes, rng, device)
@@ -16,6 +16,9 @@ import hashlib
 import json
 import re
 import sys
+import time
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +27,10 @@ import torch
 
 from ._batching import BucketLoader, PairDataset
 from .callbacks import BestWeights, EpochCheckpoint, StopWhenStalled, load_checkpoint
-from .exceptions import InputError
+from .exceptions import AspectAttnWarning, InputError
 
 __all__ = [
+    "train_module",
     "OPTIMIZERS",
     "TrainingConfig",
     "split_sentences",
@@ -44,6 +48,15 @@ OPTIMIZERS = {
 }
 # Validation batches (pairs); see aspectattn.inference.INFERENCE_BATCH.
 _VALID_BATCH = 128
+
+
+@contextmanager
+def private_torch_rng(seed: int, device: str):
+    """Seed torch inside a fork of its global RNG, restored on exit."""
+    devices = [torch.device(device).index or 0] if device.startswith("cuda") else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
 
 
 @dataclass
@@ -289,3 +302,85 @@ def fit_net(net, train_ds, tracker: BestWeights, rng, checkpoint=None):
         if "dur" in row  # an interrupted epoch has no complete record
     ]
     return history, tracker.kept_epoch_, tracker.interrupted_
+
+
+def train_module(
+    est,
+    build,
+    init,
+    dataset,
+    texts,
+    seed,
+    rng,
+    device,
+    run_data,
+    y_index=None,
+    classes=None,
+    criterion=None,
+):
+    """Build the module of estimator ``est`` (``build()``, then ``init(module)``)
+    under the fit's seed, hold out validation sentences, and train it through
+    skorch; ``rng`` (the fit's generator) draws the split and the batch order.
+
+    ``criterion(module)`` gives a loss module for outputs that are not one
+    class per row. Returns the trained module (eval mode), the history, the
+    epoch kept, whether training was interrupted, and the seconds it took.
+    """
+    # The same text is one sentence (numbered in sorted order).
+    groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
+    train_ds, valid_ds = split_sentences(dataset, groups, est.validation_fraction, rng)
+    with private_torch_rng(seed, device):
+        module = build()
+        init(getattr(module, "model", module))
+        module.embedding.weight.requires_grad_(not est.freeze_embeddings)
+        sees_aspect = getattr(module, "encoder_sees_aspect", False)
+        if est.batch_by == "sentence" and sees_aspect:
+            raise ValueError(
+                "batch_by='sentence' needs an encoder that does not see the "
+                "aspect (variant='at', and pretrained_input='vector' with a "
+                f"pretrained encoder); got variant={est.variant!r}."
+            )
+        config = TrainingConfig(
+            optimizer=est.optimizer,
+            lr=est.lr,
+            weight_decay=est.weight_decay,
+            embedding_lr=est.embedding_lr,
+            batch_size=est.batch_size,
+            max_epochs=est.max_epochs,
+            gradient_clip=est.gradient_clip,
+            class_weight=est.class_weight,
+            scoring=est.scoring,
+            early_stopping=est.early_stopping,
+            patience=est.patience,
+            keep_sentences=est.batch_by == "sentence"
+            or (est.batch_by == "auto" and not sees_aspect),
+            verbose=est.verbose,
+        )
+        checkpoint = None
+        if est.checkpoint_dir is not None:
+            run = fingerprint(est.get_params(), seed, *run_data)
+            checkpoint = (checkpoint_path(est.checkpoint_dir, run), run)
+        net, tracker = build_net(
+            module,
+            config,
+            valid_ds,
+            y_index,
+            classes,
+            rng,
+            device,
+            checkpoint,
+            criterion=None if criterion is None else criterion(module),
+        )
+        start = time.perf_counter()
+        history, best_epoch, interrupted = fit_net(
+            net, train_ds, tracker, rng, checkpoint
+        )
+        fit_time = time.perf_counter() - start
+    if interrupted:
+        warnings.warn(
+            f"Training was interrupted after {len(history)} complete epoch(s); "
+            f"keeping the weights of epoch {best_epoch} (interrupted_=True).",
+            AspectAttnWarning,
+            stacklevel=3,
+        )
+    return net.module_.eval(), history, best_epoch, interrupted, fit_time
