@@ -346,6 +346,10 @@ def test_help_and_console_script(workdir):
         assert command in out
     assert "aspectattn train semeval2014-restaurants-category" in out
     assert "--aspects" in run("predict", "--help", cwd=workdir).stdout
+    train_help = " ".join(run("train", "--help", cwd=workdir).stdout.split())
+    for flag in ("--epochs", "--lr", "--hidden-size", "--variant", "--encoder"):
+        assert flag in train_help
+    assert "(default: 20)" in train_help and "(default: atae)" in train_help
     usage = run("train", cwd=workdir, check=False)
     assert usage.returncode == 2 and "required" in usage.stderr
 
@@ -362,3 +366,12 @@ def test_reads_semeval_xml_files(workdir):
         run("evaluate", "model.aam", "tiny.xml", "--json", cwd=workdir).stdout
     )
     assert report["pairs"] == 2 and report["accuracy"] == 1.0
+
+
+def test_progress_bar_is_silent_when_stderr_is_not_a_terminal(capsys):
+    from aspectattn.cli import Progress
+
+    bar = Progress(10, "predicting", enabled=True)
+    bar.update(5)
+    bar.update(10)
+    assert capsys.readouterr().err == ""

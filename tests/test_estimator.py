@@ -632,3 +632,12 @@ def test_joint_training_batches_whole_sentences(pairs, monkeypatch):
     # every batch holds whole sentences: as many pairs per sentence as in X
     n_in_batches = sorted(n for batch in seen for n in np.bincount(batch))
     assert n_in_batches == sorted(pairs_per_sentence.tolist())
+
+
+def test_pandas_na_label_is_missing(pairs):
+    pd = pytest.importorskip("pandas")
+    X, y = pairs
+    labels = pd.Series(list(y), dtype="string")
+    labels[4] = pd.NA
+    with pytest.raises(InputError, match="Label 4 is missing"):
+        AspectAttentionClassifier(**FAST).fit(X, labels)

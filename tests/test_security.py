@@ -83,6 +83,18 @@ def test_tokenizer_file_names_outside_the_allow_list_are_refused(
     assert not (tmp_path.parent / "evil.pth").exists()
 
 
+def test_fitting_a_checkpoint_quietly_shows_no_loading_bar(tiny_checkpoint, capfd):
+    X, y = make_pairs(10, seed=0)
+    AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1},
+        encoder="pretrained",
+        pretrained_model=tiny_checkpoint,
+        variant="at",
+    ).fit(X, y)
+    captured = capfd.readouterr()
+    assert captured.out == "" and "Loading" not in captured.err
+
+
 def test_subword_model_loads_and_predicts_without_writing_files(
     subword_model_file, no_disk_writes
 ):
