@@ -216,9 +216,10 @@ ATTENTION_SCORES: dict[str, type[AspectAttention]] = {
 class MultiHeadAspectAttention(nn.Module):
     """``m`` heads of one scoring form: "attention from several points of view".
 
-    Each head has its own projection of ``v_a`` (``A -> A/m`` wide... the head sees
-    the states projected to ``D/m``), pools on its own, and the ``m`` pooled vectors
-    are concatenated and projected back to ``D``. Weights are returned per head.
+    The states are projected (``W H``) and cut into ``m`` slices of ``D/m``; each
+    head has its own ``D/m``-wide projection of ``v_a`` as query and its own scoring
+    function over its slice, and pools on its own. The ``m`` pooled vectors are
+    concatenated and projected back to ``D``. Weights are returned per head.
     """
 
     def __init__(self, score: str, state_size: int, aspect_size: int, heads: int):

@@ -103,8 +103,9 @@ class _WordEncoder(nn.Module):
 
     def self_attention_maps(self, tokens, lengths, aspect_input=None):
         raise ValueError(
-            f"{type(self).__name__} has no self-attention; use encoder='transformer' "
-            "or 'pretrained'"
+            f"self_attention needs encoder='transformer' or 'pretrained'; the "
+            f"{type(self).__name__} has no self-attention (use explain for the "
+            "aspect attention)."
         )
 
 

@@ -718,12 +718,7 @@ default="additive"
             Entry ``[l, h, i, j]``: how much token ``i`` attends to token ``j`` in
             head ``h`` of layer ``l``; rows sum to 1. Tokens as in :meth:`explain`.
         """
-        check_is_fitted(self, "module_")
-        if self.module_.encoder_kind == "lstm":
-            raise ValueError(
-                "self_attention needs encoder='transformer' or 'pretrained'; the LSTM "
-                "has no self-attention (use explain for the aspect attention)."
-            )
+        # An encoder without self-attention (the LSTM) says so with a ValueError.
         return inference.self_attention_maps(self.module_, self.encode(X), self.device_)
 
     def predict_proba_aspects(self, texts, aspects=None) -> np.ndarray:
