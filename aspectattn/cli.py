@@ -211,10 +211,46 @@ def load_model(path: str, trust_pickle: bool = False):
         if not isinstance(model, AspectAttentionClassifier):
             raise CLIError(f"{path} holds a {type(model).__name__}, not a model")
         return model
+    from .persistence import load
+
     try:
-        return AspectAttentionClassifier.load(path)
+        return load(path)  # a pair classifier or a category detector
     except ModelFileError as exc:
         raise CLIError(str(exc)) from exc
+
+
+def is_detector(model) -> bool:
+    from .detection import AspectCategoryClassifier
+
+    return isinstance(model, AspectCategoryClassifier)
+
+
+CATEGORY_TABLES = {
+    "semeval2014-restaurants-category": "semeval2014",
+    "semeval2015-restaurants-category": "semeval2015",
+    "mams-category": "mams",
+}
+
+
+def load_table(source: str, args):
+    """``(texts, Y)`` for the category detector, from a data-set name or an XML file."""
+    from . import datasets
+
+    if source in CATEGORY_TABLES:
+        return datasets.fetch_category_table(CATEGORY_TABLES[source], args.split)
+    path = Path(source)
+    if path.is_file() and path.suffix.lower() == ".xml":
+        try:
+            texts, Y = datasets.read_category_table(path)
+        except ET.ParseError as exc:
+            raise CLIError(f"{path} is not well-formed XML ({exc})") from None
+        if not texts:
+            raise CLIError(f"{path} has no sentences")
+        return texts, Y
+    raise CLIError(
+        f"the category detector reads {', '.join(CATEGORY_TABLES)} or a SemEval/MAMS "
+        f"XML file; got {source!r}"
+    )
 
 
 class Progress:
@@ -251,14 +287,26 @@ ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "Mi
 
 
 def cmd_train(args) -> int:
+    from .detection import AspectCategoryClassifier
     from .estimator import AspectAttentionClassifier
 
-    X, y = load_data(args.data, args, need_labels=True)
+    if args.detector:
+        X, y = load_table(args.data, args)
+        estimator, extra = AspectCategoryClassifier, {}
+    else:
+        X, y = load_data(args.data, args, need_labels=True)
+        estimator = AspectAttentionClassifier
+        extra = dict(
+            variant=args.variant,
+            aspect_type=args.aspect_type,
+            pretrained_input=args.pretrained_input,
+            batch_by=args.batch_by,
+            scoring="accuracy",
+        )
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
-    clf = AspectAttentionClassifier(
-        variant=args.variant,
+    clf = estimator(
+        **extra,
         encoder=args.encoder,
-        aspect_type=args.aspect_type,
         embeddings=embeddings,
         embedding_dim=args.embedding_dim,
         embedding_dropout=args.embedding_dropout,
@@ -267,26 +315,26 @@ def cmd_train(args) -> int:
         n_heads=args.n_heads,
         d_model=args.d_model,
         pretrained_model=args.pretrained_model,
-        pretrained_input=args.pretrained_input,
         attention_score=args.attention_score,
         attention_heads=args.attention_heads,
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,
-        batch_by=args.batch_by,
         dropout=args.dropout,
         bidirectional=args.bidirectional,
         validation_fraction=args.validation_fraction or None,
         early_stopping=bool(args.validation_fraction),
-        scoring="accuracy",
         random_state=args.seed,
         verbose=0 if args.quiet else 1,
     )
     name = f"{args.variant.upper()}-{ENCODER_NAMES[args.encoder]}"
     if args.encoder == "pretrained":
         name = f"{args.variant.upper()} over {args.pretrained_model}"
+    if args.detector:
+        name = f"a category detector (AT-{ENCODER_NAMES[args.encoder]})"
     if not args.quiet:
-        print(f"training {name} on {len(X)} pairs", file=sys.stderr)
+        unit = "sentences" if args.detector else "pairs"
+        print(f"training {name} on {len(X)} {unit}", file=sys.stderr)
     clf.fit(X, y)
     out = Path(args.out)
     if out.suffix in (".pkl", ".joblib"):
@@ -304,9 +352,11 @@ def cmd_train(args) -> int:
             {
                 "model": str(out),
                 "encoder": args.encoder,
-                "variant": args.variant,
+                "variant": "detector" if args.detector else args.variant,
                 "pairs": len(X),
-                "classes": clf.classes_.tolist(),
+                "classes": np.asarray(
+                    clf.classes_[0] if args.detector else clf.classes_
+                ).tolist(),
                 "epochs": len(clf.history_),
                 "best_epoch": clf.best_epoch_,
                 "seconds": round(clf.fit_time_, 2),
@@ -325,6 +375,8 @@ def cmd_evaluate(args) -> int:
     )
 
     clf = load_model(args.model, args.trust_pickle)
+    if is_detector(clf):
+        return _evaluate_detector(clf, args)
     X, y = load_data(args.data, args, need_labels=True, aspect_type=clf.aspect_type_)
     predicted = clf.predict(X)
     y = labels_like(y, clf.classes_)
@@ -363,6 +415,35 @@ def cmd_evaluate(args) -> int:
     print(" " * width + "".join(f"{str(c):>{width}}" for c in labels))
     for c, row in zip(labels, report["confusion_matrix"]["matrix"], strict=True):
         print(f"{str(c):>{width}}" + "".join(f"{v:>{width}}" for v in row))
+    return 0
+
+
+def _evaluate_detector(clf, args) -> int:
+    from .detection import mention_f1
+
+    texts, Y = load_table(args.data, args)
+    Y = Y.reindex(columns=list(clf.categories_), fill_value=clf.not_mentioned)
+    truth, predicted = Y.to_numpy(dtype=object), clf.predict(texts)
+    none = clf.not_mentioned
+    found, mentioned = predicted != none, truth != none
+    both = found & mentioned
+    report = {
+        "sentences": len(texts),
+        "detection_micro_f1": float(2 * both.sum() / (found.sum() + mentioned.sum())),
+        "end_to_end_micro_f1": mention_f1(truth, predicted, none),
+        "sentiment_accuracy_on_found": float(
+            (predicted[both] == truth[both]).mean() if both.any() else 0.0
+        ),
+    }
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(
+            "   ".join(
+                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in report.items()
+            )
+        )
     return 0
 
 
@@ -417,9 +498,21 @@ def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
 
 def cmd_predict(args) -> int:
     clf = load_model(args.model, args.trust_pickle)
-    classes = [str(c) for c in clf.classes_]
     rows = []
     show = not args.quiet
+    if is_detector(clf):  # every sentence on every category: a table
+        texts = _sentences(args.data, args)
+        labels = clf.predict(texts)
+        rows = [
+            {
+                "text": t,
+                **{str(c): str(v) for c, v in zip(clf.categories_, row, strict=True)},
+            }
+            for t, row in zip(texts, labels, strict=True)
+        ]
+        _write_rows(rows, args.out)
+        return 0
+    classes = [str(c) for c in clf.classes_]
     if args.aspects:
         aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
         texts = _sentences(args.data, args)
@@ -446,6 +539,11 @@ def cmd_predict(args) -> int:
 
 def cmd_explain(args) -> int:
     clf = load_model(args.model, args.trust_pickle)
+    if is_detector(clf):
+        raise CLIError(
+            "this model is a category detector: 'predict' lists every sentence's "
+            "categories (its attention is in AspectCategoryClassifier.analyze)"
+        )
     X, _ = load_data(args.data, args, need_labels=False, aspect_type=clf.aspect_type_)
     if args.limit:
         X = X[: args.limit]
@@ -605,6 +703,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="held-out share of sentences for early stopping (0: none)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument(
+        "--detector",
+        action="store_true",
+        help="train a category detector (which aspects, and how) on a category "
+        "data set or XML file instead of a pair classifier",
+    )
     p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
     p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
     _add_data_options(p, model_options=False)

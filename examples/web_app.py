@@ -13,7 +13,10 @@ Endpoints:
   ``{"pairs": [{"text": ..., "aspect": ...}, ...]}``;
 * ``POST /predict_aspects`` with ``{"texts": [...], "aspects": [...]}`` (aspects
   optional: every category the model knows);
-* ``POST /explain`` like ``/predict``.
+* ``POST /explain`` like ``/predict``;
+* ``POST /analyze`` with ``{"texts": [...]}`` when the model is a category detector
+  (:class:`~aspectattn.AspectCategoryClassifier`): the aspects each text mentions,
+  with label, probability and attention.
 
 Every malformed request gets a JSON ``400`` with a reason (``413`` when the body is
 larger than ``--max-bytes``, 1 MB by default; at most ``--max-pairs`` pairs or texts
@@ -31,7 +34,8 @@ import torch
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from aspectattn import AspectAttentionClassifier, AspectAttnError
+from aspectattn import AspectAttnError, AspectCategoryClassifier
+from aspectattn.persistence import load
 
 MAX_BYTES = 1_000_000
 MAX_ITEMS = 1_000
@@ -70,8 +74,9 @@ def _pair(item, i: int) -> tuple[str, str]:
 def create_app(
     model_path: str, max_bytes: int = MAX_BYTES, max_items: int = MAX_ITEMS
 ) -> Flask:
-    model = AspectAttentionClassifier.load(model_path)  # once, at start-up
-    classes = [str(c) for c in model.classes_]
+    model = load(model_path)  # once, at start-up: a pair classifier or a detector
+    detector = isinstance(model, AspectCategoryClassifier)
+    classes = [str(c) for c in (model.classes_[0] if detector else model.classes_)]
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_bytes
 
@@ -87,6 +92,10 @@ def create_app(
         return items
 
     def pairs_from_request() -> list[tuple[str, str]]:
+        if detector:
+            raise BadRequest(
+                'this model is a category detector: POST {"texts": [...]} to /analyze'
+            )
         pairs = body().get("pairs")
         if not isinstance(pairs, list) or not pairs:
             raise BadRequest(
@@ -118,6 +127,7 @@ def create_app(
         return jsonify(
             {
                 "status": "ok",
+                "kind": "detector" if detector else "pairs",
                 "classes": classes,
                 "aspects": [str(a) for a in model.aspects_],
                 "aspect_type": model.aspect_type_,
@@ -129,8 +139,33 @@ def create_app(
         proba = model.predict_proba(pairs_from_request())
         return jsonify({"predictions": answer(model.classes_[proba.argmax(1)], proba)})
 
+    @app.post("/analyze")
+    def analyze():
+        if not detector:
+            raise BadRequest("this model scores given aspects: use /predict")
+        found = model.analyze(checked(_string_list(body(), "texts")))
+        return jsonify(
+            {
+                "results": [
+                    [
+                        {
+                            "aspect": f["aspect"],
+                            "label": f["label"],
+                            "probability": round(f["probability"], 5),
+                            "tokens": f["tokens"],
+                            "weights": [round(float(w), 5) for w in f["weights"]],
+                        }
+                        for f in per_text
+                    ]
+                    for per_text in found
+                ]
+            }
+        )
+
     @app.post("/predict_aspects")
     def predict_aspects():
+        if detector:
+            raise BadRequest("this model is a category detector: use /analyze")
         data = body()
         texts = checked(_string_list(data, "texts"))
         aspects = _string_list(data, "aspects", required=False)

@@ -1,5 +1,6 @@
 """AspectCategoryClassifier: detection + sentiment, sklearn's multi-output contract."""
 
+import json
 import pickle
 
 import numpy as np
@@ -200,3 +201,73 @@ def test_mention_f1():
     )
     assert mention_f1(truth, wrong_polarity) == 0.5
     assert mention_f1(truth, np.full((2, 2), "none", dtype=object)) == 0.0
+
+
+def _xml(path, texts, Y):
+    """A SemEval-2014-style XML file of the category table."""
+    from xml.sax.saxutils import escape, quoteattr
+
+    rows = []
+    for i, (text, (_, row)) in enumerate(zip(texts, Y.iterrows(), strict=True)):
+        cats = "".join(
+            f"<aspectCategory category={quoteattr(c)} polarity={quoteattr(v)}/>"
+            for c, v in row.items()
+            if v != "none"
+        )
+        rows.append(
+            f'<sentence id="{i}"><text>{escape(text)}</text>'
+            f"<aspectCategories>{cats}</aspectCategories></sentence>"
+        )
+    path.write_text("<sentences>" + "".join(rows) + "</sentences>")
+    return path
+
+
+def test_command_line_trains_predicts_and_evaluates_a_detector(
+    data, tmp_path, monkeypatch, capsys
+):
+    from aspectattn.cli import main
+
+    (X, Y), (Xt, Yt) = data
+    monkeypatch.chdir(tmp_path)
+    _xml(tmp_path / "train.xml", X, Y)
+    _xml(tmp_path / "test.xml", Xt, Yt)
+    args = ["--embeddings", "none", "--embedding-dim", "16", "--hidden-size", "24"]
+    args += ["--epochs", "25", "--lr", "0.01", "--batch-size", "16", "--dropout", "0"]
+    args += ["--embedding-dropout", "0", "--validation-fraction", "0", "--quiet"]
+    assert main(["train", "train.xml", "--detector", "--out", "d.aam", *args]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["variant"] == "detector"
+    assert main(["evaluate", "d.aam", "test.xml", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sentences"] == len(Xt) and report["end_to_end_micro_f1"] > 0.9
+    (tmp_path / "s.txt").write_text("the pasta was great but the waiter was rude.\n")
+    assert main(["predict", "d.aam", "s.txt"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "text,food,service",
+        "the pasta was great but the waiter was rude.,positive,negative",
+    ]
+    assert main(["explain", "d.aam", "test.xml"]) == 2
+    assert "category detector" in capsys.readouterr().err
+
+
+def test_web_app_analyzes_with_a_detector(fitted, tmp_path):
+    pytest.importorskip("flask")
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "web_app", Path(__file__).resolve().parents[1] / "examples" / "web_app.py"
+    )
+    web_app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_app)
+    fitted.save(tmp_path / "d.aam")
+    client = web_app.create_app(str(tmp_path / "d.aam")).test_client()
+    assert client.get("/health").get_json()["kind"] == "detector"
+    text = "the pasta was great but the waiter was rude."
+    answer = client.post("/analyze", json={"texts": [text]}).get_json()
+    found = [(f["aspect"], f["label"]) for f in answer["results"][0]]
+    assert found == [("food", "positive"), ("service", "negative")]
+    response = client.post("/predict", json={"pairs": [[text, "food"]]})
+    assert response.status_code == 400 and "/analyze" in response.get_json()["error"]
+    assert client.post("/analyze", json={"texts": 5}).status_code == 400

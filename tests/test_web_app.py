@@ -54,6 +54,7 @@ def _post(client, url, body):
         ("/predict_aspects", {"texts": ["the soup"], "aspects": ["wine"]}),
         ("/explain", {"pairs": {"text": "a", "aspect": "food"}}),
         ("/predict", {"pairs": [["the soup", "food"]] * 51}),
+        ("/analyze", {"texts": ["the soup was bland."]}),  # not a detector
     ],
 )
 def test_malformed_bodies_get_a_json_400(client, url, body):
