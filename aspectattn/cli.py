@@ -419,17 +419,16 @@ def cmd_evaluate(args) -> int:
 
 
 def _evaluate_detector(clf, args) -> int:
-    from .detection import mention_f1
+    from .detection import detection_f1, mention_f1
 
     texts, Y = load_table(args.data, args)
     Y = Y.reindex(columns=list(clf.categories_), fill_value=clf.not_mentioned)
     truth, predicted = Y.to_numpy(dtype=object), clf.predict(texts)
     none = clf.not_mentioned
-    found, mentioned = predicted != none, truth != none
-    both = found & mentioned
+    both = (predicted != none) & (truth != none)  # found and mentioned
     report = {
         "sentences": len(texts),
-        "detection_micro_f1": float(2 * both.sum() / (found.sum() + mentioned.sum())),
+        "detection_micro_f1": detection_f1(truth, predicted, none),
         "end_to_end_micro_f1": mention_f1(truth, predicted, none),
         "sentiment_accuracy_on_found": float(
             (predicted[both] == truth[both]).mean() if both.any() else 0.0

@@ -41,8 +41,9 @@ from .estimator import (
     _resolve_device,
     _resolve_seed,
 )
-from .exceptions import InputError, UnknownAspectError
+from .exceptions import InputError
 from .modules import AspectAttentionModel
+from .pipelines import distinct_index
 from .training import train_module
 
 __all__ = ["AspectCategoryClassifier", "CategoryModel", "MultiOutputLoss"]
@@ -475,18 +476,12 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         the pair task of :class:`~aspectattn.AspectAttentionClassifier`."""
         check_is_fitted(self, "module_")
         texts, aspects, _ = check_pairs(X)
-        index = {a: i for i, a in enumerate(self.aspects_)}
-        unknown = sorted(set(aspects) - set(index))
-        if unknown:
-            raise UnknownAspectError(
-                f"Aspect categories {unknown[:10]} were not seen in fit; this model "
-                f"knows {list(self.aspects_)}."
-            )
-        distinct = list(dict.fromkeys(texts))
-        row = {t: i for i, t in enumerate(distinct)}
+        # category ids, with the pair classifier's error for an unseen category
+        category = self._aspect_input(None, "category", self.aspects_, aspects)
+        distinct, row = distinct_index(texts)
         proba = self._category_proba(distinct)
         none = self.labels_ == self.not_mentioned
-        picked = proba[[row[t] for t in texts], [index[a] for a in aspects]]
+        picked = proba[row, category]
         picked[:, none] = -1.0
         return self.labels_[picked.argmax(-1)]
 
@@ -574,6 +569,14 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         estimator = super()._from_saved(params, state, tensors)
         estimator.classes_ = [estimator.classes_] * len(estimator.aspects_)
         return estimator
+
+
+def detection_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
+    """Micro-F1 of the (text, category) cells found mentioned, whatever polarity."""
+    true = np.asarray(Y_true, dtype=object) != not_mentioned
+    pred = np.asarray(Y_pred, dtype=object) != not_mentioned
+    total = true.sum() + pred.sum()
+    return float(2 * (true & pred).sum() / total) if total else 0.0
 
 
 def mention_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
