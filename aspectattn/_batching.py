@@ -36,6 +36,8 @@ class PairDataset(Dataset):
         Category ids, or the token ids of aspect terms.
     y : ndarray of shape (n,) int64, or None
         Class indices.
+    spans : ndarray of shape (n, 2) int64, or None
+        Token span of each pair's term; batches then carry ``span``.
     """
 
     def __init__(
@@ -44,11 +46,13 @@ class PairDataset(Dataset):
         sentence: np.ndarray,
         aspects,
         y: np.ndarray | None = None,
+        spans: np.ndarray | None = None,
     ):
         self.sentences = sentences
         self.sentence = np.asarray(sentence, dtype=np.int64)
         self.aspects = aspects
         self.targets = None if y is None else np.asarray(y, dtype=np.int64)
+        self.spans = None if spans is None else np.asarray(spans, dtype=np.int64)
         self.lengths = sentences.lengths[self.sentence]  # per pair
 
     def __len__(self) -> int:
@@ -64,12 +68,15 @@ class PairDataset(Dataset):
             aspect, _ = self.aspects.pad(index)  # (B, L)
         else:
             aspect = self.aspects[index]  # (B,)
-        return {
+        batch = {
             "tokens": torch.from_numpy(tokens),
             "lengths": torch.from_numpy(lengths),
             "aspect": torch.from_numpy(np.ascontiguousarray(aspect)),
             "sentence": torch.from_numpy(local.astype(np.int64)),
         }
+        if self.spans is not None:
+            batch["span"] = torch.from_numpy(self.spans[index])  # (B, 2)
+        return batch
 
     def __getitems__(self, index):
         X = self.batch(index)
@@ -89,7 +96,8 @@ class PairDataset(Dataset):
             else self.aspects[index]
         )
         y = None if self.targets is None else self.targets[index]
-        return PairDataset(self.sentences, self.sentence[index], aspects, y)
+        spans = None if self.spans is None else self.spans[index]
+        return PairDataset(self.sentences, self.sentence[index], aspects, y, spans)
 
 
 def length_sorted_batches(

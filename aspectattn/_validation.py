@@ -8,7 +8,10 @@ Input contract
 * a pandas DataFrame with a text column and an aspect column (names configurable),
 
 where ``text`` is a non-empty string and ``aspect`` a non-empty string (an aspect
-category such as ``"food"`` or an aspect term such as ``"pasta carbonara"``).
+category such as ``"food"`` or an aspect term such as ``"pasta carbonara"``). A pair
+may carry a third item, the term's character span ``(start, end)`` (or ``None``);
+a DataFrame may carry it as ``start`` and ``end`` columns (as the SemEval readers
+give them). Spans are read by models that use the term's position.
 ``y`` is a 1-d sequence of labels of the same length, without missing values.
 """
 
@@ -45,11 +48,38 @@ def _is_missing(value: Any) -> bool:
         return False
 
 
+def _span_item(i: int, value) -> tuple[int, int] | None:
+    """A pair's third item: None (or missing) or two integer offsets."""
+    if value is None or (not hasattr(value, "__len__") and _is_missing(value)):
+        return None
+    ok = (
+        hasattr(value, "__len__")
+        and not isinstance(value, (str, bytes, dict))
+        and len(value) == 2
+    )
+    if ok:
+        items = []
+        for v in value:
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                ok = False
+                break
+            items.append(int(v))
+    if not ok:
+        raise InputError(
+            f"The third item of pair {i} must be the term's character span "
+            f"(start, end) as two integers, or None; got {_short(value)}."
+        )
+    return items[0], items[1]
+
+
 def check_pairs(
     X: Any,
     text_column: str = "text",
     aspect_column: str = "aspect",
-) -> tuple[list[str], list[str], np.ndarray | None]:
+    return_spans: bool = False,
+):
     """Validate ``X`` and split it into texts and aspects.
 
     Returns
@@ -57,6 +87,10 @@ def check_pairs(
     texts, aspects : list of str
     feature_names : ndarray of str or None
         The two column names when ``X`` is a DataFrame.
+    spans : list of (int, int) or None per pair, or None
+        Only with ``return_spans=True``: the terms' character spans where ``X``
+        gives them (third items, or ``start``/``end`` columns); ``None`` when it
+        gives none. The offsets are checked against the text by the model.
     """
     expected = (
         "X must be a sequence of (text, aspect) pairs or a pandas DataFrame "
@@ -78,6 +112,13 @@ def check_pairs(
         texts = X[text_column].tolist()
         aspects = X[aspect_column].tolist()
         feature_names = np.asarray([text_column, aspect_column], dtype=object)
+        raw_spans = None
+        if "start" in X.columns and "end" in X.columns:
+            raw_spans = list(zip(X["start"].tolist(), X["end"].tolist(), strict=True))
+            raw_spans = [
+                None if _is_missing(a) and _is_missing(b) else (a, b)
+                for a, b in raw_spans
+            ]
     else:
         if isinstance(X, np.ndarray):
             if X.ndim == 1 and X.dtype == object:  # an array of pair objects
@@ -94,7 +135,7 @@ def check_pairs(
             pairs = list(X)
         else:
             raise InputError(f"{expected}; got {type(X).__name__}.")
-        texts, aspects = [], []
+        texts, aspects, raw_spans = [], [], None
         for i, pair in enumerate(pairs):
             if isinstance(pair, (str, bytes, dict, set, frozenset)) or not hasattr(
                 pair, "__getitem__"
@@ -102,13 +143,19 @@ def check_pairs(
                 raise InputError(
                     f"{expected}; element {i} is {_short(pair)}, not a pair."
                 )
-            if len(pair) != 2:
+            if len(pair) not in (2, 3):
                 raise InputError(
                     f"{expected}; element {i} has {len(pair)} items "
-                    f"instead of 2: {pair!r}."
+                    f"instead of 2 (or 3 with the term's span): {_short(pair)}."
                 )
             texts.append(pair[0])
             aspects.append(pair[1])
+            if len(pair) == 3:
+                if raw_spans is None:
+                    raw_spans = [None] * i
+                raw_spans.append(pair[2])
+            elif raw_spans is not None:
+                raw_spans.append(None)
     if len(texts) == 0:
         raise InputError(f"{expected}; got no pairs (0 samples).")
     for name, values in (("text", texts), ("aspect", aspects)):
@@ -128,6 +175,13 @@ def check_pairs(
                     f"The {name} of pair {i} is empty; every pair "
                     f"needs a non-empty {name} string."
                 )
+    spans = (
+        None
+        if raw_spans is None
+        else [_span_item(i, value) for i, value in enumerate(raw_spans)]
+    )
+    if return_spans:
+        return texts, aspects, feature_names, spans
     return texts, aspects, feature_names
 
 

@@ -72,6 +72,7 @@ class AspectAttention(nn.Module):
         mask: torch.Tensor,
         aspect: torch.Tensor,
         sentence: torch.Tensor | None = None,
+        bias: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Pool the states for each aspect.
 
@@ -83,6 +84,9 @@ class AspectAttention(nn.Module):
         sentence : (N,) long or None
             Row ``n`` is scored on sentence ``sentence[n]``; ``None``: row ``n`` is
             sentence ``n`` (``N == B``).
+        bias : (N, K, T) or None
+            Added to the scores before the softmax: a log prior over the tokens
+            (``log w_i`` gives ``alpha_i`` proportional to ``w_i exp(e_i)``).
 
         Returns
         -------
@@ -93,6 +97,8 @@ class AspectAttention(nn.Module):
         if sentence is not None:
             keys, values, mask = keys[sentence], values[sentence], mask[sentence]
         e = self.scores(keys, aspect)  # (N, K, T)
+        if bias is not None:
+            e = e + bias
         alpha = torch.softmax(e.masked_fill(~mask[:, None, :], float("-inf")), -1)
         return alpha @ values, alpha
 
@@ -241,13 +247,14 @@ class MultiHeadAspectAttention(nn.Module):
         )
         self.output_size = state_size
 
-    def forward(self, states, mask, aspect, sentence=None):
-        """As :meth:`AspectAttention.forward`; alpha is (N, K, m, T)."""
+    def forward(self, states, mask, aspect, sentence=None, bias=None):
+        """As :meth:`AspectAttention.forward` (the same ``bias`` for every head);
+        alpha is (N, K, m, T)."""
         parts = self.state_proj(states).chunk(self.heads, -1)  # m x (B, T, D/m)
         queries = self.query_proj(aspect).chunk(self.heads, -1)  # m x (N, K, D/m)
         pooled, alphas = zip(
             *(
-                att(h, mask, q, sentence)
+                att(h, mask, q, sentence, bias)
                 for att, h, q in zip(self.head_attention, parts, queries, strict=True)
             ),
             strict=True,

@@ -42,6 +42,13 @@ def prepare_model(est, texts, aspects, aspect_type, categories, n_classes, seed,
         attention_heads=est.attention_heads,
         dropout=est.dropout,
     )
+    if aspect_type == "term":  # the term-position options (unused for categories)
+        attention = est.variant != "ae"  # what the unused-parameter warnings say
+        module_config.update(
+            position_weighting=est.position_weighting if attention else "none",
+            term_marker=est.term_marker and est.encoder != "pretrained",
+            term_query=est.term_query if attention else "vectors",
+        )
     return pipeline, module_config, init, coverage
 
 

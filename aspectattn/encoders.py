@@ -5,6 +5,7 @@ Every encoder maps token ids to states::
     states, summary = encoder(tokens, lengths, aspect_input=None)
     # tokens (B, T) long, 0 = padding; lengths (B,) long >= 1
     # aspect_input (B, A) or None: a vector appended to every input token (AE/ATAE)
+    # marker (B, T) or None (keyword, word encoders): 1 on the aspect term's tokens
     # states (B, T, D) -- meaningless at padding; summary (B, D) -- the sentence as one
     # vector (the LSTM's last state, the transformer's mean state, [CLS])
 
@@ -59,6 +60,7 @@ class _WordEncoder(nn.Module):
     every word, and dropout: the input of the LSTM and transformer encoders."""
 
     accepts_aspect_input = True
+    marker_size = 0  # modules pickled before the term marker existed
 
     @staticmethod
     def embedding_size(config: dict) -> int:
@@ -81,6 +83,7 @@ class _WordEncoder(nn.Module):
         aspect_input_size: int,
         embedding_dropout: float,
         embedding: nn.Embedding | None,
+        marker_size: int = 0,
     ) -> int:
         if embedding is None:
             embedding = self.make_embedding(
@@ -89,19 +92,29 @@ class _WordEncoder(nn.Module):
         self.embedding = embedding
         self.embedding_dropout = nn.Dropout(embedding_dropout)
         self.aspect_input_size = aspect_input_size
-        return embedding_dim + aspect_input_size
+        self.marker_size = marker_size
+        return embedding_dim + aspect_input_size + marker_size
 
     def _inputs(
-        self, tokens: torch.Tensor, aspect_input: torch.Tensor | None
+        self,
+        tokens: torch.Tensor,
+        aspect_input: torch.Tensor | None,
+        marker: torch.Tensor | None = None,
     ) -> torch.Tensor:
         x = self.embedding(tokens)  # (B, T, E)
         if self.aspect_input_size:
             if aspect_input is None:
                 raise ValueError("this encoder was built to take an aspect input")
             x = torch.cat([x, aspect_input[:, None, :].expand(-1, x.shape[1], -1)], -1)
-        return self.embedding_dropout(x)  # (B, T, E [+ A])
+        x = self.embedding_dropout(x)  # (B, T, E [+ A])
+        if self.marker_size:
+            # The term indicator joins after dropout: a 0/1 flag is not noised.
+            if marker is None:
+                raise ValueError("this encoder was built to take a term marker")
+            x = torch.cat([x, marker[:, :, None].to(x.dtype)], -1)  # (B, T, I)
+        return x
 
-    def self_attention_maps(self, tokens, lengths, aspect_input=None):
+    def self_attention_maps(self, tokens, lengths, aspect_input=None, marker=None):
         raise ValueError(
             f"self_attention needs encoder='transformer' or 'pretrained'; the "
             f"{type(self).__name__} has no self-attention (use explain for the "
@@ -125,6 +138,9 @@ class LSTMEncoder(_WordEncoder):
     vocab_size, embedding_dim : int
     aspect_input_size : int
         Size of the vector appended to every word (0: none).
+    marker_size : int
+        1: a 0/1 flag appended to every word, 1 on the aspect term's tokens
+        (``marker=`` in :meth:`forward`); 0: none.
     hidden_size : int
     bidirectional : bool
     embedding_dropout : float
@@ -142,10 +158,16 @@ class LSTMEncoder(_WordEncoder):
         bidirectional: bool = False,
         embedding_dropout: float = 0.0,
         embedding: nn.Embedding | None = None,
+        marker_size: int = 0,
     ):
         super().__init__()
         input_size = self._init_words(
-            vocab_size, embedding_dim, aspect_input_size, embedding_dropout, embedding
+            vocab_size,
+            embedding_dim,
+            aspect_input_size,
+            embedding_dropout,
+            embedding,
+            marker_size,
         )
         self.bidirectional = bidirectional
         self.forward_lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
@@ -165,9 +187,11 @@ class LSTMEncoder(_WordEncoder):
         tokens: torch.Tensor,
         lengths: torch.Tensor,
         aspect_input: torch.Tensor | None = None,
+        marker: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """tokens (B, T), lengths (B,) -> states (B, T, D), summary (B, D)."""
-        x = self._inputs(tokens, aspect_input)  # (B, T, I)
+        """tokens (B, T), lengths (B,), aspect_input (B, A), marker (B, T) ->
+        states (B, T, D), summary (B, D)."""
+        x = self._inputs(tokens, aspect_input, marker)  # (B, T, I)
         batch = torch.arange(x.shape[0], device=x.device)
         last_index = lengths - 1  # (B,)
         # nn.LSTM returns a (B, T, H) view of time-major memory; made contiguous once
@@ -303,10 +327,16 @@ class TransformerEncoder(_WordEncoder):
         position_merge: str = "add",
         max_len: int = 512,
         embedding: nn.Embedding | None = None,
+        marker_size: int = 0,
     ):
         super().__init__()
         input_size = self._init_words(
-            vocab_size, embedding_dim, aspect_input_size, embedding_dropout, embedding
+            vocab_size,
+            embedding_dim,
+            aspect_input_size,
+            embedding_dropout,
+            embedding,
+            marker_size,
         )
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
@@ -358,11 +388,12 @@ class TransformerEncoder(_WordEncoder):
         tokens: torch.Tensor,
         lengths: torch.Tensor,
         aspect_input: torch.Tensor | None = None,
+        marker: torch.Tensor | None = None,
         return_maps: bool = False,
     ):
-        """tokens (B, T), lengths (B,) -> states (B, T, d), summary (B, d)
-        [, maps: list of (B, H, T, T) per layer]."""
-        x = self._inputs(tokens, aspect_input)  # (B, T, I)
+        """tokens (B, T), lengths (B,), aspect_input (B, A), marker (B, T) ->
+        states (B, T, d), summary (B, d) [, maps: list of (B, H, T, T) per layer]."""
+        x = self._inputs(tokens, aspect_input, marker)  # (B, T, I)
         mask = length_mask(lengths, x.shape[1])  # (B, T)
         words, pos = self.input(x), self._position(x.shape[1], x.device)
         if self.position_merge == "add":
@@ -379,9 +410,9 @@ class TransformerEncoder(_WordEncoder):
         summary = (h * real).sum(1) / real.sum(1)  # (B, d)
         return (h, summary, maps) if return_maps else (h, summary)
 
-    def self_attention_maps(self, tokens, lengths, aspect_input=None):
+    def self_attention_maps(self, tokens, lengths, aspect_input=None, marker=None):
         """Per layer, (B, heads, T, T): how token ``i`` attends to token ``j``."""
-        return self.forward(tokens, lengths, aspect_input, return_maps=True)[2]
+        return self.forward(tokens, lengths, aspect_input, marker, return_maps=True)[2]
 
 
 def _pretrained_encoder():

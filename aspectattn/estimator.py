@@ -39,7 +39,13 @@ from .attention import ATTENTION_SCORES
 from .building import prepare_model
 from .encoders import ENCODERS
 from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
-from .modules import VARIANTS, AspectAttentionModel, check_module_config
+from .modules import (
+    POSITION_WEIGHTINGS,
+    TERM_QUERIES,
+    VARIANTS,
+    AspectAttentionModel,
+    check_module_config,
+)
 from .pipelines import (
     SubwordPipeline,
     distinct_index,
@@ -71,9 +77,12 @@ ENCODER_PARAMS = {
     "transformer_dropout": ("transformer",),
     "pretrained_model": ("pretrained",),
     "pretrained_input": ("pretrained",),
+    "term_marker": ("lstm", "transformer"),
 }
 #: Parameters of the attention layer, unused by ``variant="ae"``.
-ATTENTION_PARAMS = ("attention_score", "attention_heads")
+ATTENTION_PARAMS = ("attention_score", "attention_heads", "position_weighting")
+#: Parameters that use the position of an aspect term, unused for categories.
+TERM_PARAMS = ("position_weighting", "term_marker", "term_query")
 
 #: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
 FITTED_ATTRIBUTES = (
@@ -210,6 +219,28 @@ default="additive"
         ``1/m`` slice of the projected states; the pooled vectors are
         concatenated and projected back. Must divide the encoder's state size.
         ``explain`` then returns weights per head.
+    position_weighting : {"none", "linear"}, default="none"
+        Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
+        proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
+        distance in tokens from the term (0 on the term) and ``n`` the sentence
+        length: nearer words weigh more (the location weighting of Tang et al.
+        2016 and Chen et al. 2017, as a prior on the attention).
+    term_marker : bool, default=False
+        Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
+        every input word, 1 on the term's tokens. The encoder then sees the aspect,
+        so each pair is its own encoder pass.
+    term_query : {"vectors", "states", "both"}, default="vectors"
+        Aspect terms only: what queries the encoder states. ``"vectors"``: ``v_a``,
+        the mean of the term's word vectors (Wang et al.); ``"states"``: the mean of
+        the encoder states over the term's tokens, projected to the size of
+        ``v_a``; ``"both"``: their sum. With the pretrained encoder, the states are
+        those of the term's sub-words.
+
+        The three term-position options need to know where the term is: give its
+        character span as a pair's third item ``(text, term, (start, end))`` or as
+        ``start``/``end`` columns of a DataFrame; without one the term is found in
+        the text (its first whole-word occurrence, ignoring case). A term that is
+        not in its text is then an error.
     dropout : float, default=0.5
         Dropout on the final sentence representation, as in Wang et al.'s code.
     embedding_dropout : float, default=0.5
@@ -341,6 +372,9 @@ default="additive"
         "bidirectional": [Options({True, False})],
         "attention_score": [Options(set(ATTENTION_SCORES))],
         "attention_heads": [Interval(int, 1, None)],
+        "position_weighting": [Options(set(POSITION_WEIGHTINGS))],
+        "term_marker": [Options({True, False})],
+        "term_query": [Options(set(TERM_QUERIES))],
         "encoder": [Options(set(ENCODERS))],
         "pretrained_model": [None, InstanceOf((str, os.PathLike), "a path")],
         "pretrained_input": [Options({"vector", "pair"})],
@@ -400,6 +434,9 @@ default="additive"
         bidirectional=False,
         attention_score="additive",
         attention_heads=1,
+        position_weighting="none",
+        term_marker=False,
+        term_query="vectors",
         encoder="lstm",
         pretrained_model=None,
         pretrained_input="vector",
@@ -446,6 +483,9 @@ default="additive"
         self.bidirectional = bidirectional
         self.attention_score = attention_score
         self.attention_heads = attention_heads
+        self.position_weighting = position_weighting
+        self.term_marker = term_marker
+        self.term_query = term_query
         self.encoder = encoder
         self.pretrained_model = pretrained_model
         self.pretrained_input = pretrained_input
@@ -527,6 +567,12 @@ default="additive"
         ]
         if self.variant == "ae":
             unused += [(param, "variant='ae'") for param in ATTENTION_PARAMS]
+            unused.append(("term_query", "variant='ae'"))
+        if self.aspect_type == "category":
+            unused += [(param, "aspect_type='category'") for param in TERM_PARAMS]
+        self._warn_defaults_differ(unused, defaults)
+
+    def _warn_defaults_differ(self, unused, defaults) -> None:
         for param, setting in unused:
             value = getattr(self, param)
             if value is not defaults[param] and value != defaults[param]:
@@ -550,8 +596,8 @@ default="additive"
         self : AspectAttentionClassifier
         """
         self._check_params()
-        texts, aspects, feature_names = check_pairs(
-            X, self.text_column, self.aspect_column
+        texts, aspects, feature_names, char_spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
         )
         labels = check_labels(y, len(texts))
         classes, y_index = np.unique(labels, return_inverse=True)
@@ -567,12 +613,22 @@ default="additive"
         categories = np.array(
             sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
         )
+        if aspect_type == "category" and self.aspect_type == "auto":
+            self._warn_defaults_differ(
+                [(p, "the aspects are categories") for p in TERM_PARAMS],
+                type(self)().get_params(),
+            )
         pipeline, module_config, init, coverage = prepare_model(
             self, texts, aspects, aspect_type, categories, len(classes), seed, rng
         )
         sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
         aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
-        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index)
+        spans = (
+            pipeline.term_spans(texts, aspects, char_spans)
+            if _uses_position(module_config)
+            else None
+        )
+        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index, spans)
         module, history, best_epoch, interrupted, fit_time = train_module(
             self,
             lambda: AspectAttentionModel(**module_config),
@@ -627,15 +683,23 @@ default="additive"
         aspects as ids. The first step of every prediction method; a seam for
         benchmarks and custom loops (see :mod:`aspectattn.inference`)."""
         check_is_fitted(self, "module_")
-        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        return self._dataset(texts, aspects)
-
-    def _dataset(self, texts, aspects) -> PairDataset:
-        sentences, index = self.text_pipeline_.encode_pairs(texts, aspects)
-        aspect_data = self._aspect_input(
-            self.text_pipeline_, self.aspect_type_, self.aspects_, aspects
+        texts, aspects, _, spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
         )
-        return PairDataset(sentences, index, aspect_data)
+        return self._dataset(texts, aspects, spans)
+
+    def _dataset(self, texts, aspects, char_spans=None) -> PairDataset:
+        pipeline = self.text_pipeline_
+        sentences, index = pipeline.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(
+            pipeline, self.aspect_type_, self.aspects_, aspects
+        )
+        spans = (
+            pipeline.term_spans(texts, aspects, char_spans)
+            if _uses_position(self.module_config_)
+            else None
+        )
+        return PairDataset(sentences, index, aspect_data, spans=spans)
 
     def decision_function(self, X) -> np.ndarray:
         """Unnormalised class scores (logits).
@@ -683,8 +747,10 @@ default="additive"
                 f"variant={self.variant!r} has no attention layer; "
                 "use variant='at' or 'atae' to get attention weights."
             )
-        texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
-        dataset = self._dataset(texts, aspects)
+        texts, aspects, _, spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
+        )
+        dataset = self._dataset(texts, aspects, spans)
         pipeline = self.text_pipeline_
         sentence_tokens = pipeline.tokens(dataset.sentences, distinct_index(texts)[0])
         logits, alphas = inference.pair_logits(
@@ -726,7 +792,9 @@ default="additive"
 
         When the encoder does not see the aspect (``variant="at"``), each sentence is
         encoded once and the encoder states are shared by all aspects; otherwise
-        each (sentence, aspect) pair is encoded.
+        each (sentence, aspect) pair is encoded. A model that uses the term's
+        position scores each (sentence, term) pair, with the term found in the
+        sentence (an error where it is not).
 
         Parameters
         ----------
@@ -748,8 +816,9 @@ default="additive"
                 )
             aspects = list(self.aspects_)
         aspects = check_texts(aspects, what="aspects")
-        if self.text_pipeline_.aspect_in_tokens:
-            # The aspect is part of the input: every pair is its own sequence.
+        if self.text_pipeline_.aspect_in_tokens or _uses_position(self.module_config_):
+            # The aspect is part of the input, or its place in the sentence is:
+            # every pair is its own sequence.
             pairs = [(t, a) for t in texts for a in aspects]
             proba = self.predict_proba(pairs)
             return proba.reshape(len(texts), len(aspects), -1)
@@ -907,6 +976,15 @@ default="additive"
 
 
 # ------------------------------------------------------------------------ helpers
+def _uses_position(module_config: dict) -> bool:
+    """Whether a model of this configuration reads the terms' token spans."""
+    return (
+        module_config.get("position_weighting", "none") != "none"
+        or module_config.get("term_marker", False)
+        or module_config.get("term_query", "vectors") != "vectors"
+    )
+
+
 def _build_module(config: dict, tensors: dict, device: str) -> AspectAttentionModel:
     """The module of ``config`` with weights ``tensors`` (CPU), on ``device``."""
     with torch.device("meta"):  # no random init: the weights come next

@@ -87,7 +87,7 @@ def self_attention_maps(module, dataset: PairDataset, device: str) -> list:
     def run(batch):
         maps = torch.stack(
             module.self_attention_maps(
-                batch["tokens"], batch["lengths"], batch["aspect"]
+                batch["tokens"], batch["lengths"], batch["aspect"], batch.get("span")
             ),
             1,
         )  # (B, layers, heads, T, T)

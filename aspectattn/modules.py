@@ -21,10 +21,22 @@ from torch import nn
 
 from .attention import ATTENTION_SCORES, make_attention
 from .encoders import get_encoder, length_mask, masked_mean_embedding
+from .positions import distance_weights, span_mask
 
-__all__ = ["AspectAttentionModel", "VARIANTS", "first_of_group", "check_module_config"]
+__all__ = [
+    "AspectAttentionModel",
+    "VARIANTS",
+    "POSITION_WEIGHTINGS",
+    "TERM_QUERIES",
+    "first_of_group",
+    "check_module_config",
+]
 
 VARIANTS = ("at", "ae", "atae")
+#: Values of ``position_weighting``: attention prior from the term's position.
+POSITION_WEIGHTINGS = ("none", "linear")
+#: Values of ``term_query``: what queries the states for a term.
+TERM_QUERIES = ("vectors", "states", "both")
 
 
 def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
@@ -50,6 +62,18 @@ class AspectAttentionModel(nn.Module):
     linear map when ``aspect_size`` differs from the embedding size; ``aspect``
     holds the term's padded token ids).
 
+    Terms have a place in the sentence (``span``, token positions, in
+    :meth:`forward`), which three options use, each independent of the others:
+
+    * ``position_weighting="linear"``: ``alpha_i`` proportional to
+      ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n`` (``d_i`` the distance of token
+      ``i`` from the term, ``n`` the sentence length): nearer words weigh more;
+    * ``term_marker=True``: a 0/1 flag on the term's tokens appended to every
+      encoder input word (the encoder then sees the aspect: one pass per pair);
+    * ``term_query="states"``: the mean of the encoder states over the term's
+      tokens, projected to ``A``, queries the states instead of ``v_a`` (the mean
+      of the term's word vectors); ``"both"``: their sum.
+
     Parameters
     ----------
     encoder : str
@@ -68,7 +92,16 @@ class AspectAttentionModel(nn.Module):
     attention_heads : int
     dropout : float
         On the final representation (as in Wang et al.'s code).
+    position_weighting : {"none", "linear"}
+    term_marker : bool
+    term_query : {"vectors", "states", "both"}
     """
+
+    # Defaults for modules pickled before these options existed.
+    position_weighting = "none"
+    term_marker = False
+    term_query = "vectors"
+    uses_position = False
 
     def __init__(
         self,
@@ -83,10 +116,27 @@ class AspectAttentionModel(nn.Module):
         attention_score: str = "additive",
         attention_heads: int = 1,
         dropout: float = 0.5,
+        position_weighting: str = "none",
+        term_marker: bool = False,
+        term_query: str = "vectors",
     ):
         super().__init__()
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        if position_weighting not in POSITION_WEIGHTINGS:
+            raise ValueError(
+                f"position_weighting must be one of {POSITION_WEIGHTINGS}, "
+                f"got {position_weighting!r}"
+            )
+        if term_query not in TERM_QUERIES:
+            raise ValueError(
+                f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
+            )
+        uses_position = (
+            position_weighting != "none" or term_marker or term_query != "vectors"
+        )
+        if uses_position and aspect_type != "term":
+            raise ValueError("the term-position options need aspect_type='term'")
         encoder_class = get_encoder(encoder)
         self.variant = variant
         self.aspect_type = aspect_type
@@ -100,9 +150,17 @@ class AspectAttentionModel(nn.Module):
             )
         if aspect_size is None:
             aspect_size = encoder_class.embedding_size(encoder_config)
+        if term_marker and not encoder_class.accepts_aspect_input:
+            raise ValueError(f"encoder={encoder!r} cannot take a term marker")
+        self.position_weighting = position_weighting
+        self.term_marker = term_marker
+        self.term_query = term_query
+        #: Whether :meth:`forward` needs the term's ``span``.
+        self.uses_position = uses_position
         config = dict(encoder_config)
         if encoder_class.accepts_aspect_input:
             config["aspect_input_size"] = aspect_size if aspect_in_words else 0
+            config["marker_size"] = 1 if term_marker else 0
             # Created first: the embedding, then the aspect vectors, then the encoder
             # (the order seeded weights have always been drawn in).
             config["embedding"] = encoder_class.make_embedding(config)
@@ -123,10 +181,14 @@ class AspectAttentionModel(nn.Module):
             )
         self.encoder = encoder_class(**config)
         # The encoder's output depends on the aspect: each pair is its own pass.
-        self.encoder_sees_aspect = aspect_in_words or getattr(
-            self.encoder, "aspect_in_tokens", False
+        self.encoder_sees_aspect = (
+            aspect_in_words
+            or term_marker
+            or getattr(self.encoder, "aspect_in_tokens", False)
         )
         d = self.encoder.output_size
+        if term_query != "vectors":
+            self.term_state_projection = nn.Linear(d, aspect_size)
         if self.uses_attention:
             self.attention = make_attention(
                 attention_score, d, aspect_size, attention_heads
@@ -148,26 +210,44 @@ class AspectAttentionModel(nn.Module):
             return self.aspect_embedding(aspect)
         return self.aspect_projection(masked_mean_embedding(self.embedding, aspect))
 
-    def _encode(self, tokens, lengths, v_a):
-        """(B, T), (B,), (B, A) -> states (B, T, D), summary (B, D)."""
+    def _encode(self, tokens, lengths, v_a, marker=None):
+        """(B, T), (B,), (B, A), (B, T) -> states (B, T, D), summary (B, D)."""
         aspect_input = v_a if self.variant in ("ae", "atae") else None
-        return self.encoder(tokens, lengths, aspect_input)
+        if marker is None:
+            return self.encoder(tokens, lengths, aspect_input)
+        return self.encoder(tokens, lengths, aspect_input, marker=marker)
 
-    def _head(self, states, summary, mask, v_a, sentence=None):
+    def _term_query(self, v_a, states, term, sentence):
+        """The query of each pair: ``v_a``, or (from) the term's mean state.
+
+        v_a (P, A), states (B, T, D), term (P, T) bool, sentence (P,) or None
+        -> (P, A)
+        """
+        if self.term_query == "vectors" or not self.uses_attention:
+            return v_a
+        rows = states if sentence is None else states[sentence]  # (P, T, D)
+        weight = term.to(states.dtype)  # (P, T)
+        count = weight.sum(1, keepdim=True).clamp(min=1)  # (P, 1)
+        mean = (weight[:, None, :] @ rows)[:, 0] / count  # (P, D)
+        projected = self.term_state_projection(mean)  # (P, A)
+        return projected if self.term_query == "states" else v_a + projected
+
+    def _head(self, states, summary, mask, v_a, sentence=None, bias=None):
         """The classifier on top of the encoder.
 
         ``h* = tanh(W_p r + W_x h_N)`` with ``r`` the aspect-attention pooling of the
         states, then ``W_s h* + b_s``; without attention (AE), ``h_N`` is classified.
 
         states (B, T, D), summary (B, D), mask (B, T), v_a (N or 1, K, A),
-        sentence (N,) or None -> logits (N, K, C), alpha (N, K, T) or None
+        sentence (N,) or None, bias (N, K, T) or None
+        -> logits (N, K, C), alpha (N, K, T) or None
         """
         if sentence is not None:
             summary = summary[sentence]  # (N, D)
         if not self.uses_attention:
             h = summary[:, None, :].expand(-1, v_a.shape[1], -1)  # (N, K, D)
             return self.classifier(self.dropout(h)), None
-        r, alpha = self.attention(states, mask, v_a, sentence)  # (N, K, D'), alpha
+        r, alpha = self.attention(states, mask, v_a, sentence, bias)  # (N, K, D')
         h_star = torch.tanh(self.W_p(r) + self.W_x(summary)[:, None, :])  # (N, K, D)
         return self.classifier(self.dropout(h_star)), alpha
 
@@ -178,6 +258,7 @@ class AspectAttentionModel(nn.Module):
         lengths: torch.Tensor,
         aspect: torch.Tensor,
         sentence: torch.Tensor | None = None,
+        span: torch.Tensor | None = None,
         return_attention: bool = False,
     ):
         """Score one aspect per row.
@@ -191,6 +272,9 @@ class AspectAttentionModel(nn.Module):
             Rows with the same value hold the same sentence (their ``tokens`` rows
             are equal): the encoder then runs once per distinct sentence when it
             does not see the aspect. ``None``: every row is encoded.
+        span : (P, 2) long or None
+            Token span ``[start, end)`` of each row's term; needed when a
+            term-position option is on (:attr:`uses_position`).
         return_attention : bool
 
         Returns
@@ -200,15 +284,29 @@ class AspectAttentionModel(nn.Module):
             the AE variant)
         """
         v_a = self.aspect_vectors(aspect)  # (P, A)
+        width = tokens.shape[1]
+        term = bias = None
+        if self.uses_position:
+            if span is None:
+                raise ValueError("this model uses the term's position: pass span=")
+            term = span_mask(span, width)  # (P, T)
+            if self.position_weighting == "linear":
+                w = distance_weights(span, lengths, width)  # (P, T)
+                bias = torch.log(w)[:, None, :]  # (P, 1, T)
+        marker = term if self.term_marker else None
         if sentence is None or self.encoder_sees_aspect:
-            states, summary = self._encode(tokens, lengths, v_a)
+            states, summary = self._encode(tokens, lengths, v_a, marker)
             sentence = None
         else:
             first = first_of_group(sentence)  # (B,)
             states, summary = self._encode(tokens[first], lengths[first], None)
             lengths = lengths[first]
-        mask = length_mask(lengths, tokens.shape[1])  # (B, T)
-        logits, alpha = self._head(states, summary, mask, v_a[:, None, :], sentence)
+        mask = length_mask(lengths, width)  # (B, T)
+        if term is not None:
+            v_a = self._term_query(v_a, states, term, sentence)  # (P, A)
+        logits, alpha = self._head(
+            states, summary, mask, v_a[:, None, :], sentence, bias
+        )
         logits = logits[:, 0]  # (P, C)
         if not return_attention:
             return logits
@@ -237,6 +335,11 @@ class AspectAttentionModel(nn.Module):
         logits : (B, K, C)
         alpha : (B, K, T) [or (B, K, heads, T)], or None for the AE variant
         """
+        if self.uses_position:
+            raise ValueError(
+                "this model uses the term's position in each sentence: score "
+                "(text, term) pairs with forward() and their spans"
+            )
         v = self.aspect_vectors(aspects)  # (K, A)
         B, K = tokens.shape[0], v.shape[0]
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
@@ -257,7 +360,11 @@ class AspectAttentionModel(nn.Module):
         return logits, alpha
 
     def self_attention_maps(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, aspect: torch.Tensor
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        aspect: torch.Tensor,
+        span: torch.Tensor | None = None,
     ) -> list[torch.Tensor]:
         """Self-attention weights of every encoder layer.
 
@@ -269,6 +376,11 @@ class AspectAttentionModel(nn.Module):
         aspect_input = (
             self.aspect_vectors(aspect) if self.variant in ("ae", "atae") else None
         )
+        if self.term_marker:
+            marker = span_mask(span, tokens.shape[1])  # (B, T)
+            return self.encoder.self_attention_maps(
+                tokens, lengths, aspect_input, marker
+            )
         return self.encoder.self_attention_maps(tokens, lengths, aspect_input)
 
 
@@ -323,6 +435,7 @@ _ENCODER_SCHEMAS = {
         "hidden_size": _int(1, 100_000),
         "bidirectional": _one_of(True, False),
         "embedding_dropout": _fraction,
+        "marker_size": _int(0, 1),
     },
     "transformer": {
         "vocab_size": _int(2),
@@ -337,6 +450,7 @@ _ENCODER_SCHEMAS = {
         "positional": _one_of("sinusoidal", "learned"),
         "position_merge": _one_of("add", "concat"),
         "max_len": _int(1, 1_000_000),
+        "marker_size": _int(0, 1),
     },
     "pretrained": {
         "pretrained_config": _json_config,
@@ -344,7 +458,14 @@ _ENCODER_SCHEMAS = {
         "sep_id": _int(0),
     },
 }
-_OPTIONAL = {"position_merge"}  # keys a file from an earlier version may lack
+# Keys a file from an earlier version may lack.
+_OPTIONAL = {
+    "position_merge",
+    "marker_size",
+    "position_weighting",
+    "term_marker",
+    "term_query",
+}
 _MODEL_SCHEMA = {
     "encoder": _one_of(*_ENCODER_SCHEMAS),
     "encoder_config": lambda v: isinstance(v, dict),
@@ -356,6 +477,9 @@ _MODEL_SCHEMA = {
     "attention_score": lambda v: isinstance(v, str) and v in ATTENTION_SCORES,
     "attention_heads": _int(1, 1024),
     "dropout": _fraction,
+    "position_weighting": _one_of(*POSITION_WEIGHTINGS),
+    "term_marker": _one_of(True, False),
+    "term_query": _one_of(*TERM_QUERIES),
 }
 
 

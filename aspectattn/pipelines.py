@@ -14,6 +14,7 @@ pooling baselines, so text is never processed two ways::
     # sentences: EncodedTexts, one row per distinct sentence (per pair when the
     #   aspect is part of the token sequence); index[i]: the row of pair i
     terms = pipeline.encode_terms(aspects)      # EncodedTexts of aspect terms
+    spans = pipeline.term_spans(texts, terms, char_spans)  # (P, 2) token spans
     pipeline.tokens(sentences)                  # the tokens as the model saw them
 
 ``to_state`` / ``from_state`` give the pipeline as JSON-able data for the safe model
@@ -26,6 +27,7 @@ import numpy as np
 
 from . import embeddings as _emb
 from .exceptions import InputError
+from .positions import token_spans
 from .text import PAD, EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["WordPipeline", "SubwordPipeline", "pipeline_from_state"]
@@ -53,6 +55,12 @@ class _Pipeline:
         distinct, index = distinct_index(texts)
         return self.encode(distinct), index
 
+    def term_spans(self, texts, terms, spans=None) -> np.ndarray:
+        """(P, 2) int64 token span ``[start, end)`` of each pair's term in the
+        model's token sequence, from character spans (``None`` entries, or
+        ``spans=None``: found in the text); see :mod:`aspectattn.positions`."""
+        return token_spans(texts, terms, spans, self.count_tokens, self.span_offset)
+
 
 class WordPipeline(_Pipeline):
     """Word tokens, a vocabulary and word vectors.
@@ -67,6 +75,7 @@ class WordPipeline(_Pipeline):
     """
 
     kind = "words"
+    span_offset = 0
 
     def __init__(
         self, lowercase: bool = True, min_count: int = 1, max_len: int | None = None
@@ -122,6 +131,10 @@ class WordPipeline(_Pipeline):
         if self.max_len is not None:
             lists = [t[: self.max_len] for t in lists]
         return lists
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` has (not cut to ``max_len``)."""
+        return len(self.tokenizer(text))
 
     def lookup_tokens(self, cased: list[list[str]]) -> list[list[str]]:
         """Cased token lists as the vocabulary spells them."""
@@ -221,6 +234,13 @@ class SubwordPipeline(_Pipeline):
 
     def encode_terms(self, terms) -> EncodedTexts:
         return self.tokenizer.encode_terms(terms)
+
+    def count_tokens(self, text: str) -> int:
+        return self.tokenizer.count(text)
+
+    @property
+    def span_offset(self) -> int:
+        return self.tokenizer.leading_specials
 
     def tokens(self, encoded: EncodedTexts, texts=None) -> list[list[str]]:
         offsets = encoded.offsets

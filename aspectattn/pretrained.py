@@ -191,6 +191,17 @@ class SubwordTokenizer:
     def tokens(self, ids) -> list[str]:
         return self._get().convert_ids_to_tokens([int(i) for i in ids])
 
+    def count(self, text: str) -> int:
+        """How many sub-words ``text`` has, without special tokens."""
+        return len(self._get()(text, add_special_tokens=False)["input_ids"])
+
+    @property
+    def leading_specials(self) -> int:
+        """Special tokens before the text (1 for BERT's ``[CLS]``)."""
+        tok = self._get()
+        plain = tok("a", add_special_tokens=False)["input_ids"]
+        return tok("a")["input_ids"].index(plain[0])
+
     def __getstate__(self):
         return {"files": self.files}
 

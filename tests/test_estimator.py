@@ -76,7 +76,7 @@ def _bad_inputs():
     good = ("the food was good", "food")
     return [
         ("the food was good", ["pos"], "bare string"),
-        ([("the food", "food", "extra")], ["pos"], "3 items instead of 2"),
+        ([("the food", "food", "extra")], ["pos"], "third item of pair 0"),
         ([("   ", "food")], ["pos"], "text of pair 0 is empty"),
         ([("", "food")], ["pos"], "text of pair 0 is empty"),
         ([(good[0], None)], ["pos"], "aspect of pair 0 is missing"),

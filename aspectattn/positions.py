@@ -1,0 +1,149 @@
+"""Where an aspect term is: from character spans to token spans, and the position
+features the model computes from them.
+
+A term has a place in its sentence. Pairs may carry the term's character span
+(``(text, term, (start, end))``, or ``start``/``end`` columns of a DataFrame, as the
+SemEval and MAMS readers give them); without one, the term is looked up in the text
+(its first occurrence as a whole word, else as a substring, case-insensitively).
+
+Character spans become token spans by counting the tokens of the text before the
+span's start and end with the pipeline's own tokenizer, so every tokenizer (words,
+sub-words), every normalisation (NFKC, folded apostrophes) and every script gives
+the tokens the model sees; a span that cuts a word covers the whole word.
+
+Shapes: ``P`` pairs, ``T`` tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from .exceptions import InputError
+
+__all__ = ["find_term", "token_spans", "span_mask", "distance_weights"]
+
+
+def find_term(text: str, term: str) -> tuple[int, int] | None:
+    """Character span of the first occurrence of ``term`` in ``text``, or None.
+
+    A whole-word occurrence (not inside a longer word) is preferred, so that
+    ``"bar"`` is found in ``"barely fits at the bar"`` at the end; case is ignored.
+    """
+    needle = re.escape(term.strip())
+    for pattern in (rf"(?<!\w){needle}(?!\w)", needle):
+        found = re.search(pattern, text, re.IGNORECASE)
+        if found:
+            return found.span()
+    return None
+
+
+def _check_span(i: int, text: str, term: str, span) -> tuple[int, int]:
+    """A given character span, validated against its text and term."""
+    ok = (
+        isinstance(span, (tuple, list, np.ndarray))
+        and len(span) == 2
+        and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in span
+        )
+    )
+    if not ok:
+        raise InputError(
+            f"The term span of pair {i} must be two integers (start, end) of "
+            f"character offsets; got {span!r}."
+        )
+    start, end = int(span[0]), int(span[1])
+    if not 0 <= start < end <= len(text):
+        raise InputError(
+            f"The term span ({start}, {end}) of pair {i} is not inside its text of "
+            f"{len(text)} characters."
+        )
+    if text[start:end].strip().casefold() != term.strip().casefold():
+        raise InputError(
+            f"The term span ({start}, {end}) of pair {i} holds "
+            f"{text[start:end]!r}, not the term {term!r}."
+        )
+    return start, end
+
+
+def token_spans(
+    texts: list[str],
+    terms: list[str],
+    spans: list | None,
+    count_tokens: Callable[[str], int],
+    offset: int = 0,
+) -> np.ndarray:
+    """Token span ``[start, end)`` of each pair's term.
+
+    Parameters
+    ----------
+    texts, terms : list of str
+    spans : list of (start, end) or None per pair, or None
+        Character spans; a missing one is found with :func:`find_term`.
+    count_tokens : callable
+        ``count_tokens(prefix)`` -> how many tokens the pipeline makes of a text
+        prefix (without special tokens).
+    offset : int
+        Tokens the pipeline puts before the text (1 for a ``[CLS]`` token).
+
+    Returns
+    -------
+    ndarray of shape (P, 2) int64
+        Token positions; they may lie beyond a truncated sentence's last token.
+
+    Raises
+    ------
+    InputError
+        A term not in its text, or a given span that is malformed or does not hold
+        the term.
+    """
+    out = np.empty((len(texts), 2), dtype=np.int64)
+    cache: dict[tuple[str, int], int] = {}
+
+    def count(text: str, stop: int) -> int:
+        key = (text, stop)
+        if key not in cache:
+            cache[key] = count_tokens(text[:stop])
+        return cache[key]
+
+    for i, (text, term) in enumerate(zip(texts, terms, strict=True)):
+        span = None if spans is None else spans[i]
+        if span is None:
+            span = find_term(text, term)
+            if span is None:
+                raise InputError(
+                    f"The aspect term {term!r} of pair {i} does not occur in its "
+                    f"text ({text[:80]!r}); the term-position options need the "
+                    "term in the text, or its (start, end) character span."
+                )
+        else:
+            span = _check_span(i, text, term, span)
+        start = count(text, span[0])
+        # A span that ends inside a word covers that word.
+        end = max(count(text, span[1]), start + 1)
+        out[i] = (start + offset, end + offset)
+    return out
+
+
+def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
+    """(P, 2) token spans -> (P, T) bool, True on the term's tokens."""
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    return (pos >= span[:, :1]) & (pos < span[:, 1:])
+
+
+def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
+    """Linear position weights ``w_i = 1 - d_i / n`` (Tang et al. 2016; Chen et al.
+    2017): ``d_i`` is token ``i``'s distance from the term (0 on the term's tokens),
+    ``n`` the sentence length; ``w_i`` lies in ``[1/n, 1]``.
+
+    span (P, 2), lengths (P,) -> (P, T) float weights (meaningless on padding).
+    """
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
+    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
+    n = lengths[:, None]  # (P, 1)
+    d = torch.minimum(before + after, n - 1)  # (P, T)
+    return 1.0 - d.float() / n.float()

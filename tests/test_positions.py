@@ -1,0 +1,272 @@
+"""Where the aspect term is: spans, position weights, the marker, term-state queries."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from conftest import FAST
+from sklearn.base import clone
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn._validation import check_pairs
+from aspectattn.exceptions import InputError
+from aspectattn.modules import AspectAttentionModel
+from aspectattn.pipelines import WordPipeline
+from aspectattn.positions import distance_weights, find_term, span_mask
+
+GOOD = ["great", "tasty", "lovely", "superb"]
+BAD = ["awful", "rude", "soggy", "bland"]
+THINGS = ["fries", "burger", "waiter", "pasta", "view", "wine", "soup", "staff"]
+
+
+def two_term_pairs(n_sentences, seed=0):
+    """ "the fries was soggy but the burger was great": two terms of opposite
+    polarity; which opinion word belongs to which term is only in the positions."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for _ in range(n_sentences):
+        a, b = rng.choice(THINGS, 2, replace=False)
+        a_good = bool(rng.integers(2))
+        wa = rng.choice(GOOD if a_good else BAD)
+        wb = rng.choice(BAD if a_good else GOOD)
+        text = f"the {a} was {wa} but the {b} was {wb}"
+        X += [(text, a), (text, b)]
+        y += ["positive", "negative"] if a_good else ["negative", "positive"]
+    return X, y
+
+
+def word_spans(texts, terms, spans=None):
+    pipeline = WordPipeline()
+    return pipeline.term_spans(texts, terms, spans)
+
+
+# -- finding and converting spans ----------------------------------------------------
+def test_find_term_prefers_a_whole_word_and_ignores_case():
+    assert find_term("Barely fits at the BAR", "bar") == (19, 22)
+    assert find_term("the barista", "bar") == (4, 7)  # only inside a word
+    assert find_term("the pasta", "pizza") is None
+
+
+def test_token_spans_of_given_found_and_repeated_terms():
+    text = "The pasta was cold, but the second pasta was great."
+    # found: the first occurrence; given: the second one
+    found = word_spans([text], ["pasta"])
+    given = word_spans([text], ["pasta"], [(35, 40)])
+    assert found.tolist() == [[1, 2]]
+    assert given.tolist() == [[8, 9]]
+    assert WordPipeline().tokenize([text])[0][8] == "pasta"
+    multi = word_spans(["I loved the pasta carbonara here"], ["pasta carbonara"])
+    assert multi.tolist() == [[3, 5]]
+
+
+def test_token_spans_with_unicode_before_the_term():
+    # NFKC turns the ligature into two letters and the tokenizer folds the curly
+    # apostrophe: character offsets are in the original text, tokens after
+    # normalisation -- counting the tokens of the prefix keeps them aligned.
+    text = "Le ﬁlet du café’s chef was perfect, the crème brûlée too"
+    start = text.index("crème brûlée")
+    spans = word_spans([text], ["crème brûlée"], [(start, start + 12)])
+    tokens = WordPipeline().tokenize([text])[0]
+    assert tokens[spans[0, 0] : spans[0, 1]] == ["crème", "brûlée"]
+    assert word_spans([text], ["Crème Brûlée"]).tolist() == spans.tolist()
+
+
+def test_a_span_inside_a_word_covers_the_word():
+    assert word_spans(["two pastas please"], ["pasta"]).tolist() == [[1, 2]]
+
+
+@pytest.mark.parametrize(
+    "terms, spans, match",
+    [
+        (["pizza"], None, "does not occur in its text"),
+        (["pasta"], [(0, 3)], "holds 'the', not the term 'pasta'"),
+        (["pasta"], [(4, 90)], "not inside its text"),
+        (["pasta"], [(5, 4)], "not inside its text"),
+        (["pasta"], [("4", "9")], "two integers"),
+    ],
+)
+def test_bad_spans_are_clear_errors(terms, spans, match):
+    with pytest.raises(InputError, match=match):
+        word_spans(["the pasta was great"], terms, spans)
+
+
+def test_pairs_and_frames_carry_spans():
+    X = [("the pasta was great", "pasta", (4, 9)), ("the soup", "soup")]
+    texts, aspects, _, spans = check_pairs(X, return_spans=True)
+    assert aspects == ["pasta", "soup"] and spans == [(4, 9), None]
+    assert check_pairs(X[1:], return_spans=True)[3] is None
+    frame = pd.DataFrame(
+        {"text": ["the pasta", "a soup"], "aspect": ["pasta", "soup"]}
+        | {"start": [4, np.nan], "end": [9, np.nan]}
+    )
+    assert check_pairs(frame, return_spans=True)[3] == [(4, 9), None]
+    with pytest.raises(InputError, match="third item of pair 0"):
+        check_pairs([("the food", "food", "extra")])
+    with pytest.raises(InputError, match="3 with the term's span"):
+        check_pairs([("the food", "food", (0, 1), "x")])
+
+
+# -- the model's position features ---------------------------------------------------
+def test_distance_weights_follow_the_formula():
+    # 6 tokens, term at tokens 2..3: distances 2 1 0 0 1 2 -> w = 1 - d / 6
+    w = distance_weights(torch.tensor([[2, 4]]), torch.tensor([6]), 8)
+    expected = 1 - torch.tensor([2, 1, 0, 0, 1, 2]) / 6
+    torch.testing.assert_close(w[0, :6], expected)
+    # a far term: distances are capped at n - 1, weights stay >= 1/n
+    w = distance_weights(torch.tensor([[9, 10]]), torch.tensor([4]), 4)
+    assert (w[0] >= 1 / 4 - 1e-7).all()
+    assert span_mask(torch.tensor([[1, 3]]), 5).tolist() == [[0, 1, 1, 0, 0]]
+
+
+def tiny_model(**options):
+    torch.manual_seed(0)
+    return AspectAttentionModel(
+        encoder="lstm",
+        encoder_config=dict(vocab_size=20, embedding_dim=6, hidden_size=8),
+        n_classes=3,
+        aspect_type="term",
+        variant="at",
+        dropout=0.0,
+        **options,
+    ).eval()
+
+
+def test_linear_weighting_multiplies_the_attention_by_w_and_renormalises():
+    tokens = torch.tensor([[3, 4, 5, 6, 7, 0], [8, 9, 10, 0, 0, 0]])
+    lengths = torch.tensor([5, 3])
+    aspect = torch.tensor([[5, 0], [9, 10]])
+    span = torch.tensor([[2, 3], [1, 3]])
+    plain, weighted = tiny_model(), tiny_model(position_weighting="linear")
+    weighted.load_state_dict(plain.state_dict())
+    _, alpha = plain(tokens, lengths, aspect, span=span, return_attention=True)
+    _, alpha_w = weighted(tokens, lengths, aspect, span=span, return_attention=True)
+    w = distance_weights(span, lengths, 6) * (torch.arange(6) < lengths[:, None])
+    expected = alpha * w / (alpha * w).sum(1, keepdim=True)
+    torch.testing.assert_close(alpha_w, expected)
+    assert (alpha_w[1, 3:] == 0).all()  # padding stays exactly zero
+
+
+def test_term_states_query_and_marker_reach_the_loss():
+    tokens = torch.tensor([[3, 4, 5, 6, 7]])
+    lengths, aspect, span = (
+        torch.tensor([5]),
+        torch.tensor([[5]]),
+        torch.tensor([[2, 3]]),
+    )
+    model = tiny_model(term_query="states", term_marker=True)
+    assert model.encoder_sees_aspect
+    model(tokens, lengths, aspect, span=span).sum().backward()
+    assert model.term_state_projection.weight.grad.abs().sum() > 0
+    lstm = model.encoder.forward_lstm
+    assert lstm.weight_ih_l0.shape[1] == 6 + 1  # word vector + marker flag
+    assert lstm.weight_ih_l0.grad[:, -1].abs().sum() > 0
+    with pytest.raises(ValueError, match="pass span="):
+        model(tokens, lengths, aspect)
+
+
+# -- the estimator -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "options, least, most",
+    [
+        ({}, 0.0, 0.9),  # without the position the rule is not learned...
+        (dict(position_weighting="linear"), 0.95, 1.0),  # ...with it, it is
+        (dict(term_marker=True), 0.95, 1.0),
+        (dict(term_query="states"), 0.95, 1.0),
+    ],
+    ids=["none", "weighting", "marker", "states"],
+)
+def test_a_tiny_model_learns_which_opinion_belongs_to_which_term(options, least, most):
+    # Every sentence holds a positive and a negative term; only where the opinion
+    # words are relative to the term tells them apart (a forward LSTM).
+    X, y = two_term_pairs(220)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "embedding_dropout": 0.0},
+        variant="at",
+        aspect_type="term",
+        **options,
+    ).fit(X[:360], y[:360])
+    assert least <= clf.score(X[360:], y[360:]) <= most
+
+
+@pytest.fixture(scope="module")
+def positional():
+    X, y = two_term_pairs(60)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 3},
+        variant="atae",
+        aspect_type="term",
+        position_weighting="linear",
+        term_marker=True,
+        term_query="both",
+    )
+    return clf.fit(X, y), X, y
+
+
+def test_given_and_found_spans_give_the_same_answer(positional):
+    clf, X, _ = positional
+    text, term = X[0]
+    start = text.index(term)
+    found = clf.predict_proba([(text, term)])
+    given = clf.predict_proba([(text, term, (start, start + len(term)))])
+    frame = clf.predict_proba(
+        pd.DataFrame({"text": [text], "aspect": [term], "start": [start]}).assign(
+            end=start + len(term)
+        )
+    )
+    np.testing.assert_array_equal(found, given)
+    np.testing.assert_array_equal(found, frame)
+    aspects = clf.predict_proba_aspects([text], [term])
+    np.testing.assert_allclose(aspects[:, 0], found, atol=1e-6)
+    with pytest.raises(InputError, match="does not occur in its text"):
+        clf.predict([("the soup was great", "pasta")])
+    assert clf.explain([X[0]])[0]["weights"].sum() == pytest.approx(1)
+
+
+def test_position_models_round_trip(positional, tmp_path):
+    clf, X, _ = positional
+    path = tmp_path / "m.aam"
+    clf.save(path)
+    loaded = AspectAttentionClassifier.load(path)
+    again = pickle.loads(pickle.dumps(clf))
+    for other in (loaded, again):
+        np.testing.assert_array_equal(other.predict_proba(X), clf.predict_proba(X))
+    assert loaded.get_params() == clf.get_params()
+    assert clone(clf).get_params()["term_query"] == "both"
+
+
+def test_position_options_warn_where_they_are_not_used():
+    X = [("the pasta was great", "food"), ("rude waiter", "service")] * 4
+    y = ["positive", "negative"] * 4
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1}, aspect_type="category", term_marker=True
+    )
+    with pytest.warns(UserWarning, match="'term_marker' is not used when"):
+        clf.fit(X, y)
+    assert "term_marker" not in clf.module_config_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+
+
+def test_pretrained_term_states_are_its_sub_words(tiny_checkpoint):
+    X, y = two_term_pairs(30)
+    clf = AspectAttentionClassifier(
+        encoder="pretrained",
+        pretrained_model=str(tiny_checkpoint),
+        variant="at",
+        aspect_type="term",
+        term_query="states",
+        position_weighting="linear",
+        max_epochs=1,
+        random_state=0,
+    )
+    texts = ["the soup was great but the staff was rude"]
+    clf.fit(X, y)
+    pipeline = clf.text_pipeline_
+    pipeline_spans = pipeline.term_spans(texts, ["staff"])
+    ids = pipeline.encode(texts).ids
+    assert pipeline.tokenizer.tokens(ids)[pipeline_spans[0, 0]] == "staff"
+    assert clf.predict_proba([(texts[0], "staff")]).shape == (1, 2)
