@@ -5,15 +5,93 @@ well by reading a sentence's overall tone and giving it to every aspect. Joining
 single-aspect sentences of opposite polarity ("The pasta was great" + "the waiter was
 rude") makes sentences in which the aspects disagree, with labels known by
 construction, for training (and as probes: see :func:`join_opposite`).
+
+For aspect terms, :func:`flip_opinions` reverses the opinion on one term alone
+("the fries were soggy but the burger was perfect" -> "the fries were crisp but
+...") by swapping the opinion word nearest to the term for its antonym: the term's
+label must flip and the other terms' labels must stay. A probe of whether a model
+follows the target or the sentence's tone, and training data of the same kind.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ._validation import check_labels, check_pairs
+from .positions import find_term
 
-__all__ = ["join_opposite"]
+__all__ = ["join_opposite", "flip_opinions", "OPINION_ANTONYMS"]
+
+# Opinion words of reviews and their antonyms (both directions are used). Written
+# once from general English, not from any test set.
+_PAIRS = [
+    ("good", "bad"),
+    ("great", "terrible"),
+    ("excellent", "awful"),
+    ("amazing", "horrible"),
+    ("wonderful", "dreadful"),
+    ("fantastic", "mediocre"),
+    ("delicious", "disgusting"),
+    ("tasty", "bland"),
+    ("fresh", "stale"),
+    ("crisp", "soggy"),
+    ("crispy", "limp"),
+    ("hot", "cold"),
+    ("friendly", "rude"),
+    ("attentive", "inattentive"),
+    ("helpful", "unhelpful"),
+    ("polite", "impolite"),
+    ("fast", "slow"),
+    ("quick", "sluggish"),
+    ("cheap", "expensive"),
+    ("reasonable", "overpriced"),
+    ("clean", "dirty"),
+    ("quiet", "noisy"),
+    ("cozy", "cramped"),
+    ("comfortable", "uncomfortable"),
+    ("pleasant", "unpleasant"),
+    ("nice", "nasty"),
+    ("best", "worst"),
+    ("better", "worse"),
+    ("love", "hate"),
+    ("loved", "hated"),
+    ("enjoyed", "disliked"),
+    ("perfect", "flawed"),
+    ("generous", "stingy"),
+    ("large", "tiny"),
+    ("tender", "tough"),
+    ("juicy", "dry"),
+    ("happy", "unhappy"),
+    ("impressive", "disappointing"),
+    ("impressed", "disappointed"),
+    ("superb", "poor"),
+    ("outstanding", "lousy"),
+    ("beautiful", "ugly"),
+    ("reliable", "unreliable"),
+    ("easy", "difficult"),
+    ("light", "heavy"),
+    ("bright", "dim"),
+    ("sharp", "blurry"),
+    ("powerful", "weak"),
+    ("smooth", "choppy"),
+    ("long", "short"),
+    ("recommend", "avoid"),
+    ("worth", "unworthy"),
+    ("fabulous", "atrocious"),
+    ("incredible", "pathetic"),
+    ("awesome", "lame"),
+    ("efficient", "inefficient"),
+    ("knowledgeable", "clueless"),
+    ("warm", "chilly"),
+    ("spacious", "crowded"),
+    ("authentic", "fake"),
+    ("flavorful", "flavorless"),
+]
+#: Word -> antonym, both directions.
+OPINION_ANTONYMS = {**dict(_PAIRS), **{b: a for a, b in _PAIRS}}
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 _CONNECTIVES = ("but", "while", "whereas", "though")
 
@@ -83,3 +161,104 @@ def join_opposite(
         X_new += [(text, first[1]), (text, second[1])]
         y_new += [first[2], second[2]]
     return X_new, y_new
+
+
+def _distance(k: int, place: tuple[int, int]) -> int:
+    """Words between word ``k`` and a term spanning words ``place``."""
+    return max(place[0] - k, k - place[1], 0)
+
+
+def _match_case(word: str, like: str) -> str:
+    if like.isupper() and len(like) > 1:
+        return word.upper()
+    if like[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def flip_opinions(
+    X,
+    y,
+    positive="positive",
+    negative="negative",
+    window: int = 4,
+    antonyms: dict | None = None,
+):
+    """Probes that reverse the opinion on one aspect term and keep the rest.
+
+    For each positive or negative term, the opinion word (a key of ``antonyms``)
+    nearest to the term, at most ``window`` words away and strictly nearer to it
+    than to any other term of the sentence, is replaced by its antonym. The new
+    sentence comes with every term of the original: the target's label flipped,
+    the others' labels kept. A term without such a word gives no probe.
+
+    Parameters
+    ----------
+    X : sequence of (text, term) pairs or (text, term, (start, end)) triples
+    y : sequence of labels
+    positive, negative : the two polarities that flip into each other.
+    window : int
+        Largest distance, in words, from the term to the swapped word.
+    antonyms : dict or None
+        Word -> antonym (lower case); :data:`OPINION_ANTONYMS` by default.
+
+    Returns
+    -------
+    X_new : list of (text, term, (start, end)) triples
+        Each probe sentence with all its terms, at their new character spans.
+    y_new : list of labels
+    target : ndarray of bool
+        True on the pairs whose opinion was reversed (the targets).
+    """
+    texts, terms, _, spans = check_pairs(X, return_spans=True)
+    labels = check_labels(y, len(texts)).tolist()
+    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
+    flip = {positive: negative, negative: positive}
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(text, []).append(i)
+    X_new, y_new, target = [], [], []
+    for text, members in groups.items():
+        words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
+        starts = np.array([a for a, _ in words])
+        place, char_span = {}, {}  # pair -> its term's (first, last) word, span
+        for i in members:
+            span = (spans[i] if spans is not None else None) or find_term(
+                text, terms[i]
+            )
+            if span is None or not words:
+                continue
+            char_span[i] = span
+            inside = [
+                k for k, (a, b) in enumerate(words) if a < span[1] and b > span[0]
+            ]
+            if inside:
+                place[i] = (inside[0], inside[-1])
+            else:
+                k = int(np.searchsorted(starts, span[0]))
+                place[i] = (k, k)
+
+        for i in members:
+            if i not in place or labels[i] not in flip:
+                continue
+            candidates = []
+            for k, (a, b) in enumerate(words):
+                if text[a:b].lower() not in antonyms or place[i][0] <= k <= place[i][1]:
+                    continue
+                d = _distance(k, place[i])
+                others = [_distance(k, place[j]) for j in place if j != i]
+                if d <= window and all(d < o for o in others):
+                    candidates.append((d, k))
+            if not candidates:
+                continue
+            _, k = min(candidates)
+            a, b = words[k]
+            new_word = _match_case(antonyms[text[a:b].lower()], text[a:b])
+            new_text = text[:a] + new_word + text[b:]
+            shift = len(new_word) - (b - a)
+            for j in place:
+                start, end = (s + shift if s >= b else s for s in char_span[j])
+                X_new.append((new_text, terms[j], (start, end)))
+                y_new.append(flip[labels[j]] if j == i else labels[j])
+                target.append(j == i)
+    return X_new, y_new, np.array(target, dtype=bool)

@@ -1,7 +1,7 @@
 import pytest
 from conftest import make_pairs
 
-from aspectattn.augment import join_opposite
+from aspectattn.augment import flip_opinions, join_opposite
 
 
 def test_joined_sentences_have_two_aspects_of_opposite_polarity():
@@ -23,3 +23,33 @@ def test_needs_both_polarities():
     X = [("the soup was great.", "food"), ("the staff was great.", "service")]
     with pytest.raises(ValueError, match="both polarities"):
         join_opposite(X, ["positive", "positive"], 3)
+
+
+def test_flip_opinions_reverses_the_target_and_keeps_the_others():
+    text = "The fries were soggy but the burger was PERFECT."
+    X = [(text, "fries"), (text, "burger", (29, 35)), ("Great food.", "food")]
+    X_new, y_new, target = flip_opinions(X, ["negative", "positive", "positive"])
+    by_text = {}
+    for (t, term, span), label, is_target in zip(X_new, y_new, target, strict=True):
+        assert t[span[0] : span[1]] == term  # spans follow the edit
+        by_text.setdefault(t, []).append((term, label, bool(is_target)))
+    assert by_text == {
+        "The fries were crisp but the burger was PERFECT.": [
+            ("fries", "positive", True),
+            ("burger", "positive", False),
+        ],
+        "The fries were soggy but the burger was FLAWED.": [
+            ("fries", "negative", False),
+            ("burger", "negative", True),
+        ],
+        "Terrible food.": [("food", "negative", True)],
+    }
+
+
+def test_flip_opinions_skips_words_nearer_another_term_and_neutral_terms():
+    # "good" is as near to the soup as to the bread: no probe for either; the
+    # neutral term never flips.
+    text = "soup good bread"
+    X = [(text, "soup"), (text, "bread"), ("the menu is long", "menu")]
+    X_new, _, target = flip_opinions(X, ["positive", "positive", "neutral"])
+    assert X_new == [] and len(target) == 0

@@ -1,0 +1,248 @@
+"""Aspect terms: the term's position, disagreeing terms and target-flip probes.
+
+    ASPECTATTN_DATA=../shared/data python benchmarks/terms.py [--seeds 3]
+        [--data restaurants laptops mams] [--models NAME ...]
+
+For every data set, model and seed: train on the training pairs minus 10% of their
+sentences (held out to choose the epoch, early stopping on validation accuracy),
+with the terms' character spans from the data files, then score once on
+
+* the test pairs (MAMS-ATSA: its official validation split; its test labels are not
+  distributed here): accuracy and macro-F1;
+* the test pairs whose sentence has terms of different polarities, and the share of
+  those sentences with every term right;
+* target-flip probes made from the test sentences by
+  :func:`aspectattn.augment.flip_opinions` (the opinion word nearest to one term
+  swapped for its antonym): accuracy on the flipped targets ("label follows the
+  target") and on the other terms of the probe sentences ("others stay").
+
+Nothing is chosen on a test set: the epoch on the validation split; between the
+options, the validation accuracy in the result files decides. Runs are appended to
+``results/terms.runs.jsonl`` (resumable); the summary goes to
+``results/terms.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from sklearn.metrics import accuracy_score, f1_score
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.augment import flip_opinions
+from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
+
+RESULTS = Path(__file__).resolve().parent / "results"
+# As benchmarks/attention_lstm.py (chosen before any test score was seen).
+PARAMS = dict(
+    hidden_size=300,
+    dropout=0.5,
+    embedding_dropout=0.5,
+    lr=1e-3,
+    batch_size=25,
+    max_epochs=30,
+    validation_fraction=0.1,
+    early_stopping=True,
+    scoring="accuracy",
+    patience=5,
+    aspect_type="term",
+)
+MODELS = {
+    "ATAE-LSTM (today)": dict(variant="atae"),
+    "AT-LSTM": dict(variant="at"),
+    "AT-LSTM + linear position weighting": dict(
+        variant="at", position_weighting="linear"
+    ),
+    "AT-LSTM + term states as query": dict(variant="at", term_query="states"),
+    "AT-LSTM + linear + term states": dict(
+        variant="at", position_weighting="linear", term_query="both"
+    ),
+    "ATAE-LSTM + linear + marker": dict(
+        variant="atae", position_weighting="linear", term_marker=True
+    ),
+}
+PUBLISHED = {
+    "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
+    "laptops": "Wang ATAE 68.7; TNet 74.0-76.5; BERT-SPC 78.99",
+    "mams": "(test) ATAE 77.05, CapsNet 79.78, BERT 82.22",
+}
+
+
+def frame_pairs(df):
+    spans = zip(df.start.tolist(), df.end.tolist(), strict=True)
+    X = list(zip(df.text, df.aspect, spans, strict=True))
+    return X, df.polarity.tolist()
+
+
+def load(name):
+    if name == "mams":
+        train = fetch_mams("term", "train", as_frame=True)
+        test = fetch_mams("term", "val", as_frame=True)
+    else:
+        train = fetch_semeval2014(name, "train", "term", as_frame=True)
+        test = fetch_semeval2014(name, "test", "term", as_frame=True)
+    return frame_pairs(train), frame_pairs(test)
+
+
+def scores(clf, X, y) -> dict:
+    y = np.asarray(y)
+    predicted = clf.predict(X)
+    right = predicted == y
+    polarities = defaultdict(set)
+    for (text, *_), label in zip(X, y, strict=True):
+        polarities[text].add(label)
+    hard = np.array([len(polarities[t]) > 1 for t, *_ in X])
+    by_sentence = defaultdict(list)
+    for (text, *_), ok, h in zip(X, right, hard, strict=True):
+        if h:
+            by_sentence[text].append(ok)
+    X_probe, y_probe, target = flip_opinions(X, y)
+    probe_right = clf.predict(X_probe) == np.asarray(y_probe)
+    return {
+        "accuracy": 100 * accuracy_score(y, predicted),
+        "macro_f1": 100 * f1_score(y, predicted, average="macro"),
+        "disagree_accuracy": 100 * right[hard].mean(),
+        "disagree_sentences_all_right": 100
+        * np.mean([all(v) for v in by_sentence.values()]),
+        "disagree_pairs": int(hard.sum()),
+        "disagree_sentences": len(by_sentence),
+        "flip_target_accuracy": 100 * probe_right[target].mean(),
+        "flip_others_accuracy": 100 * probe_right[~target].mean(),
+        "flip_probes": int(target.sum()),
+    }
+
+
+def run(extra, seed, train, test, embeddings) -> dict:
+    clf = AspectAttentionClassifier(
+        embeddings=embeddings, random_state=seed, **{**PARAMS, **extra}
+    ).fit(*train)
+    out = scores(clf, *test)
+    out["valid_accuracy"] = 100 * clf.history_[clf.best_epoch_ - 1]["valid_acc"]
+    out["seconds_per_epoch"] = float(np.median([r["dur"] for r in clf.history_]))
+    return out
+
+
+def summarize(runs):
+    rows = []
+    for key in dict.fromkeys((r["data"], r["model"]) for r in runs):
+        mine = [r for r in runs if (r["data"], r["model"]) == key]
+        numbers = [k for k, v in mine[0].items() if isinstance(v, float)]
+        rows.append(
+            {
+                "data": key[0],
+                "model": key[1],
+                "n_seeds": len(mine),
+                **{
+                    k: (
+                        float(np.mean([r[k] for r in mine])),
+                        float(np.std([r[k] for r in mine], ddof=1))
+                        if len(mine) > 1
+                        else 0.0,
+                    )
+                    for k in numbers
+                },
+                "disagree_pairs": mine[0]["disagree_pairs"],
+                "disagree_sentences": mine[0]["disagree_sentences"],
+                "flip_probes": mine[0]["flip_probes"],
+            }
+        )
+    return rows
+
+
+def markdown(rows) -> str:
+    def cell(row, key):
+        mean, std = row[key]
+        return f"{mean:.2f} ± {std:.2f}"
+
+    keys = [
+        "accuracy",
+        "macro_f1",
+        "disagree_accuracy",
+        "disagree_sentences_all_right",
+        "flip_target_accuracy",
+        "flip_others_accuracy",
+        "valid_accuracy",
+    ]
+    lines = [
+        "| data | model | n | accuracy | macro-F1 | disagreeing pairs | disagreeing "
+        "sentences all right | flip probes: target | flip probes: others stay "
+        "| validation accuracy | s / epoch |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = " | ".join(cell(r, k) for k in keys)
+        lines.append(
+            f"| {r['data']} | {r['model']} | {r['n_seeds']} | {cells} "
+            f"| {r['seconds_per_epoch'][0]:.1f} |"
+        )
+    sizes = {r["data"]: r for r in rows}
+    lines += [
+        "",
+        "Disagreeing = test sentences whose terms carry different polarities ("
+        + "; ".join(
+            f"{d}: {r['disagree_sentences']} sentences, {r['disagree_pairs']} pairs, "
+            f"{r['flip_probes']} flip probes"
+            for d, r in sizes.items()
+        )
+        + "). Published (300-d GloVe or BERT): "
+        + "; ".join(f"{k}: {v}" for k, v in PUBLISHED.items())
+        + ".",
+        "",
+        "Mean ± std over the seeds in the n column; GloVe 6B 50-d; epoch chosen on "
+        "10% of the training sentences by validation accuracy; MAMS-ATSA scored on "
+        f"its validation split; {torch.get_num_threads()} CPU thread(s) per run.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--data", nargs="+", default=["restaurants", "laptops"])
+    parser.add_argument("--models", nargs="+", default=list(MODELS))
+    parser.add_argument("--out", default=str(RESULTS / "terms"))
+    args = parser.parse_args()
+    out = Path(args.out)
+    log = out.with_suffix(".runs.jsonl")
+    embeddings = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    runs = (
+        [json.loads(line) for line in log.read_text().splitlines()]
+        if log.is_file()
+        else []
+    )
+    done = {(r["data"], r["model"], r["seed"]) for r in runs}
+    sets = {data: load(data) for data in args.data}
+    for seed in range(args.seeds):  # every model at seed 0 first
+        for data, (train, test) in sets.items():
+            for name in args.models:
+                if (data, name, seed) in done:
+                    continue
+                start = time.perf_counter()
+                result = run(MODELS[name], seed, train, test, embeddings)
+                result.update(
+                    data=data,
+                    model=name,
+                    seed=seed,
+                    seconds=time.perf_counter() - start,
+                )
+                runs.append(result)
+                with open(log, "a") as f:
+                    f.write(json.dumps(result) + "\n")
+                print(json.dumps(result), flush=True)
+    rows = summarize(runs)
+    out.with_suffix(".json").write_text(
+        json.dumps({"params": PARAMS, "summary": rows, "runs": runs}, indent=1)
+    )
+    table = markdown(rows)
+    out.with_suffix(".md").write_text(table + "\n")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
