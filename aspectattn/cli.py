@@ -301,6 +301,9 @@ def cmd_train(args) -> int:
             aspect_type=args.aspect_type,
             pretrained_input=args.pretrained_input,
             batch_by=args.batch_by,
+            position_weighting=args.position_weighting,
+            term_marker=args.term_marker,
+            term_query=args.term_query,
             scoring="accuracy",
         )
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
@@ -684,6 +687,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--attention-heads", type=int, default=1, help="aspect-attention heads"
+    )
+    p.add_argument(
+        "--position-weighting",
+        default="none",
+        choices=["none", "linear"],
+        help="aspect terms: weigh words near the term more in the attention",
+    )
+    p.add_argument(
+        "--term-marker",
+        action="store_true",
+        help="aspect terms: flag the term's tokens in the encoder input",
+    )
+    p.add_argument(
+        "--term-query",
+        default="vectors",
+        choices=["vectors", "states", "both"],
+        help="aspect terms: query with the term's word vectors, its encoder "
+        "states, or both (terms are found in their text: the first occurrence)",
     )
     p.add_argument("--epochs", type=int, default=20, help="training epochs (most)")
     p.add_argument("--lr", type=float, default=1e-3, help="learning rate")

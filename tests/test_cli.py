@@ -375,3 +375,22 @@ def test_progress_bar_is_silent_when_stderr_is_not_a_terminal(capsys):
     bar.update(5)
     bar.update(10)
     assert capsys.readouterr().err == ""
+
+
+def test_train_with_term_position_options(tmp_path):
+    X, y = make_pairs(20, seed=0)
+    X = [(t, t.split()[1]) for t, _ in X]  # the first term of each sentence
+    _write_csv(tmp_path / "terms.csv", X, y)
+    run(
+        "train", "terms.csv", "--out", "terms.aam", "--embeddings", "none",
+        "--embedding-dim", "8", "--hidden-size", "8", "--epochs", "1", "--quiet",
+        "--position-weighting", "linear", "--term-marker", "--term-query", "both",
+        cwd=tmp_path,
+    )  # fmt: skip
+    from aspectattn import AspectAttentionClassifier
+
+    clf = AspectAttentionClassifier.load(tmp_path / "terms.aam")
+    assert clf.aspect_type_ == "term"
+    config = clf.module_config_
+    assert (config["position_weighting"], config["term_marker"]) == ("linear", True)
+    assert config["term_query"] == "both"
