@@ -223,6 +223,9 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
     class_weight = None
     text_column = "text"
     aspect_column = "aspect"
+    position_weighting = "none"  # categories have no place in the sentence
+    term_marker = False
+    term_query = "vectors"
 
     _parameter_constraints = {
         **{
@@ -237,6 +240,9 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
                 "class_weight",
                 "text_column",
                 "aspect_column",
+                "position_weighting",
+                "term_marker",
+                "term_query",
             )
         },
         "not_mentioned": [InstanceOf((str,), "a string")],

@@ -574,6 +574,8 @@ default="additive"
 
     def _warn_defaults_differ(self, unused, defaults) -> None:
         for param, setting in unused:
+            if param not in defaults:  # not a parameter of this estimator
+                continue
             value = getattr(self, param)
             if value is not defaults[param] and value != defaults[param]:
                 warnings.warn(

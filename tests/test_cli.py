@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED_DATA, make_pairs
+from conftest import FAST, SHARED_DATA, make_pairs
 
 ENV = {**os.environ, "ASPECTATTN_DATA": str(SHARED_DATA)}
 
@@ -394,3 +394,37 @@ def test_train_with_term_position_options(tmp_path):
     config = clf.module_config_
     assert (config["position_weighting"], config["term_marker"]) == ("linear", True)
     assert config["term_query"] == "both"
+
+
+def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
+    from test_detection import make_table
+
+    from aspectattn import AspectCategoryClassifier
+
+    X, Y = make_table(200, 0)
+    AspectCategoryClassifier(**{**FAST, "max_epochs": 20}).fit(X, Y).save(
+        tmp_path / "detector.aam"
+    )
+    with open(tmp_path / "reviews.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text", "date"])
+        for i in range(30):
+            writer.writerow(
+                [f"r{i}", "The soup was bland. The staff was lovely.", "2024-03-01"]
+            )
+    result = run(
+        "analyze", "reviews.csv", "--model", "detector.aam", "--out", "report.html",
+        "--table", "sentences.csv", "--id-column", "id", "--date-column", "date",
+        "--chunk-size", "7", cwd=tmp_path,
+    )  # fmt: skip
+    summary = json.loads(result.stdout)
+    assert (summary["reviews"], summary["sentences"]) == (30, 60)
+    with open(tmp_path / "sentences.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == summary["mentions"] and rows[0]["review_id"] == "r0"
+    assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()
+    bad = run(
+        "analyze", "reviews.csv", "--model", str(workdir / "model.aam"),
+        "--out", "r.html", cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "needs a category detector" in bad.stderr

@@ -1,0 +1,200 @@
+"""One self-contained HTML report of a review analysis (no network to open it).
+
+:func:`write_report` draws, from a :class:`~aspectattn.reviews.ReviewSummary`:
+sentiment per aspect (stacked bars with the mentions and 95% intervals), trends of
+the positive share over time where the reviews have dates, a table per group where
+they have groups, and for each aspect its most confident positive and negative
+sentences with the words the aspect attended to shaded. Charts are inline SVG;
+every piece of review text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+__all__ = ["write_report", "render_report"]
+
+COLORS = {
+    "positive": "#2e7d32",
+    "negative": "#c62828",
+    "neutral": "#9e9e9e",
+    "conflict": "#f9a825",
+}
+_OTHER = "#5c6bc0"
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
+max-width:980px;color:#222;line-height:1.4}
+h1{font-size:1.6em} h2{margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse} td,th{padding:.25em .6em;border-bottom:1px solid #eee;
+text-align:right} td:first-child,th:first-child{text-align:left}
+.legend span{display:inline-block;margin-right:1em}
+.swatch{display:inline-block;width:.9em;height:.9em;margin-right:.3em;
+vertical-align:middle}
+.example{margin:.3em 0 .3em 1em} .prob{color:#777;font-size:.85em}
+mark{background:none;padding:0 .05em;border-radius:2px}
+"""
+
+
+def _color(label: str) -> str:
+    return COLORS.get(label, _OTHER)
+
+
+def _esc(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _bars(table, labels) -> str:
+    """Horizontal stacked bars, one per aspect."""
+    longest = max((len(str(a)) for a in table["aspect"]), default=0)
+    left = 16 + 10 * longest  # room for the aspect names (14 px text)
+    bar, row_h = 440, 30
+    width = left + bar + 340  # and for the note on the right
+    height = row_h * len(table) + 10
+    parts = [
+        f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" '
+        'font-size="14">'
+    ]
+    for i, row in enumerate(table.itertuples(index=False)):
+        y = 5 + i * row_h
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 17}" text-anchor="end">'
+            f"{_esc(row.aspect)}</text>"
+        )
+        x = left
+        for label in labels:
+            share = getattr(row, f"share_{label}")
+            w = bar * share
+            if w > 0:
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="22" '
+                    f'fill="{_color(label)}"><title>{_esc(label)}: '
+                    f"{100 * share:.0f}%</title></rect>"
+                )
+            x += w
+        note = f"{row.mentions} mentions"
+        if "positive" in labels:
+            low, high = row.low_positive, row.high_positive
+            note += (
+                f", {100 * row.share_positive:.0f}% positive "
+                f"({100 * low:.0f}-{100 * high:.0f}%)"
+            )
+        parts.append(f'<text x="{left + bar + 8}" y="{y + 17}">{_esc(note)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _trends(periods, labels) -> str:
+    """Share positive per period, one small chart per aspect, with its interval."""
+    if periods.empty or "positive" not in labels:
+        return ""
+    out = []
+    for aspect, rows in periods.groupby("aspect", sort=False):
+        rows = rows.sort_values("period")
+        if len(rows) < 2:
+            continue
+        w, h, pad = 420, 140, 30
+        n = len(rows)
+
+        def x(i, n=n, w=w, pad=pad):
+            return pad + (w - 2 * pad) * i / max(n - 1, 1)
+
+        def y(v, h=h, pad=pad):
+            return h - pad - (h - 2 * pad) * v
+
+        band = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(rows.high_positive)]
+        band += [
+            f"{x(i):.1f},{y(v):.1f}"
+            for i, v in reversed(list(enumerate(rows.low_positive)))
+        ]
+        line = " ".join(
+            f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(rows.share_positive)
+        )
+        first, last = rows.period.iloc[0], rows.period.iloc[-1]
+        out.append(
+            f'<figure style="display:inline-block;margin:0 1em 1em 0">'
+            f'<svg width="{w}" height="{h}" role="img">'
+            f'<polygon points="{" ".join(band)}" fill="#2e7d32" opacity="0.15"/>'
+            f'<polyline points="{line}" fill="none" stroke="#2e7d32" '
+            f'stroke-width="2"/>'
+            f'<line x1="{pad}" y1="{y(0)}" x2="{w - pad}" y2="{y(0)}" stroke="#999"/>'
+            f'<text x="{pad}" y="{h - 8}" font-size="11">{_esc(first)}</text>'
+            f'<text x="{w - pad}" y="{h - 8}" font-size="11" text-anchor="end">'
+            f"{_esc(last)}</text>"
+            f'<text x="4" y="{y(1) + 4}" font-size="11">100%</text>'
+            f'<text x="4" y="{y(0) + 4}" font-size="11">0%</text></svg>'
+            f"<figcaption>{_esc(aspect)}: share positive per period</figcaption>"
+            "</figure>"
+        )
+    return "".join(out)
+
+
+def _shaded(example: dict) -> str:
+    weights = example["weights"]
+    top = max(weights) if weights else 1.0
+    words = []
+    for token, weight in zip(example["tokens"], weights, strict=True):
+        alpha = 0.85 * weight / top if top > 0 else 0.0
+        words.append(
+            f'<mark style="background:rgba(255,193,7,{alpha:.2f})" '
+            f'title="{weight:.3f}">{_esc(token)}</mark>'
+        )
+    return " ".join(words)
+
+
+def render_report(summary, title: str = "Aspect sentiment report") -> str:
+    """The report as an HTML string."""
+    labels = summary.labels
+    overall = summary.table()
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{_esc(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_esc(title)}</h1>",
+        f"<p>{summary.n_reviews:,} reviews, {summary.n_sentences:,} sentences, "
+        f"{int(overall['mentions'].sum()) if len(overall) else 0:,} aspect mentions."
+        "</p>",
+        "<h2>Sentiment per aspect</h2><p class='legend'>",
+        "".join(
+            f"<span><i class='swatch' style='background:{_color(label)}'></i>"
+            f"{_esc(label)}</span>"
+            for label in labels
+        ),
+        "</p>",
+        _bars(overall, labels) if len(overall) else "<p>No aspect was mentioned.</p>",
+    ]
+    if summary.period_counts:
+        parts += ["<h2>Over time</h2>", _trends(summary.table(by="period"), labels)]
+    if summary.group_counts:
+        groups = summary.table(by="group")
+        header = "".join(f"<th>{_esc(label)}</th>" for label in labels)
+        rows = "".join(
+            f"<tr><td>{_esc(r['group'])}</td><td>{_esc(r['aspect'])}</td>"
+            f"<td>{r['mentions']}</td>"
+            + "".join(f"<td>{100 * r[f'share_{label}']:.0f}%</td>" for label in labels)
+            + "</tr>"
+            for _, r in groups.iterrows()
+        )
+        parts += [
+            "<h2>Per group</h2><table><tr><th>group</th><th>aspect</th>"
+            f"<th>mentions</th>{header}</tr>{rows}</table>"
+        ]
+    parts.append("<h2>Examples</h2>")
+    for aspect in overall["aspect"] if len(overall) else []:
+        parts.append(f"<h3>{_esc(aspect)}</h3>")
+        for label in ("positive", "negative"):
+            for example in summary.top_examples(aspect, label):
+                parts.append(
+                    f"<p class='example'><i class='swatch' "
+                    f"style='background:{_color(label)}'></i>{_shaded(example)} "
+                    f"<span class='prob'>{_esc(label)} "
+                    f"{100 * example['probability']:.0f}%</span></p>"
+                )
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def write_report(summary, path, title: str = "Aspect sentiment report") -> Path:
+    """Write :func:`render_report` to ``path`` (UTF-8); returns the path."""
+    path = Path(path)
+    path.write_text(render_report(summary, title), encoding="utf-8")
+    return path

@@ -1,0 +1,375 @@
+"""From a pile of reviews to aspect-level figures: sentences, aspects, aggregates.
+
+::
+
+    table, summary = analyze_reviews(reviews, detector, id_column="review_id",
+                                     date_column="date", group_column="business")
+    summary.table()                      # per aspect: mentions, shares, 95% CIs
+    summary.table(by="group")            # per business and aspect
+    summary.table(by="period")           # per month and aspect
+    write_report(summary, "report.html")  # one self-contained HTML file
+
+Reviews are split into sentences by NLTK's Punkt segmenter (with a list of common
+abbreviations, no model download), every sentence is run through a category
+detector (:class:`~aspectattn.detection.AspectCategoryClassifier`, or anything with
+its ``analyze`` method) in batches, and the result is one row per (sentence,
+mentioned aspect): review id, sentence, aspect, label, probability and the words the
+aspect attended to most.
+
+For corpora larger than memory, :func:`iter_analysis` streams: it takes an iterable
+of DataFrame chunks (``pd.read_csv(path, chunksize=...)``) and yields one sentence
+table per chunk, while a :class:`ReviewSummary` keeps only counts and the few most
+confident examples, so memory stays flat in the number of reviews.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from .exceptions import InputError, MissingDependencyError
+
+__all__ = [
+    "split_sentences",
+    "iter_analysis",
+    "analyze_reviews",
+    "ReviewSummary",
+    "wilson_interval",
+]
+
+#: Abbreviations Punkt must not end a sentence at (lower case, without the final dot).
+ABBREVIATIONS = {
+    "dr", "mr", "mrs", "ms", "st", "ave", "vs", "etc", "e.g", "i.e", "approx",
+    "min", "max", "no", "jr", "sr", "inc", "ltd", "co", "p.m", "a.m", "oz", "lb",
+}  # fmt: skip
+EXAMPLES_PER_LABEL = 3
+_TOP_WORDS = 3
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:
+        raise MissingDependencyError(
+            "Analysing reviews needs pandas: pip install 'aspectattn[reviews]'"
+        ) from None
+    return pd
+
+
+def _segmenter():
+    try:
+        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+    except ImportError:
+        raise MissingDependencyError(
+            "Splitting reviews into sentences needs NLTK: "
+            "pip install 'aspectattn[reviews]'"
+        ) from None
+    params = PunktParameters()
+    params.abbrev_types = set(ABBREVIATIONS)
+    return PunktSentenceTokenizer(params)
+
+
+def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
+    """Split each text into sentences.
+
+    Returns
+    -------
+    review : ndarray of shape (n_sentences,) int64
+        The index of the text each sentence comes from.
+    sentences : list of str
+        Non-empty, stripped sentences in text order.
+    """
+    segmenter = _segmenter()
+    review, sentences = [], []
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputError(
+                f"Review {i} is a {type(text).__name__} ({text!r}); expected a string."
+            )
+        for sentence in segmenter.tokenize(text):
+            sentence = sentence.strip()
+            if sentence:
+                review.append(i)
+                sentences.append(sentence)
+    return np.asarray(review, dtype=np.int64), sentences
+
+
+def _check_columns(frame, columns: dict) -> None:
+    for role, name in columns.items():
+        if name is not None and name not in frame.columns:
+            raise InputError(
+                f"The reviews have no {role} column {name!r} (they have "
+                f"{list(frame.columns)}); set {role}_column= to the right name."
+            )
+
+
+def iter_analysis(
+    reviews,
+    model,
+    *,
+    text_column: str = "text",
+    id_column: str | None = None,
+    date_column: str | None = None,
+    group_column: str | None = None,
+    batch_size: int = 2048,
+    min_probability: float = 0.5,
+) -> Iterator:
+    """Yield one sentence table per chunk of reviews.
+
+    Parameters
+    ----------
+    reviews : DataFrame, iterable of DataFrames, or sequence of str
+        The reviews, whole or in chunks (``pd.read_csv(path, chunksize=10_000)``).
+    model : fitted AspectCategoryClassifier (or an object with its ``analyze``)
+    text_column, id_column, date_column, group_column : str or None
+        Columns of the review text, its id (default: the row number over all
+        chunks), its date (parsed with ``pd.to_datetime``) and its group
+        (business, product...).
+    batch_size : int
+        Sentences per call of ``model.analyze``.
+    min_probability : float
+        A category is taken as mentioned above this probability.
+
+    Yields
+    ------
+    DataFrame
+        Columns ``review_id``, ``sentence_id`` (the sentence's place in its
+        review), ``sentence``, ``aspect``, ``label``, ``probability``,
+        ``mention_probability``, ``top_words`` and, when given, ``date`` and
+        ``group``; one row per (sentence, mentioned aspect).
+    """
+    pd = _pandas()
+    if isinstance(reviews, pd.DataFrame):
+        chunks = [reviews]
+    elif isinstance(reviews, (list, tuple)) and all(
+        isinstance(r, str) for r in reviews
+    ):
+        chunks = [pd.DataFrame({text_column: list(reviews)})]
+    else:
+        chunks = reviews
+    offset = 0
+    for chunk in chunks:
+        if not isinstance(chunk, pd.DataFrame):
+            raise InputError(
+                "reviews must be a DataFrame, a list of strings, or an iterable of "
+                f"DataFrame chunks; got a chunk of type {type(chunk).__name__}."
+            )
+        columns = {
+            "text": text_column,
+            "id": id_column,
+            "date": date_column,
+            "group": group_column,
+        }
+        _check_columns(chunk, columns)
+        texts = chunk[text_column].fillna("").astype(str).tolist()
+        review, sentences = split_sentences(texts)
+        ids = (
+            chunk[id_column].to_numpy()
+            if id_column is not None
+            else np.arange(offset, offset + len(chunk))
+        )
+        offset += len(chunk)
+        rows = []
+        first = np.searchsorted(review, review)  # index of each review's first sentence
+        for start in range(0, len(sentences), batch_size):
+            found = model.analyze(
+                sentences[start : start + batch_size], min_probability=min_probability
+            )
+            for j, aspects in enumerate(found, start):
+                for entry in aspects:
+                    rows.append(_row(entry, review[j], j - first[j]))
+        table = pd.DataFrame(
+            rows,
+            columns=[
+                "review",
+                "sentence_id",
+                "sentence",
+                "aspect",
+                "label",
+                "probability",
+                "mention_probability",
+                "top_words",
+                "tokens",
+                "weights",
+            ],
+        )
+        index = table.pop("review").to_numpy(dtype=np.int64)
+        table.insert(0, "review_id", ids[index])
+        if date_column is not None:
+            dates = pd.to_datetime(chunk[date_column], errors="coerce").to_numpy()
+            table["date"] = dates[index]
+        if group_column is not None:
+            table["group"] = chunk[group_column].to_numpy()[index]
+        table.attrs.update(n_reviews=len(chunk), n_sentences=len(sentences))
+        yield table
+
+
+def _row(entry: dict, review: int, sentence_id: int) -> tuple:
+    weights = np.asarray(entry["weights"], dtype=np.float64)
+    top = np.argsort(-weights, kind="stable")[:_TOP_WORDS]
+    return (
+        review,
+        sentence_id,
+        entry["text"],
+        entry["aspect"],
+        entry["label"],
+        entry["probability"],
+        entry["mention_probability"],
+        " ".join(entry["tokens"][k] for k in sorted(top)),
+        entry["tokens"],
+        weights,
+    )
+
+
+def wilson_interval(k, n, z: float = 1.96):
+    """Wilson score interval of a proportion ``k / n`` (arrays work); (0, 1) for
+    ``n == 0``."""
+    k, n = np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    safe = np.maximum(n, 1)
+    p = k / safe
+    denominator = 1 + z**2 / safe
+    centre = (p + z**2 / (2 * safe)) / denominator
+    half = z * np.sqrt(p * (1 - p) / safe + z**2 / (4 * safe**2)) / denominator
+    low = np.where(n > 0, np.clip(centre - half, 0, 1), 0.0)
+    high = np.where(n > 0, np.clip(centre + half, 0, 1), 1.0)
+    return low, high
+
+
+class ReviewSummary:
+    """Counts per aspect (and group, and period) and the most confident examples.
+
+    Memory is bounded by the number of distinct (group, period, aspect, label)
+    cells and :data:`EXAMPLES_PER_LABEL` examples per (aspect, label), whatever
+    the number of reviews.
+
+    Parameters
+    ----------
+    freq : str
+        pandas period frequency of the trends (``"M"``: months).
+    """
+
+    def __init__(self, freq: str = "M"):
+        self.freq = freq
+        self.counts: Counter = Counter()  # (aspect, label) -> n
+        self.group_counts: Counter = Counter()  # (group, aspect, label) -> n
+        self.period_counts: Counter = Counter()  # (period, aspect, label) -> n
+        self.examples: dict = {}  # (aspect, label) -> heap of (p, n, example)
+        self.n_reviews = 0
+        self.n_sentences = 0
+        self._seen = 0
+
+    def update(self, table):
+        """Add one sentence table (from :func:`iter_analysis`, which records the
+        chunk's numbers of reviews and sentences in ``table.attrs``)."""
+        self.n_reviews += int(table.attrs.get("n_reviews", 0))
+        self.n_sentences += int(table.attrs.get("n_sentences", 0))
+        keys = list(zip(table["aspect"], table["label"], strict=True))
+        self.counts.update(keys)
+        if "group" in table:
+            self.group_counts.update(
+                zip(table["group"], table["aspect"], table["label"], strict=True)
+            )
+        if "date" in table:
+            dated = table[table["date"].notna()]
+            periods = dated["date"].dt.to_period(self.freq).astype(str)
+            self.period_counts.update(
+                zip(periods, dated["aspect"], dated["label"], strict=True)
+            )
+        for row in table.itertuples(index=False):
+            heap = self.examples.setdefault((row.aspect, row.label), [])
+            self._seen += 1
+            item = (
+                row.probability,
+                -self._seen,  # ties: the earlier sentence wins
+                {
+                    "sentence": row.sentence,
+                    "review_id": _plain(row.review_id),
+                    "probability": float(row.probability),
+                    "tokens": list(row.tokens),
+                    "weights": [float(w) for w in row.weights],
+                },
+            )
+            if len(heap) < EXAMPLES_PER_LABEL:
+                heapq.heappush(heap, item)
+            elif item[:2] > heap[0][:2]:
+                heapq.heapreplace(heap, item)
+        return self
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted({label for _, label in self.counts})
+
+    def table(self, by: str | None = None):
+        """Per aspect (and ``by="group"`` or ``"period"``): mentions, the share of
+        each label and its 95% Wilson interval.
+
+        Returns
+        -------
+        DataFrame with columns [by,] ``aspect``, ``mentions`` and, per label,
+        ``share_<label>``, ``low_<label>``, ``high_<label>``.
+        """
+        pd = _pandas()
+        if by is None:
+            source = {(None, a, lab): n for (a, lab), n in self.counts.items()}
+        elif by == "group":
+            source = self.group_counts
+        elif by == "period":
+            source = self.period_counts
+        else:
+            raise ValueError(f"by must be None, 'group' or 'period'; got {by!r}")
+        labels = self.labels
+        cells: dict = {}
+        for (key, aspect, label), n in source.items():
+            cells.setdefault((key, aspect), Counter())[label] += n
+        rows = []
+        for (key, aspect), counter in sorted(cells.items(), key=_sort_key):
+            total = sum(counter.values())
+            row = {"aspect": aspect, "mentions": total}
+            if by is not None:
+                row = {by: key, **row}
+            for label in labels:
+                low, high = wilson_interval(counter[label], total)
+                row[f"share_{label}"] = counter[label] / total
+                row[f"low_{label}"] = float(low)
+                row[f"high_{label}"] = float(high)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def top_examples(self, aspect: str, label: str) -> list[dict]:
+        """The most confident example sentences of ``aspect`` with ``label``."""
+        heap = self.examples.get((aspect, label), [])
+        return [item[2] for item in sorted(heap, key=lambda x: x[:2], reverse=True)]
+
+
+def _plain(value):
+    """A numpy scalar as the Python value (for JSON and HTML)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _sort_key(item):
+    (key, aspect), counter = item
+    return (str(key), -sum(counter.values()), aspect)
+
+
+def analyze_reviews(reviews, model, *, freq: str = "M", **options):
+    """Analyse reviews in memory: the whole sentence table and its summary.
+
+    See :func:`iter_analysis` for the parameters; ``freq`` is the trends' period.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per (sentence, mentioned aspect), without the per-token columns.
+    summary : ReviewSummary
+    """
+    pd = _pandas()
+    summary = ReviewSummary(freq)
+    tables = []
+    for table in iter_analysis(reviews, model, **options):
+        summary.update(table)
+        tables.append(table.drop(columns=["tokens", "weights"]))
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return table, summary

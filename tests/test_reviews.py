@@ -1,0 +1,122 @@
+"""Reviews -> sentences -> aspects: the sentence table and its aggregates."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import FAST
+from test_detection import make_table
+
+from aspectattn import AspectCategoryClassifier, InputError
+from aspectattn.reviews import (
+    EXAMPLES_PER_LABEL,
+    ReviewSummary,
+    analyze_reviews,
+    iter_analysis,
+    split_sentences,
+    wilson_interval,
+)
+
+
+@pytest.fixture(scope="module")
+def detector():
+    X, Y = make_table(300, 0)
+    return AspectCategoryClassifier(**{**FAST, "max_epochs": 30}).fit(X, Y)
+
+
+def reviews_frame():
+    return pd.DataFrame(
+        {
+            "id": ["r1", "r2", "r3", "r4"],
+            "text": [
+                "The pasta was great. The waiter was rude!",
+                "We went there on Friday. The soup was bland.",
+                "Dr. Smith said the staff was lovely.",
+                "",
+            ],
+            "date": ["2024-01-05", "2024-01-20", "2024-02-02", "2024-02-03"],
+            "shop": ["a", "b", "a", "b"],
+        }
+    )
+
+
+def test_split_sentences_keeps_abbreviations_and_review_order():
+    review, sentences = split_sentences(
+        ["Dr. Smith came at noon. The soup was cold.", "", "Great!! Loved it."]
+    )
+    assert sentences == [
+        "Dr. Smith came at noon.",
+        "The soup was cold.",
+        "Great!!",
+        "Loved it.",
+    ]
+    assert review.tolist() == [0, 0, 2, 2]
+    with pytest.raises(InputError, match="Review 1 is a int"):
+        split_sentences(["fine", 3])
+
+
+def test_sentence_table_and_summary(detector):
+    table, summary = analyze_reviews(
+        reviews_frame(),
+        detector,
+        id_column="id",
+        date_column="date",
+        group_column="shop",
+    )
+    assert list(table.columns[:4]) == ["review_id", "sentence_id", "sentence", "aspect"]
+    rows = {(r.review_id, r.sentence_id, r.aspect): r for r in table.itertuples()}
+    assert rows["r1", 0, "food"].label == "positive"
+    assert rows["r1", 1, "service"].label == "negative"
+    assert rows["r2", 1, "food"].label == "negative"
+    assert not any(key[:2] == ("r2", 0) for key in rows)  # "we went there..."
+    assert rows["r3", 0, "service"].label == "positive"
+    assert str(rows["r1", 0, "food"].date.date()) == "2024-01-05"
+    assert summary.n_reviews == 4 and summary.n_sentences == 5
+    # the aggregates are those of the table
+    overall = summary.table().set_index("aspect")
+    counts = table.groupby("aspect").size()
+    assert overall["mentions"].to_dict() == counts.to_dict()
+    positive = (table["label"] == "positive").groupby(table["aspect"]).mean()
+    np.testing.assert_allclose(overall["share_positive"], positive[overall.index])
+    by_period = summary.table(by="period")
+    assert set(by_period["period"]) == {"2024-01", "2024-02"}
+    assert by_period["mentions"].sum() == len(table)
+    by_group = summary.table(by="group").set_index(["group", "aspect"])
+    assert by_group["mentions"].to_dict() == (
+        table.groupby(["group", "aspect"]).size().to_dict()
+    )
+    best = summary.top_examples("food", "positive")[0]
+    assert best["sentence"] == "The pasta was great." and best["review_id"] == "r1"
+    assert len(best["tokens"]) == len(best["weights"])
+    with pytest.raises(ValueError, match="by must be"):
+        summary.table(by="shop")
+
+
+def test_streaming_chunks_equal_one_pass_and_memory_stays_bounded(detector):
+    frame = pd.concat([reviews_frame()] * 10, ignore_index=True)
+    whole = ReviewSummary()
+    for table in iter_analysis(frame, detector):
+        whole.update(table)
+    chunked = ReviewSummary()
+    chunks = (frame.iloc[i : i + 7] for i in range(0, len(frame), 7))
+    tables = list(iter_analysis(chunks, detector, batch_size=3))
+    for table in tables:
+        chunked.update(table)
+    assert chunked.counts == whole.counts and chunked.n_sentences == 50
+    # review ids continue across chunks; examples are capped
+    assert pd.concat(tables)["review_id"].max() == 38
+    assert all(len(h) <= EXAMPLES_PER_LABEL for h in chunked.examples.values())
+
+
+def test_bad_reviews_input_is_a_clear_error(detector):
+    with pytest.raises(InputError, match="no date column 'when'"):
+        next(iter_analysis(reviews_frame(), detector, date_column="when"))
+    with pytest.raises(InputError, match="iterable of DataFrame chunks"):
+        next(iter_analysis([["not", "a frame"]], detector))
+
+
+def test_wilson_interval():
+    low, high = wilson_interval(np.array([0, 5, 10]), np.array([10, 10, 10]))
+    # the textbook values for 0/10, 5/10 and 10/10 at 95%
+    np.testing.assert_allclose(low, [0.0, 0.2366, 0.7225], atol=1e-4)
+    np.testing.assert_allclose(high, [0.2775, 0.7634, 1.0], atol=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
