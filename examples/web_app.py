@@ -16,7 +16,11 @@ Endpoints:
 * ``POST /explain`` like ``/predict``;
 * ``POST /analyze`` with ``{"texts": [...]}`` when the model is a category detector
   (:class:`~aspectattn.AspectCategoryClassifier`): the aspects each text mentions,
-  with label, probability and attention.
+  with label, probability and attention;
+* ``POST /analyze_reviews`` with ``{"reviews": [...]}`` (a detector): each review
+  split into sentences, each sentence with its aspects (the batch endpoint);
+* ``GET /``: a page for people: paste a review, see each sentence's aspects, labels
+  and the words each aspect attended to (detector models).
 
 Every malformed request gets a JSON ``400`` with a reason (``413`` when the body is
 larger than ``--max-bytes``, 1 MB by default; at most ``--max-pairs`` pairs or texts
@@ -36,6 +40,7 @@ from werkzeug.exceptions import HTTPException
 
 from aspectattn import AspectAttnError, AspectCategoryClassifier
 from aspectattn.persistence import load
+from aspectattn.reviews import split_sentences
 
 MAX_BYTES = 1_000_000
 MAX_ITEMS = 1_000
@@ -139,28 +144,43 @@ def create_app(
         proba = model.predict_proba(pairs_from_request())
         return jsonify({"predictions": answer(model.classes_[proba.argmax(1)], proba)})
 
-    @app.post("/analyze")
-    def analyze():
+    def found_aspects(texts: list[str]) -> list[list[dict]]:
         if not detector:
             raise BadRequest("this model scores given aspects: use /predict")
-        found = model.analyze(checked(_string_list(body(), "texts")))
+        return [
+            [
+                {
+                    "aspect": f["aspect"],
+                    "label": f["label"],
+                    "probability": round(f["probability"], 5),
+                    "tokens": f["tokens"],
+                    "weights": [round(float(w), 5) for w in f["weights"]],
+                }
+                for f in per_text
+            ]
+            for per_text in (model.analyze(texts) if texts else [])
+        ]
+
+    @app.post("/analyze")
+    def analyze():
         return jsonify(
-            {
-                "results": [
-                    [
-                        {
-                            "aspect": f["aspect"],
-                            "label": f["label"],
-                            "probability": round(f["probability"], 5),
-                            "tokens": f["tokens"],
-                            "weights": [round(float(w), 5) for w in f["weights"]],
-                        }
-                        for f in per_text
-                    ]
-                    for per_text in found
-                ]
-            }
+            {"results": found_aspects(checked(_string_list(body(), "texts")))}
         )
+
+    @app.post("/analyze_reviews")
+    def analyze_reviews():
+        reviews = checked(_string_list(body(), "reviews"))
+        review, sentences = split_sentences(reviews)
+        checked(sentences)
+        found = found_aspects(sentences)
+        out = [{"sentences": []} for _ in reviews]
+        for i, sentence, aspects in zip(review, sentences, found, strict=True):
+            out[i]["sentences"].append({"text": sentence, "aspects": aspects})
+        return jsonify({"reviews": out})
+
+    @app.get("/")
+    def page():
+        return PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
 
     @app.post("/predict_aspects")
     def predict_aspects():
@@ -198,6 +218,71 @@ def create_app(
         )
 
     return app
+
+
+# The page builds every element with textContent: review text is never parsed as
+# HTML. One file, no external resources.
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Aspect sentiment</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:860px;margin:2em auto;color:#222}
+textarea{width:100%;height:7em;font:inherit;padding:.4em}
+button{font:inherit;padding:.3em 1.2em;margin-top:.5em}
+.sentence{margin:1em 0;padding:.5em .8em;border-left:3px solid #ddd}
+.aspect{margin:.3em 0}.label{display:inline-block;min-width:5.5em;padding:0 .4em;
+border-radius:3px;color:#fff;margin-right:.5em;font-size:.9em}
+.positive{background:#2e7d32}.negative{background:#c62828}
+.neutral{background:#757575}.conflict{background:#f9a825}
+.word{padding:0 .1em;border-radius:2px}.none{color:#777}#error{color:#c62828}
+</style></head><body>
+<h1>Aspect sentiment</h1>
+<p>Paste a review: each sentence is shown with the aspects it talks about, how it
+feels about each, and the words each aspect looked at.</p>
+<textarea id="review" placeholder="The pasta was great. But the waiter was rude!">
+</textarea><br><button id="submit">Analyse</button>
+<p id="error"></p><div id="results"></div>
+<script>
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+async function analyse() {
+  const results = document.getElementById("results");
+  const error = document.getElementById("error");
+  results.replaceChildren(); error.textContent = "";
+  const review = document.getElementById("review").value;
+  const response = await fetch("analyze_reviews", {method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({reviews: [review]})});
+  const data = await response.json();
+  if (!response.ok) { error.textContent = data.error; return; }
+  for (const sentence of data.reviews[0].sentences) {
+    const box = el("div", "sentence");
+    box.appendChild(el("div", "text", sentence.text));
+    if (!sentence.aspects.length) box.appendChild(el("div", "none", "no aspect"));
+    for (const a of sentence.aspects) {
+      const row = el("div", "aspect");
+      row.dataset.aspect = a.aspect; row.dataset.label = a.label;
+      row.appendChild(el("span", "label " + a.label, a.label));
+      row.appendChild(el("b", "name", a.aspect + ": "));
+      const top = Math.max(...a.weights);
+      a.tokens.forEach((token, i) => {
+        const w = el("span", "word", token);
+        w.style.background = "rgba(255,193,7," + (0.85 * a.weights[i] / top) + ")";
+        w.title = a.weights[i].toFixed(3);
+        row.appendChild(w); row.appendChild(document.createTextNode(" "));
+      });
+      box.appendChild(row);
+    }
+    results.appendChild(box);
+  }
+  results.dataset.done = "1";
+}
+document.getElementById("submit").addEventListener("click", analyse);
+</script></body></html>
+"""
 
 
 def main():

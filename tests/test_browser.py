@@ -1,0 +1,109 @@
+"""The web app's page in a real browser: headless Chromium (Debian's package, as
+.ci/run installs it) driven by Playwright, against the real server on 127.0.0.1."""
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import FAST
+from test_detection import make_table
+
+from aspectattn import AspectCategoryClassifier
+
+sync_api = pytest.importorskip("playwright.sync_api")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "web_app.py"
+BROWSER = next(
+    (
+        path
+        for name in ("chromium", "chromium-browser", "google-chrome")
+        if (path := shutil.which(name))
+    ),
+    None,
+)
+pytestmark = pytest.mark.skipif(
+    BROWSER is None,
+    reason="no Chromium on this machine: apt-get install chromium (.ci/run does)",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    X, Y = make_table(300, 0)
+    path = tmp_path_factory.mktemp("page") / "detector.aam"
+    AspectCategoryClassifier(**{**FAST, "max_epochs": 30}).fit(X, Y).save(path)
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLE), "--model", str(path), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):  # up to 20 s for torch to import
+            try:
+                urllib.request.urlopen(url + "/health", timeout=1)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(process.stderr.read().decode()[-2000:])
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_paste_a_review_and_see_its_aspects(server, tmp_path):
+    review = (
+        "The pasta was great. The waiter was rude! "
+        'We went there on friday <img src=x onerror="document.title=1">.'
+    )
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 900, "height": 700})
+        page.goto(server + "/")
+        page.fill("#review", review)
+        page.click("#submit")
+        page.wait_for_selector("#results[data-done='1']", timeout=20_000)
+        sentences = page.locator(".sentence")
+        assert sentences.count() == 3
+        first = sentences.nth(0).locator(".aspect[data-aspect='food']")
+        assert first.get_attribute("data-label") == "positive"
+        assert first.locator(".label").inner_text() == "positive"
+        second = sentences.nth(1).locator(".aspect[data-aspect='service']")
+        assert second.get_attribute("data-label") == "negative"
+        # attention shading: the opinion word is the most shaded of its row
+        words = second.locator(".word")
+        weights = [
+            float(words.nth(i).get_attribute("title")) for i in range(words.count())
+        ]
+        assert words.nth(weights.index(max(weights))).inner_text() in ("rude", "waiter")
+        # review text is shown as text, never run as HTML
+        assert page.locator("#results img").count() == 0
+        assert page.title() == "Aspect sentiment"
+        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        assert (tmp_path / "page.png").stat().st_size > 10_000
+        browser.close()
+
+
+def test_the_page_shows_a_bad_request_as_an_error(server):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(server + "/")
+        page.fill("#review", "x" * 2_000_000)  # over the 1 MB body limit
+        page.click("#submit")
+        page.wait_for_function("document.getElementById('error').textContent !== ''")
+        assert page.locator("#results .sentence").count() == 0
+        browser.close()
