@@ -450,18 +450,23 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         """The labels of every output: polarities and ``not_mentioned``."""
         return self.classes_[0]
 
-    def _category_proba(self, texts) -> np.ndarray:
-        """(n_texts, n_categories, n_labels) probabilities."""
+    def _category_proba(self, texts, encoded=None, attention: bool = False):
+        """(n_texts, n_categories, n_labels) probabilities [and, with
+        ``attention``, per text the (n_categories, n_tokens) weights, same pass]."""
         check_is_fitted(self, "module_")
-        texts = check_texts(texts, what="X")
-        logits = inference.aspect_logits(
+        if encoded is None:
+            encoded = self.text_pipeline_.encode(check_texts(texts, what="X"))
+        out = inference.aspect_logits(
             self.module_,
-            self.text_pipeline_.encode(texts),
+            encoded,
             torch.arange(len(self.aspects_)),
             self.device_,
             len(self.labels_),
+            attention=attention,
         )
-        return softmax(logits.astype(np.float64), axis=-1)
+        logits, alphas = out if attention else (out, None)
+        proba = softmax(logits.astype(np.float64), axis=-1)
+        return (proba, alphas) if attention else proba
 
     def predict_proba(self, X) -> list[np.ndarray]:
         """Per category, probabilities (n_texts, n_labels), columns as
@@ -506,12 +511,12 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         A category is mentioned when the probability of ``not_mentioned`` is below
         ``1 - min_probability``; its label is then its most probable polarity.
         """
+        check_is_fitted(self, "module_")
         texts = check_texts(X, what="X")
-        proba = self._category_proba(texts)
         none = self.labels_ == self.not_mentioned
         encoded = self.text_pipeline_.encode(texts)
         tokens = self.text_pipeline_.tokens(encoded, texts)
-        alphas = self._attention(encoded)
+        proba, alphas = self._category_proba(texts, encoded, attention=True)
         out = []
         for i, text in enumerate(texts):
             found = []
@@ -532,24 +537,6 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
                     }
                 )
             out.append(found)
-        return out
-
-    def _attention(self, encoded) -> list[np.ndarray]:
-        """Per text, (n_categories, n_tokens) attention weights (head mean)."""
-        K = len(self.aspects_)
-        out = [None] * len(encoded)
-        dataset = PairDataset(encoded, np.arange(len(encoded)), np.zeros(len(encoded)))
-        categories = torch.arange(K, device=self.device_)
-        with torch.inference_mode():
-            for index, batch in inference.batches(dataset, self.device_):
-                _, alpha = self.module_.forward_many(
-                    batch["tokens"], batch["lengths"], categories
-                )
-                if alpha.dim() == 4:
-                    alpha = alpha.mean(2)
-                alpha = alpha.float().cpu().numpy()
-                for row, i in enumerate(index):
-                    out[i] = alpha[row, :, : dataset.lengths[i]].astype(np.float64)
         return out
 
     # Pair-classifier methods that do not apply here.

@@ -101,11 +101,21 @@ def self_attention_maps(module, dataset: PairDataset, device: str) -> list:
 
 
 def aspect_logits(
-    module, sentences: EncodedTexts, aspects: torch.Tensor, device: str, n_classes: int
-) -> np.ndarray:
+    module,
+    sentences: EncodedTexts,
+    aspects: torch.Tensor,
+    device: str,
+    n_classes: int,
+    attention: bool = False,
+    batch_size: int | None = None,
+):
     """Logits (B, K, C) of every sentence on each of the K ``aspects`` (category ids
     (K,) or padded term ids (K, L)); one encoder pass per sentence where the encoder
-    does not see the aspect."""
+    does not see the aspect.
+
+    With ``attention``, also each sentence's (K, T_i) attention weights (the mean
+    over heads), from the same pass: ``(logits, weights)``.
+    """
     K = len(aspects)
     dataset = PairDataset(
         sentences, np.arange(len(sentences)), np.zeros(len(sentences), np.int64)
@@ -113,10 +123,16 @@ def aspect_logits(
     aspects = aspects.to(device)
 
     def run(batch):
-        logits, _ = module.forward_many(batch["tokens"], batch["lengths"], aspects)
-        return logits.reshape(len(logits), -1), None  # (B, K * C)
+        logits, alpha = module.forward_many(batch["tokens"], batch["lengths"], aspects)
+        if attention and alpha is not None and alpha.dim() == 4:
+            alpha = alpha.mean(2)  # (B, K, T): heads averaged
+        return logits.reshape(len(logits), -1), alpha  # (B, K * C)
 
-    # About 2 * INFERENCE_BATCH (sentence, aspect) rows per batch.
-    batch_size = max(1, 2 * INFERENCE_BATCH // K)
-    out, _ = _collect(run, dataset, device, K * n_classes, batch_size=batch_size)
-    return out.reshape(len(sentences), K, n_classes)
+    if batch_size is None:  # about 2 * INFERENCE_BATCH (sentence, aspect) rows
+        batch_size = max(1, 2 * INFERENCE_BATCH // K)
+    per_row = (lambda a, i: a[:, : dataset.lengths[i]]) if attention else None
+    out, rows = _collect(
+        run, dataset, device, K * n_classes, per_row=per_row, batch_size=batch_size
+    )
+    logits = out.reshape(len(sentences), K, n_classes)
+    return (logits, rows) if attention else logits

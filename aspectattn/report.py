@@ -52,8 +52,7 @@ def _bars(table, labels) -> str:
     width = left + bar + 340  # and for the note on the right
     height = row_h * len(table) + 10
     parts = [
-        f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" '
-        'font-size="14">'
+        f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" font-size="14">'
     ]
     for i, row in enumerate(table.itertuples(index=False)):
         y = 5 + i * row_h
