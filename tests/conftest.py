@@ -12,7 +12,7 @@ SHARED_DATA = Path(
     os.environ.get(
         "ASPECTATTN_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
     )
-)
+).resolve()  # absolute: subprocesses of the tests run in other folders
 GLOVE = SHARED_DATA / "glove" / "glove.6B.50d.100k.txt.gz"
 
 FOOD = ["pasta", "pizza", "sushi", "soup", "steak", "salad"]

@@ -178,3 +178,14 @@ def test_web_app_rejects_bad_requests(served):
     assert status == 400 and "not seen in fit" in body["error"]
     status, body = _post(f"{base}/predict", {"pairs": [["", "food"]]})
     assert status == 400 and "empty" in body["error"]
+
+
+@requires_shared_data(
+    "semeval2015_restaurants/ABSA-15_Restaurants_Train_Final.xml",
+    "glove/glove.6B.50d.100k.txt.gz",
+)
+def test_analyze_reviews_example(tmp_path):
+    out = run_example("analyze_reviews.py", "--epochs", "1", cwd=tmp_path)
+    assert "95 reviews, 507 sentences" in out and "aspect mentions" in out
+    assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()
+    assert (tmp_path / "sentences.csv").read_text().startswith("review_id,")
