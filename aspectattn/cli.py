@@ -563,7 +563,8 @@ class _TableWriter:
 
     def __init__(self, path: str | None):
         self.path = None if path is None else Path(path)
-        self.writer = None
+        self.started = False  # the file holds the header (CSV) or the schema
+        self.parquet = None  # the pyarrow writer of a .parquet table
         if self.path is not None and self.path.suffix.lower() not in (
             ".csv",
             ".parquet",
@@ -575,12 +576,13 @@ class _TableWriter:
             return
         table = table.drop(columns=["tokens", "weights"])
         if self.path.suffix.lower() == ".csv":
-            first = self.writer is None
-            table.to_csv(
-                self.path, mode="w" if first else "a", header=first, index=False
-            )
-            self.writer = True
-            return
+            mode = "a" if self.started else "w"
+            table.to_csv(self.path, mode=mode, header=not self.started, index=False)
+        else:
+            self._write_parquet(table)
+        self.started = True
+
+    def _write_parquet(self, table) -> None:
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -589,13 +591,13 @@ class _TableWriter:
                 "--table .parquet needs pyarrow: pip install pyarrow (or use .csv)"
             ) from None
         arrow = pa.Table.from_pandas(table, preserve_index=False)
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, arrow.schema)
-        self.writer.write_table(arrow.cast(self.writer.schema))
+        if self.parquet is None:
+            self.parquet = pq.ParquetWriter(self.path, arrow.schema)
+        self.parquet.write_table(arrow.cast(self.parquet.schema))
 
     def close(self) -> None:
-        if self.writer not in (None, True):
-            self.writer.close()
+        if self.parquet is not None:
+            self.parquet.close()
 
 
 def cmd_analyze(args) -> int:
@@ -726,11 +728,15 @@ def _add_data_options(p, split_default="train", model_options=True):
         help="text encoding of the input file (utf-8, with or without a BOM)",
     )
     if model_options:
-        p.add_argument(
-            "--trust-pickle",
-            action="store_true",
-            help="allow a .pkl/.joblib model (pickles run code when loaded)",
-        )
+        _add_trust_pickle(p)
+
+
+def _add_trust_pickle(p):
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="allow a .pkl/.joblib model (pickles run code when loaded)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -915,11 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default="Aspect sentiment report", help="report title")
     p.add_argument("--encoding", default="utf-8", help="text encoding of the file")
     p.add_argument("--quiet", action="store_true", help="no progress line")
-    p.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="allow loading a pickle/joblib model file (runs code from the file)",
-    )
+    _add_trust_pickle(p)
     p.set_defaults(func=cmd_analyze)
     return parser
 

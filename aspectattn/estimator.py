@@ -45,6 +45,7 @@ from .modules import (
     VARIANTS,
     AspectAttentionModel,
     check_module_config,
+    uses_position,
 )
 from .pipelines import (
     SubwordPipeline,
@@ -625,11 +626,7 @@ default="additive"
         )
         sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
         aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
-        spans = (
-            pipeline.term_spans(texts, aspects, char_spans)
-            if _uses_position(module_config)
-            else None
-        )
+        spans = _term_spans(pipeline, module_config, texts, aspects, char_spans)
         dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index, spans)
         module, history, best_epoch, interrupted, fit_time = train_module(
             self,
@@ -696,11 +693,7 @@ default="additive"
         aspect_data = self._aspect_input(
             pipeline, self.aspect_type_, self.aspects_, aspects
         )
-        spans = (
-            pipeline.term_spans(texts, aspects, char_spans)
-            if _uses_position(self.module_config_)
-            else None
-        )
+        spans = _term_spans(pipeline, self.module_config_, texts, aspects, char_spans)
         return PairDataset(sentences, index, aspect_data, spans=spans)
 
     def decision_function(self, X) -> np.ndarray:
@@ -818,7 +811,7 @@ default="additive"
                 )
             aspects = list(self.aspects_)
         aspects = check_texts(aspects, what="aspects")
-        if self.text_pipeline_.aspect_in_tokens or _uses_position(self.module_config_):
+        if self.text_pipeline_.aspect_in_tokens or uses_position(self.module_config_):
             # The aspect is part of the input, or its place in the sentence is:
             # every pair is its own sequence.
             pairs = [(t, a) for t in texts for a in aspects]
@@ -978,13 +971,11 @@ default="additive"
 
 
 # ------------------------------------------------------------------------ helpers
-def _uses_position(module_config: dict) -> bool:
-    """Whether a model of this configuration reads the terms' token spans."""
-    return (
-        module_config.get("position_weighting", "none") != "none"
-        or module_config.get("term_marker", False)
-        or module_config.get("term_query", "vectors") != "vectors"
-    )
+def _term_spans(pipeline, module_config, texts, aspects, char_spans):
+    """The terms' token spans when the model reads them, else None."""
+    if not uses_position(module_config):
+        return None
+    return pipeline.term_spans(texts, aspects, char_spans)
 
 
 def _build_module(config: dict, tensors: dict, device: str) -> AspectAttentionModel:

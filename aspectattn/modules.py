@@ -29,6 +29,7 @@ __all__ = [
     "POSITION_WEIGHTINGS",
     "TERM_QUERIES",
     "first_of_group",
+    "uses_position",
     "check_module_config",
 ]
 
@@ -37,6 +38,17 @@ VARIANTS = ("at", "ae", "atae")
 POSITION_WEIGHTINGS = ("none", "linear")
 #: Values of ``term_query``: what queries the states for a term.
 TERM_QUERIES = ("vectors", "states", "both")
+
+
+def uses_position(config: dict) -> bool:
+    """Whether a model of this configuration (keyword arguments of
+    :class:`AspectAttentionModel`; missing keys take their defaults) reads the
+    terms' token spans."""
+    return (
+        config.get("position_weighting", "none") != "none"
+        or bool(config.get("term_marker", False))
+        or config.get("term_query", "vectors") != "vectors"
+    )
 
 
 def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
@@ -132,10 +144,14 @@ class AspectAttentionModel(nn.Module):
             raise ValueError(
                 f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
             )
-        uses_position = (
-            position_weighting != "none" or term_marker or term_query != "vectors"
+        position = uses_position(
+            dict(
+                position_weighting=position_weighting,
+                term_marker=term_marker,
+                term_query=term_query,
+            )
         )
-        if uses_position and aspect_type != "term":
+        if position and aspect_type != "term":
             raise ValueError("the term-position options need aspect_type='term'")
         encoder_class = get_encoder(encoder)
         self.variant = variant
@@ -156,7 +172,7 @@ class AspectAttentionModel(nn.Module):
         self.term_marker = term_marker
         self.term_query = term_query
         #: Whether :meth:`forward` needs the term's ``span``.
-        self.uses_position = uses_position
+        self.uses_position = position
         config = dict(encoder_config)
         if encoder_class.accepts_aspect_input:
             config["aspect_input_size"] = aspect_size if aspect_in_words else 0
