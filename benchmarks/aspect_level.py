@@ -120,11 +120,12 @@ def misc(aspect: str) -> str:
 
 
 def disagreeing(X, y) -> np.ndarray:
-    """Mask of the pairs whose sentence has aspects of different polarities."""
+    """Mask of the pairs whose sentence has aspects of different polarities
+    (pairs or (text, term, span) triples)."""
     polarities = defaultdict(set)
-    for (text, _), label in zip(X, y, strict=True):
+    for (text, *_), label in zip(X, y, strict=True):
         polarities[text].add(label)
-    return np.array([len(polarities[t]) > 1 for t, _ in X])
+    return np.array([len(polarities[t]) > 1 for t, *_ in X])
 
 
 def load():
@@ -174,7 +175,7 @@ def pair_scores(predicted, X, y, prefix):
     hard = disagreeing(X, y)
     right = predicted == y
     by_sentence = defaultdict(list)
-    for (text, _), ok, h in zip(X, right, hard, strict=True):
+    for (text, *_), ok, h in zip(X, right, hard, strict=True):
         if h:
             by_sentence[text].append(ok)
     return {
@@ -184,6 +185,7 @@ def pair_scores(predicted, X, y, prefix):
         f"{prefix}disagree_sentences_all_right": 100
         * np.mean([all(v) for v in by_sentence.values()]),
         f"{prefix}disagree_pairs": int(hard.sum()),
+        f"{prefix}disagree_sentences": len(by_sentence),
     }
 
 
