@@ -82,7 +82,7 @@ def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
     config = dict(
         encoder=est.encoder,
         encoder_config=encoder_config,
-        aspect_size=est.aspect_size or dim,
+        aspect_size=est.aspect_size or _default_aspect_size(est, encoder_config),
     )
     names = (
         [phrase_vector(vectors, name) for name in categories]
@@ -104,6 +104,17 @@ def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
         init,
         float(found[2:].mean()) if len(found) > 2 else 0.0,
     )
+
+
+def _default_aspect_size(est, encoder_config) -> int:
+    """``A`` when ``aspect_size=None``: the word-vector size, except for the
+    single-head dot form, where ``v_a`` has the states' size ``D`` so that it is
+    itself the query (with a projection, ``<W v_a, h_i>`` *is* the general form)."""
+    if est.attention_score == "dot" and est.attention_heads == 1:
+        if est.encoder == "lstm":
+            return est.hidden_size * (2 if est.bidirectional else 1)
+        return est.d_model
+    return encoder_config["embedding_dim"]
 
 
 def _pretrained_pipeline(est, aspect_type, categories):

@@ -171,7 +171,9 @@ class AspectAttentionClassifier(ClassifierMixin, BaseEstimator):
         Learning rate of the word vectors (``None``: same as ``lr``). Weight decay
         is never applied to them.
     aspect_size : int or None, default=None
-        Size of ``v_a``; ``None`` uses the word-vector size.
+        Size of ``v_a``; ``None`` uses the word-vector size, or the encoder
+        states' size for the single-head ``"dot"`` form (so that ``v_a`` itself
+        is the query).
     hidden_size : int, default=300
         LSTM hidden size.
     bidirectional : bool, default=False

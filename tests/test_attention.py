@@ -187,3 +187,31 @@ def test_grid_search_over_forms_and_heads(pairs):
     ).fit(X[:120], y[:120])
     assert len(search.cv_results_["params"]) == 6
     assert search.best_params_["attention_score"] in ("dot", "general", "scaled_dot")
+
+
+@pytest.mark.parametrize(
+    "params, state_size",
+    [
+        ({}, 24),
+        ({"bidirectional": True}, 48),
+        ({"encoder": "transformer", "d_model": 24, "n_heads": 2, "n_layers": 1}, 24),
+    ],
+)
+def test_dot_form_queries_with_v_a_itself(params, state_size, pairs):
+    """Single-head dot: v_a has the states' size, no projection (which would make it
+    the general form); an explicit other aspect_size needs the projection."""
+    from conftest import FAST
+
+    from aspectattn import AspectAttentionClassifier
+
+    X, y = pairs
+    base = {**FAST, "max_epochs": 1, "variant": "at", "attention_score": "dot"}
+    if "encoder" in params:
+        base.pop("hidden_size")
+    clf = AspectAttentionClassifier(**base, **params).fit(X[:40], y[:40])
+    module = clf.module_
+    assert module.aspect_embedding.weight.shape[1] == state_size
+    assert isinstance(module.attention.W_q, torch.nn.Identity)
+    if "encoder" not in params:  # another size: projected, i.e. the general form
+        clf.set_params(aspect_size=8).fit(X[:40], y[:40])
+        assert isinstance(clf.module_.attention.W_q, torch.nn.Linear)
