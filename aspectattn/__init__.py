@@ -1,19 +1,19 @@
 """aspectattn: aspect-level sentiment classification as scikit-learn estimators.
 
 The main estimator is :class:`AspectAttentionClassifier` (AT-LSTM, AE-LSTM and
-ATAE-LSTM after Wang et al., 2016); :class:`TfidfEmbeddingVectorizer` and
-:class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any sklearn
-classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
-benchmarks.
+ATAE-LSTM after Wang et al., 2016); :class:`AspectCategoryClassifier` finds the
+categories a sentence mentions and their polarity; :class:`TfidfEmbeddingVectorizer`
+and :class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any
+sklearn classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
+benchmarks; :mod:`aspectattn.runtime` serves exported models with numpy and
+onnxruntime only.
+
+The estimators are imported on first use (PEP 562), so that ``import
+aspectattn.runtime`` does not import torch.
 """
 
-from .baselines import (
-    POSWeightedEmbeddingVectorizer,
-    TfidfEmbeddingVectorizer,
-    make_baseline,
-)
-from .detection import AspectCategoryClassifier
-from .estimator import AspectAttentionClassifier
+from importlib import import_module
+
 from .exceptions import (
     AspectAttnError,
     AspectAttnWarning,
@@ -25,6 +25,15 @@ from .exceptions import (
 from .text import Tokenizer, Vocabulary
 
 __version__ = "0.1.0"
+
+# Public name -> the module that defines it (imported when first asked for).
+_LAZY = {
+    "AspectAttentionClassifier": ".estimator",
+    "AspectCategoryClassifier": ".detection",
+    "TfidfEmbeddingVectorizer": ".baselines",
+    "POSWeightedEmbeddingVectorizer": ".baselines",
+    "make_baseline": ".baselines",
+}
 
 __all__ = [
     "AspectAttentionClassifier",
@@ -42,3 +51,15 @@ __all__ = [
     "Vocabulary",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

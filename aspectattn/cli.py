@@ -1,4 +1,4 @@
-"""The ``aspectattn`` command line: train, evaluate, predict, explain.
+"""The ``aspectattn`` command line: train, evaluate, predict, explain, analyze, export.
 
 Run ``aspectattn --help`` or ``aspectattn COMMAND --help``. Every command exits with
 status 0 on success and 2 with a one-line reason on bad input.
@@ -50,6 +50,7 @@ examples:
   aspectattn predict model.aam reviews.csv --out predictions.csv
   aspectattn predict model.aam sentences.txt --aspects food,service,price
   aspectattn explain model.aam reviews.csv --out attention.html
+  aspectattn export model.aam served/   # ONNX, for aspectattn.runtime (no torch)
 
 Data: a data-set name (below) or a file: CSV or JSONL with columns text, aspect and
 label (label only needed to train/evaluate), or a SemEval/MAMS XML file. For
@@ -658,6 +659,20 @@ def cmd_analyze(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from .export import export_onnx
+
+    clf = load_model(args.model, args.trust_pickle)
+    directory = export_onnx(clf, args.out)
+    size = sum(f.stat().st_size for f in directory.iterdir() if f.is_file())
+    print(
+        f"wrote {directory / 'model.onnx'} and {directory / 'model.json'} "
+        f"({size / 2**20:.1f} MiB); serve with aspectattn.runtime.load_onnx"
+        f"({str(directory)!r})"
+    )
+    return 0
+
+
 def cmd_explain(args) -> int:
     clf = load_model(args.model, args.trust_pickle)
     if is_detector(clf):
@@ -923,6 +938,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress line")
     _add_trust_pickle(p)
     p.set_defaults(func=cmd_analyze)
+
+    p = sub.add_parser(
+        "export",
+        help="write a model as ONNX for aspectattn.runtime (numpy + onnxruntime)",
+        formatter_class=formatter,
+    )
+    p.add_argument("model", help="model file (.aam): pair classifier or detector")
+    p.add_argument("out", help="directory for model.onnx and model.json")
+    _add_trust_pickle(p)
+    p.set_defaults(func=cmd_export)
     return parser
 
 

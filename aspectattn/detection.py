@@ -42,6 +42,7 @@ from .estimator import (
     _resolve_seed,
 )
 from .exceptions import InputError
+from .mentions import mentioned_aspects
 from .modules import AspectAttentionModel
 from .pipelines import distinct_index
 from .training import train_module
@@ -513,31 +514,19 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         """
         check_is_fitted(self, "module_")
         texts = check_texts(X, what="X")
-        none = self.labels_ == self.not_mentioned
         encoded = self.text_pipeline_.encode(texts)
         tokens = self.text_pipeline_.tokens(encoded, texts)
         proba, alphas = self._category_proba(texts, encoded, attention=True)
-        out = []
-        for i, text in enumerate(texts):
-            found = []
-            for k, category in enumerate(self.aspects_):
-                p = proba[i, k]
-                if p[none].sum() > 1 - min_probability:
-                    continue
-                polarity = np.where(none, -1.0, p).argmax()
-                found.append(
-                    {
-                        "text": text,
-                        "aspect": str(category),
-                        "label": str(self.labels_[polarity]),
-                        "probability": float(p[polarity]),
-                        "mention_probability": float(1 - p[none].sum()),
-                        "tokens": tokens[i],
-                        "weights": alphas[i][k],
-                    }
-                )
-            out.append(found)
-        return out
+        return mentioned_aspects(
+            texts,
+            tokens,
+            proba,
+            alphas,
+            self.aspects_,
+            self.labels_,
+            self.not_mentioned,
+            min_probability,
+        )
 
     # Pair-classifier methods that do not apply here.
     def explain(self, X):

@@ -36,3 +36,16 @@ class ChecksumError(AspectAttnError, OSError):
 
 class AspectAttnWarning(UserWarning):
     """Base class of the warnings issued by aspectattn."""
+
+
+def optional_import(module: str, extra: str, purpose: str):
+    """Import an optional dependency, or raise :class:`MissingDependencyError` saying
+    what needs it and which extra installs it."""
+    from importlib import import_module
+
+    try:
+        return import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{purpose} needs {module.split('.')[0]}: pip install 'aspectattn[{extra}]'"
+        ) from exc

@@ -21,7 +21,6 @@ from torch import nn
 
 from .attention import ATTENTION_SCORES, make_attention
 from .encoders import get_encoder, length_mask, masked_mean_embedding
-from .positions import distance_weights, span_mask
 
 __all__ = [
     "AspectAttentionModel",
@@ -29,6 +28,8 @@ __all__ = [
     "POSITION_WEIGHTINGS",
     "TERM_QUERIES",
     "first_of_group",
+    "span_mask",
+    "distance_weights",
     "uses_position",
     "check_module_config",
 ]
@@ -38,6 +39,27 @@ VARIANTS = ("at", "ae", "atae")
 POSITION_WEIGHTINGS = ("none", "linear")
 #: Values of ``term_query``: what queries the states for a term.
 TERM_QUERIES = ("vectors", "states", "both")
+
+
+def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
+    """(P, 2) token spans -> (P, T) bool, True on the term's tokens."""
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    return (pos >= span[:, :1]) & (pos < span[:, 1:])
+
+
+def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
+    """Linear position weights ``w_i = 1 - d_i / n`` (Tang et al. 2016; Chen et al.
+    2017): ``d_i`` is token ``i``'s distance from the term (0 on the term's tokens),
+    ``n`` the sentence length; ``w_i`` lies in ``[1/n, 1]``.
+
+    span (P, 2), lengths (P,) -> (P, T) float weights (meaningless on padding).
+    """
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
+    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
+    n = lengths[:, None]  # (P, 1)
+    d = torch.minimum(before + after, n - 1)  # (P, T)
+    return 1.0 - d.float() / n.float()
 
 
 def uses_position(config: dict) -> bool:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 from typing import Any
@@ -44,6 +43,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._fields import _is_int, _is_number, _labels, _strings
 from .exceptions import AspectAttnError
 
 __all__ = [
@@ -61,8 +61,6 @@ FORMAT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)
 _REGISTRY: dict[str, type] = {}
 _DEVICE_RE = re.compile(r"cpu|mps|cuda(:\d{1,2})?")
-_LABEL_DTYPES = {"<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "<u2", "|u1", "<f8", "<f4"}
-_LABEL_DTYPES |= {"|b1"}
 
 
 class ModelFileError(AspectAttnError, ValueError):
@@ -225,51 +223,6 @@ def load(path):
 
 
 # ------------------------------------------------------------- fitted state checks
-def _is_int(value, low=0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
-def _is_number(value) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
-
-
-def _strings(value, what: str, max_items: int = 1_000_000) -> list[str]:
-    if not (
-        isinstance(value, list)
-        and len(value) <= max_items
-        and all(isinstance(v, str) and 0 < len(v) <= 10_000 for v in value)
-        and len(set(value)) == len(value)
-    ):
-        raise ValueError(f"{what} must be a list of distinct non-empty strings")
-    return value
-
-
-def _labels(value) -> np.ndarray:
-    if not isinstance(value, dict) or set(value) != {"values", "dtype"}:
-        raise ValueError("classes_ must be an object with 'values' and 'dtype'")
-    values, dtype = value["values"], value["dtype"]
-    if not isinstance(values, list) or not 2 <= len(values) <= 100_000:
-        raise ValueError("classes_ must hold 2 to 100000 labels")
-    if not isinstance(dtype, str):
-        raise ValueError("the dtype of classes_ must be a string")
-    if dtype.startswith(("<U", "|O")):
-        _strings(values, "classes_")
-        out = np.asarray(values, dtype=str if dtype[1] == "U" else object)
-    elif dtype in _LABEL_DTYPES:
-        if not all(_is_number(v) or isinstance(v, bool) for v in values):
-            raise ValueError("classes_ must be numbers for a numeric dtype")
-        out = np.asarray(values, dtype=np.dtype(dtype))
-    else:
-        raise ValueError(f"classes_ has an unsupported dtype {dtype[:20]!r}")
-    if len(np.unique(out)) != len(out):
-        raise ValueError("classes_ must be distinct")
-    return out
-
-
 def _history(value) -> list[dict]:
     if not isinstance(value, list) or len(value) > 1_000_000:
         raise ValueError("history_ must be a list")

@@ -1,5 +1,6 @@
-"""Where an aspect term is: from character spans to token spans, and the position
-features the model computes from them.
+"""Where an aspect term is: from character spans to token spans (text side, numpy
+only: the torch-free runtime uses it too; the position features the model computes
+from token spans are in :mod:`aspectattn.modules`).
 
 A term has a place in its sentence. Pairs may carry the term's character span
 (``(text, term, (start, end))``, or ``start``/``end`` columns of a DataFrame, as the
@@ -20,11 +21,10 @@ import re
 from collections.abc import Callable
 
 import numpy as np
-import torch
 
 from .exceptions import InputError
 
-__all__ = ["find_term", "token_spans", "span_mask", "distance_weights"]
+__all__ = ["find_term", "token_spans"]
 
 
 def find_term(text: str, term: str) -> tuple[int, int] | None:
@@ -126,24 +126,3 @@ def token_spans(
         end = max(count(text, span[1]), start + 1)
         out[i] = (start + offset, end + offset)
     return out
-
-
-def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
-    """(P, 2) token spans -> (P, T) bool, True on the term's tokens."""
-    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
-    return (pos >= span[:, :1]) & (pos < span[:, 1:])
-
-
-def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
-    """Linear position weights ``w_i = 1 - d_i / n`` (Tang et al. 2016; Chen et al.
-    2017): ``d_i`` is token ``i``'s distance from the term (0 on the term's tokens),
-    ``n`` the sentence length; ``w_i`` lies in ``[1/n, 1]``.
-
-    span (P, 2), lengths (P,) -> (P, T) float weights (meaningless on padding).
-    """
-    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
-    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
-    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
-    n = lengths[:, None]  # (P, 1)
-    d = torch.minimum(before + after, n - 1)  # (P, T)
-    return 1.0 - d.float() / n.float()

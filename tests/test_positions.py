@@ -13,9 +13,9 @@ from sklearn.base import clone
 from aspectattn import AspectAttentionClassifier
 from aspectattn._validation import check_pairs
 from aspectattn.exceptions import InputError
-from aspectattn.modules import AspectAttentionModel
+from aspectattn.modules import AspectAttentionModel, distance_weights, span_mask
 from aspectattn.pipelines import WordPipeline
-from aspectattn.positions import distance_weights, find_term, span_mask
+from aspectattn.positions import find_term
 
 GOOD = ["great", "tasty", "lovely", "superb"]
 BAD = ["awful", "rude", "soggy", "bland"]

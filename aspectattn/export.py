@@ -1,0 +1,189 @@
+"""Export a fitted model to ONNX, to serve it without torch (:mod:`aspectattn.runtime`).
+
+An export is a directory with two files:
+
+* ``model.onnx`` -- the torch module's forward pass on padded token ids, weights
+  inside the file (no external data);
+* ``model.json`` -- what the runtime needs around it: the text pipeline (tokenizer
+  settings and vocabulary, as in the safe ``.aam`` file), the labels, the aspect
+  categories, and the SHA-256 of ``model.onnx``.
+
+Two graphs, by estimator:
+
+* :class:`~aspectattn.AspectAttentionClassifier` (``kind="pairs"``): inputs
+  ``tokens`` (P, T) int64 (0 is padding), ``lengths`` (P,) int64, ``aspect`` (P,)
+  int64 category ids or (P, L) int64 term token ids, and ``span`` (P, 2) int64 when
+  the model reads the term's position; outputs ``logits`` (P, C) float32 and
+  ``attention`` (P, T) float32 (the mean over heads; zeros for AE).
+* :class:`~aspectattn.AspectCategoryClassifier` (``kind="categories"``): inputs
+  ``tokens`` (B, T), ``lengths`` (B,); outputs ``logits`` (B, K, C) for every
+  category and ``attention`` (B, K, T), one encoder pass per sentence.
+
+Word-level encoders only (``"lstm"``, ``"transformer"``): the pretrained encoder's
+sub-word tokenizer is not part of the torch-free runtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+
+import torch
+from sklearn.utils.validation import check_is_fitted
+from torch import nn
+
+from .exceptions import optional_import
+from .modules import uses_position
+
+__all__ = ["export_onnx", "FORMAT", "FORMAT_VERSION", "OPSET"]
+
+#: The ``format`` field of ``model.json``, and its version.
+FORMAT = "aspectattn-onnx"
+FORMAT_VERSION = 1
+#: ONNX opset of the exported graphs.
+OPSET = 17
+
+
+class _PairGraph(nn.Module):
+    """The pair classifier's forward pass: logits and the mean attention per pair."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens, lengths, aspect, span=None):
+        # tokens (P, T), lengths (P,), aspect (P,) or (P, L), span (P, 2) or None
+        logits, alpha = self.model(
+            tokens, lengths, aspect, span=span, return_attention=True
+        )
+        if alpha.dim() == 3:  # (P, heads, T): their mean, which also sums to 1
+            alpha = alpha.mean(1)
+        return logits, alpha  # (P, C), (P, T)
+
+
+class _CategoryGraph(nn.Module):
+    """The detector's forward pass: every sentence on every category."""
+
+    def __init__(self, model: nn.Module, n_categories: int):
+        super().__init__()
+        self.model = model
+        self.register_buffer("categories", torch.arange(n_categories))
+
+    def forward(self, tokens, lengths):
+        # tokens (B, T), lengths (B,)
+        logits, alpha = self.model.forward_many(tokens, lengths, self.categories)
+        if alpha.dim() == 4:  # (B, K, heads, T)
+            alpha = alpha.mean(2)
+        return logits, alpha  # (B, K, C), (B, K, T)
+
+
+def _example_inputs(module, pairs: bool, aspect_type: str):
+    """Small inputs to trace with: 2 rows of 3 tokens (ids 1, the unknown word)."""
+    tokens = torch.ones(2, 3, dtype=torch.long)
+    lengths = torch.tensor([3, 2])
+    if not pairs:
+        return (tokens, lengths), ["tokens", "lengths"]
+    aspect = (
+        torch.ones(2, 1, dtype=torch.long)
+        if aspect_type == "term"
+        else torch.zeros(2, dtype=torch.long)
+    )
+    if module.uses_position:
+        span = torch.tensor([[0, 1], [1, 2]])
+        return (tokens, lengths, aspect, span), ["tokens", "lengths", "aspect", "span"]
+    return (tokens, lengths, aspect), ["tokens", "lengths", "aspect"]
+
+
+def export_onnx(estimator, directory) -> Path:
+    """Write a fitted estimator to ``directory/model.onnx`` and ``model.json``.
+
+    Parameters
+    ----------
+    estimator : AspectAttentionClassifier or AspectCategoryClassifier
+        Fitted, with a word-level encoder (``"lstm"`` or ``"transformer"``).
+    directory : str or path-like
+        Created if missing; the two files in it are replaced.
+
+    Returns
+    -------
+    Path
+        The directory; load it with :func:`aspectattn.runtime.load_onnx`.
+
+    Raises
+    ------
+    ValueError
+        For a pretrained encoder.
+    MissingDependencyError
+        When the ``onnx`` package (needed by torch's exporter) is not installed.
+    """
+    from .detection import AspectCategoryClassifier
+
+    check_is_fitted(estimator, "module_")
+    if estimator.text_pipeline_.kind != "words":
+        raise ValueError(
+            "ONNX export covers the word-level encoders ('lstm', 'transformer'); "
+            "this model uses a pretrained sub-word encoder."
+        )
+    optional_import("onnx", "onnx", "Exporting to ONNX")
+    pairs = not isinstance(estimator, AspectCategoryClassifier)
+    module = estimator.module_
+    config = estimator.module_config_
+    model = getattr(module, "model", module)  # the detector wraps the model
+    graph = (
+        _PairGraph(model) if pairs else _CategoryGraph(model, len(estimator.aspects_))
+    )
+    args, names = _example_inputs(model, pairs, config.get("aspect_type", "category"))
+    out = ("logits", "attention")
+    rows = "pairs" if pairs else "sentences"
+    axes = {"tokens": {0: rows, 1: "tokens"}, "lengths": {0: rows}}
+    if pairs:
+        axes["aspect"] = (
+            {0: rows, 1: "term_tokens"} if args[2].dim() == 2 else {0: rows}
+        )
+        axes["span"] = {0: rows}
+        axes.update(logits={0: rows}, attention={0: rows, 1: "tokens"})
+    else:
+        axes.update(logits={0: rows}, attention={0: rows, 2: "tokens"})
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    onnx_path = directory / "model.onnx"
+    was_training = module.training
+    device = next(module.parameters()).device
+    try:
+        graph.cpu().eval()
+        with warnings.catch_warnings(), torch.no_grad():
+            # The TorchScript exporter: exact on these graphs, and it needs no
+            # onnxscript; its deprecation and tracer warnings are not the user's.
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                graph,
+                args,
+                str(onnx_path),
+                input_names=names,
+                output_names=list(out),
+                dynamic_axes={k: v for k, v in axes.items() if k in names + list(out)},
+                opset_version=OPSET,
+                dynamo=False,
+            )
+    finally:
+        module.to(device).train(was_training)
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": "pairs" if pairs else "categories",
+        "aspect_type": config.get("aspect_type", "category") if pairs else "category",
+        "uses_position": bool(pairs and uses_position(config)),
+        "classes": _labels_state(estimator.classes_ if pairs else estimator.labels_),
+        "aspects": [str(a) for a in estimator.aspects_],
+        "not_mentioned": None if pairs else estimator.not_mentioned,
+        "text_pipeline": estimator.text_pipeline_.to_state(),
+        "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
+    }
+    (directory / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    return directory
+
+
+def _labels_state(labels) -> dict:
+    return {"values": labels.tolist(), "dtype": labels.dtype.str}

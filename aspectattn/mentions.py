@@ -1,0 +1,62 @@
+"""From per-category probabilities to the aspects each sentence mentions: shared by
+:meth:`aspectattn.AspectCategoryClassifier.analyze` and the torch-free runtime
+(:mod:`aspectattn.runtime`), so both report the same thing. numpy only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["mentioned_aspects"]
+
+
+def mentioned_aspects(
+    texts: list[str],
+    tokens: list[list[str]],
+    proba: np.ndarray,
+    weights: list[np.ndarray],
+    categories,
+    labels: np.ndarray,
+    not_mentioned,
+    min_probability: float,
+) -> list[list[dict]]:
+    """Per text, the categories it mentions with label, probability and attention.
+
+    A category is mentioned when the probability of ``not_mentioned`` is below
+    ``1 - min_probability``; its label is then its most probable polarity.
+
+    Parameters
+    ----------
+    texts : list of str
+    tokens : list of list of str
+        The tokens the model saw, per text.
+    proba : ndarray of shape (n_texts, n_categories, n_labels)
+    weights : list of ndarray of shape (n_categories, n_tokens_i)
+        Each category's attention over each text's tokens.
+    categories : sequence of str
+    labels : ndarray of shape (n_labels,)
+        The polarities and ``not_mentioned``.
+    not_mentioned : label
+    min_probability : float
+    """
+    none = labels == not_mentioned
+    out = []
+    for i, text in enumerate(texts):
+        found = []
+        for k, category in enumerate(categories):
+            p = proba[i, k]
+            if p[none].sum() > 1 - min_probability:
+                continue
+            polarity = np.where(none, -1.0, p).argmax()
+            found.append(
+                {
+                    "text": text,
+                    "aspect": str(category),
+                    "label": str(labels[polarity]),
+                    "probability": float(p[polarity]),
+                    "mention_probability": float(1 - p[none].sum()),
+                    "tokens": tokens[i],
+                    "weights": weights[i][k],
+                }
+            )
+        out.append(found)
+    return out

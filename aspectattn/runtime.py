@@ -1,0 +1,356 @@
+"""Serve an exported model with numpy and onnxruntime only: no torch, no skorch.
+
+Export with :func:`aspectattn.export.export_onnx` (or ``aspectattn export-onnx``),
+then, where the model is served::
+
+    from aspectattn.runtime import load_onnx
+
+    model = load_onnx("exported/")  # OnnxPairClassifier or OnnxCategoryClassifier
+    model.predict([("The pasta was great but the waiter was rude.", "service")])
+
+The text goes through the same pipeline as in the fitted estimator (tokenizer and
+vocabulary from ``model.json``), batches are padded to their own longest sentence,
+and probabilities are the softmax of the graph's logits in float64, as in the
+estimator: they agree with torch's to about 1e-6.
+
+``model.json`` and ``model.onnx`` may come from someone else: every field of the
+JSON is checked; the ONNX file must match the SHA-256 the JSON gives; and the graph
+is loaded from memory with onnxruntime's external-data folder pointed at an empty
+directory, so a graph that refers to external weight files fails to load instead
+of reading files from the disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ._fields import _labels, _strings
+from ._validation import check_pairs, check_texts
+from .exceptions import AspectAttnError, UnknownAspectError, optional_import
+from .mentions import mentioned_aspects
+from .pipelines import pipeline_from_state
+
+__all__ = [
+    "load_onnx",
+    "OnnxPairClassifier",
+    "OnnxCategoryClassifier",
+    "ExportFileError",
+]
+
+FORMAT = "aspectattn-onnx"  # as written by aspectattn.export (which needs torch)
+FORMAT_VERSION = 1
+#: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
+MAX_JSON_BYTES = 256 * 2**20
+MAX_ONNX_BYTES = 2**31 - 1
+_KEYS = {
+    "format",
+    "format_version",
+    "kind",
+    "aspect_type",
+    "uses_position",
+    "classes",
+    "aspects",
+    "not_mentioned",
+    "text_pipeline",
+    "onnx_sha256",
+}
+
+
+class ExportFileError(AspectAttnError, ValueError):
+    """An exported model directory is missing, damaged or not one of ours."""
+
+
+def _read(path: Path, limit: int) -> bytes:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ExportFileError(f"cannot read {path}: {exc.strerror}") from None
+    if size > limit:
+        raise ExportFileError(f"{path} is larger than {limit} bytes")
+    return path.read_bytes()
+
+
+def softmax(logits: np.ndarray, axis: int) -> np.ndarray:
+    """Probabilities from logits (in their dtype; float64 here, as the estimator)."""
+    z = np.exp(logits - logits.max(axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def _check_meta(meta) -> dict:
+    if not isinstance(meta, dict) or set(meta) != _KEYS:
+        raise ValueError(f"model.json must be an object with keys {sorted(_KEYS)}")
+    if meta["format"] != FORMAT or meta["format_version"] != FORMAT_VERSION:
+        raise ValueError(
+            f"not an {FORMAT} version {FORMAT_VERSION} export "
+            "(export it again with this version of aspectattn)"
+        )
+    if meta["kind"] not in ("pairs", "categories"):
+        raise ValueError("kind must be 'pairs' or 'categories'")
+    if meta["aspect_type"] not in ("category", "term"):
+        raise ValueError("aspect_type must be 'category' or 'term'")
+    if not isinstance(meta["uses_position"], bool):
+        raise ValueError("uses_position must be true or false")
+    if meta["uses_position"] and meta["aspect_type"] != "term":
+        raise ValueError("only term models read positions")
+    if meta["kind"] == "categories" and (
+        meta["aspect_type"] != "category" or not meta["aspects"]
+    ):
+        raise ValueError("a category model has aspect_type 'category' and categories")
+    if meta["kind"] == "pairs" and meta["not_mentioned"] is not None:
+        raise ValueError("not_mentioned is for category models only")
+    sha = meta["onnx_sha256"]
+    if not (isinstance(sha, str) and re.fullmatch("[0-9a-f]{64}", sha)):
+        raise ValueError("onnx_sha256 must be 64 hex digits")
+    return meta
+
+
+def load_onnx(directory, *, threads: int | None = None, providers=None):
+    """Load an export made by :func:`aspectattn.export.export_onnx`.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        Holds ``model.json`` and ``model.onnx``.
+    threads : int or None, default=None
+        onnxruntime's intra-op threads (``None``: its default, every core).
+    providers : list of str or None, default=None
+        onnxruntime execution providers (``None``: the CPU).
+
+    Returns
+    -------
+    OnnxPairClassifier or OnnxCategoryClassifier
+
+    Raises
+    ------
+    ExportFileError
+        A file is missing, too large, fails its checksum, or a field is invalid.
+    MissingDependencyError
+        onnxruntime is not installed.
+    """
+    ort = optional_import("onnxruntime", "onnx", "Serving an exported model")
+    directory = Path(directory)
+    raw = _read(directory / "model.json", MAX_JSON_BYTES)
+    try:
+        meta = _check_meta(json.loads(raw.decode("utf-8")))
+        pipeline = pipeline_from_state(meta["text_pipeline"])
+        if pipeline.kind != "words":
+            raise ValueError("the runtime serves word-level models")
+        classes = _labels(meta["classes"])
+        aspects = np.asarray(_strings(meta["aspects"], "aspects"), dtype=object)
+    except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ExportFileError(f"{directory / 'model.json'}: {exc}") from None
+    graph = _read(directory / "model.onnx", MAX_ONNX_BYTES)
+    if hashlib.sha256(graph).hexdigest() != meta["onnx_sha256"]:
+        raise ExportFileError(
+            f"{directory / 'model.onnx'} does not match the checksum in model.json"
+        )
+    options = ort.SessionOptions()
+    if threads is not None:
+        options.intra_op_num_threads = threads
+    with tempfile.TemporaryDirectory() as empty:
+        # Nothing to find there: a graph with external data cannot read any file.
+        options.add_session_config_entry(
+            "session.model_external_initializers_file_folder_path", empty
+        )
+        try:
+            session = ort.InferenceSession(
+                graph, options, providers=providers or ["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ExportFileError(
+                f"{directory / 'model.onnx'} is not a graph onnxruntime can load: "
+                f"{str(exc)[:300]}"
+            ) from None
+    cls = OnnxPairClassifier if meta["kind"] == "pairs" else OnnxCategoryClassifier
+    model = cls(session, meta, pipeline, classes, aspects)
+    model._check_graph()
+    return model
+
+
+class _OnnxModel:
+    """What both kinds share: the session, the text pipeline, batching."""
+
+    #: Rows per onnxruntime call.
+    batch_size = 256
+    _inputs: tuple[str, ...] = ()
+
+    def __init__(self, session, meta, pipeline, classes, aspects):
+        self.session = session
+        self.text_pipeline_ = pipeline
+        self.classes_ = classes
+        self.aspects_ = aspects
+        self.aspect_type_ = meta["aspect_type"]
+        self.uses_position_ = meta["uses_position"]
+        self._meta = meta
+
+    def _check_graph(self) -> None:
+        names = tuple(i.name for i in self.session.get_inputs())
+        outputs = tuple(o.name for o in self.session.get_outputs())
+        if names != self._inputs or outputs != ("logits", "attention"):
+            raise ExportFileError(
+                f"the graph takes {names} and gives {outputs}; this model needs "
+                f"{self._inputs} and ('logits', 'attention')"
+            )
+
+    def _batches(self, lengths: np.ndarray):
+        """Row indices in length order, ``batch_size`` at a time."""
+        order = np.argsort(lengths, kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            yield order[start : start + self.batch_size]
+
+
+class OnnxPairClassifier(_OnnxModel):
+    """An exported :class:`~aspectattn.AspectAttentionClassifier`: polarity of
+    ``(text, aspect)`` pairs (or ``(text, term, (start, end))``), as the estimator
+    takes them (lists of pairs or a DataFrame with ``text``/``aspect`` columns).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, in the order of :meth:`predict_proba`'s columns.
+    aspects_ : ndarray
+        The aspect categories seen in fit (empty for term models).
+    """
+
+    @property
+    def _inputs(self):
+        names = ("tokens", "lengths", "aspect")
+        return names + ("span",) if self.uses_position_ else names
+
+    def _aspect_input(self, aspects: list[str]):
+        if self.aspect_type_ == "term":
+            return self.text_pipeline_.encode_terms(aspects)
+        index = {a: i for i, a in enumerate(self.aspects_)}
+        unknown = sorted(set(aspects) - set(index))
+        if unknown:
+            raise UnknownAspectError(
+                f"Aspect categories {unknown[:10]} were not seen in fit; this model "
+                f"knows {list(self.aspects_)}."
+            )
+        return np.fromiter((index[a] for a in aspects), np.int64, len(aspects))
+
+    def _run(self, X) -> tuple[np.ndarray, list[np.ndarray], list[str], list]:
+        """Logits (P, C) and each pair's attention (T_i,)."""
+        texts, aspects, _, char_spans = check_pairs(X, return_spans=True)
+        pipeline = self.text_pipeline_
+        sentences, row = pipeline.encode_pairs(texts)
+        aspect = self._aspect_input(aspects)
+        spans = (
+            pipeline.term_spans(texts, aspects, char_spans)
+            if self.uses_position_
+            else None
+        )
+        lengths = sentences.lengths[row]
+        logits = np.empty((len(texts), len(self.classes_)), np.float32)
+        weights: list = [None] * len(texts)
+        for batch in self._batches(lengths):
+            tokens, n = sentences.pad(row[batch])
+            feeds = {"tokens": tokens, "lengths": n}
+            feeds["aspect"] = (
+                aspect.pad(batch)[0] if self.aspect_type_ == "term" else aspect[batch]
+            )
+            if spans is not None:
+                feeds["span"] = spans[batch]
+            out, alpha = self.session.run(None, feeds)
+            logits[batch] = out
+            for j, i in enumerate(batch):
+                weights[i] = alpha[j, : n[j]]
+        return logits, weights, texts, aspects
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (n_pairs, n_classes), columns as ``classes_``."""
+        return softmax(self._run(X)[0].astype(np.float64), axis=1)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels, shape (n_pairs,)."""
+        return self.classes_[self._run(X)[0].argmax(1)]
+
+    def explain(self, X) -> list[dict]:
+        """Per pair: ``text``, ``aspect``, ``tokens``, ``weights`` (summing to 1),
+        ``label`` and ``proba``, as the estimator's ``explain``."""
+        logits, weights, texts, aspects = self._run(X)
+        proba = softmax(logits.astype(np.float64), axis=1)
+        encoded = self.text_pipeline_.encode(texts)
+        tokens = self.text_pipeline_.tokens(encoded, texts)
+        return [
+            {
+                "text": texts[i],
+                "aspect": aspects[i],
+                "tokens": tokens[i],
+                "weights": weights[i],
+                "label": self.classes_[proba[i].argmax()],
+                "proba": proba[i],
+            }
+            for i in range(len(texts))
+        ]
+
+
+class OnnxCategoryClassifier(_OnnxModel):
+    """An exported :class:`~aspectattn.AspectCategoryClassifier`: which categories
+    each sentence mentions, and their polarity; one graph run per batch of
+    sentences serves every category.
+
+    Attributes
+    ----------
+    categories_ : ndarray
+    labels_ : ndarray
+        The polarities and ``not_mentioned``.
+    not_mentioned : label
+    """
+
+    _inputs = ("tokens", "lengths")
+
+    def __init__(self, session, meta, pipeline, classes, aspects):
+        super().__init__(session, meta, pipeline, classes, aspects)
+        self.labels_ = classes
+        self.categories_ = aspects
+        if meta["not_mentioned"] not in classes.tolist():
+            raise ExportFileError("not_mentioned must be one of the labels")
+        self.not_mentioned = meta["not_mentioned"]
+
+    def _run(self, texts: list[str], encoded):
+        """Probabilities (B, K, C) in float64 and each text's (K, T_i) weights."""
+        K, C = len(self.categories_), len(self.labels_)
+        logits = np.empty((len(texts), K, C), np.float32)
+        weights: list = [None] * len(texts)
+        for batch in self._batches(encoded.lengths):
+            tokens, n = encoded.pad(batch)
+            out, alpha = self.session.run(None, {"tokens": tokens, "lengths": n})
+            logits[batch] = out
+            for j, i in enumerate(batch):
+                weights[i] = alpha[j, :, : n[j]]
+        return softmax(logits.astype(np.float64), axis=-1), weights
+
+    def predict_proba(self, X) -> list[np.ndarray]:
+        """Per category, probabilities (n_texts, n_labels), columns as ``labels_``."""
+        texts = check_texts(X, what="X")
+        proba, _ = self._run(texts, self.text_pipeline_.encode(texts))
+        return [proba[:, k] for k in range(proba.shape[1])]
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``."""
+        texts = check_texts(X, what="X")
+        proba, _ = self._run(texts, self.text_pipeline_.encode(texts))
+        return self.labels_[proba.argmax(-1)]
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """As :meth:`aspectattn.AspectCategoryClassifier.analyze`."""
+        texts = check_texts(X, what="X")
+        encoded = self.text_pipeline_.encode(texts)
+        proba, weights = self._run(texts, encoded)
+        return mentioned_aspects(
+            texts,
+            self.text_pipeline_.tokens(encoded, texts),
+            proba,
+            weights,
+            self.categories_,
+            self.labels_,
+            self.not_mentioned,
+            min_probability,
+        )
