@@ -23,6 +23,11 @@ pairs::
     model_d = dask.delayed(model, pure=True)
     labels = bag.map_partitions(lambda part, m: list(m.predict(list(part))), model_d)
 
+Analysing reviews: :func:`analyze_dataframe` runs
+:func:`aspectattn.reviews.iter_analysis` on every partition of a Dask DataFrame of
+reviews and merges the partitions' :class:`~aspectattn.reviews.ReviewSummary`; the
+aggregates equal those of the same reviews analysed on one machine.
+
 Threads: run workers with ``threads_per_worker=1`` and one torch thread each
 (:func:`set_torch_threads`); torch's own intra-op threads otherwise oversubscribe the
 cores. Scale with processes.
@@ -41,7 +46,7 @@ import numpy as np
 
 from .exceptions import MissingDependencyError
 
-__all__ = ["set_torch_threads", "predict_dataframe"]
+__all__ = ["set_torch_threads", "predict_dataframe", "analyze_dataframe"]
 
 
 def _import_dask():
@@ -134,3 +139,67 @@ def predict_dataframe(
         proba_columns,
         meta=meta,
     )
+
+
+def _analyze_partition(frame, model, part: int, freq: str, options: dict):
+    """(sentence table without the per-token columns, summary) of one partition."""
+    from .reviews import ReviewSummary, iter_analysis
+
+    options = dict(options)
+    if options.get("id_column") is None:  # the review's index label is its id
+        frame = frame.assign(__review_id__=frame.index)
+        options["id_column"] = "__review_id__"
+    summary = ReviewSummary(freq, part=part)
+    tables = []
+    for table in iter_analysis(frame, model, **options):
+        summary.update(table)
+        tables.append(table.drop(columns=["tokens", "weights"]))
+    return tables[0], summary
+
+
+def analyze_dataframe(ddf, model, *, freq: str = "M", **options):
+    """:func:`aspectattn.reviews.analyze_reviews` on a Dask DataFrame of reviews,
+    partition by partition.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One review per row. Without ``id_column``, a review's id is its index
+        label (the row number for a frame read with ``dd.read_csv`` or made with
+        ``dd.from_pandas`` from a default index).
+    model : fitted AspectCategoryClassifier
+        Enters the task graph once (shipped once to each worker).
+    freq : str
+        Period of the trends.
+    **options
+        As :func:`aspectattn.reviews.iter_analysis` (``text_column``,
+        ``id_column``, ``date_column``, ``group_column``, ``batch_size``,
+        ``min_probability``).
+
+    Returns
+    -------
+    table : dask.dataframe.DataFrame
+        The sentence table, partition by partition, already computed (persisted
+        where the scheduler keeps results: on the workers with
+        ``dask.distributed``); write it with ``table.to_parquet(...)``.
+    summary : ReviewSummary
+        Every partition's summary merged: equal to the summary of
+        ``analyze_reviews`` on the same reviews.
+    """
+    dask = _import_dask()
+    import dask.dataframe as dd
+
+    from .reviews import ReviewSummary
+
+    model_d = dask.delayed(model, pure=True)  # one key in the graph: shipped once
+    parts = [
+        dask.delayed(_analyze_partition, nout=2)(part, model_d, i, freq, options)
+        for i, part in enumerate(ddf.to_delayed())
+    ]
+    # One submission: each partition is analysed once for its table and summary.
+    done = dask.persist(*[t for t, _ in parts], *[s for _, s in parts])
+    tables, summaries = done[: len(parts)], dask.compute(*done[len(parts) :])
+    summary = ReviewSummary(freq)
+    for other in summaries:
+        summary.merge(other)
+    return dd.from_delayed(list(tables), verify_meta=False), summary

@@ -251,8 +251,11 @@ class ReviewSummary:
         pandas period frequency of the trends (``"M"``: months).
     """
 
-    def __init__(self, freq: str = "M"):
+    def __init__(self, freq: str = "M", part: int = 0):
         self.freq = freq
+        #: Place of this summary's reviews among others merged with it (a Dask
+        #: partition's number): on equal probability, the earlier sentence wins.
+        self.part = part
         self.counts: Counter = Counter()  # (aspect, label) -> n
         self.group_counts: Counter = Counter()  # (group, aspect, label) -> n
         self.period_counts: Counter = Counter()  # (period, aspect, label) -> n
@@ -283,7 +286,7 @@ class ReviewSummary:
             self._seen += 1
             item = (
                 row.probability,
-                -self._seen,  # ties: the earlier sentence wins
+                (-self.part, -self._seen),  # ties: the earlier sentence wins
                 {
                     "sentence": row.sentence,
                     "review_id": _plain(row.review_id),
@@ -292,10 +295,24 @@ class ReviewSummary:
                     "weights": [float(w) for w in row.weights],
                 },
             )
-            if len(heap) < EXAMPLES_PER_LABEL:
-                heapq.heappush(heap, item)
-            elif item[:2] > heap[0][:2]:
-                heapq.heapreplace(heap, item)
+            _keep(heap, item)
+        return self
+
+    def merge(self, other: ReviewSummary) -> ReviewSummary:
+        """Add the counts and examples of ``other`` (same ``freq``), e.g. of another
+        partition: merging every partition's summary gives the summary of all
+        the reviews at once."""
+        if other.freq != self.freq:
+            raise ValueError(f"cannot merge freq={other.freq!r} into {self.freq!r}")
+        self.n_reviews += other.n_reviews
+        self.n_sentences += other.n_sentences
+        self.counts.update(other.counts)
+        self.group_counts.update(other.group_counts)
+        self.period_counts.update(other.period_counts)
+        for key, items in other.examples.items():
+            heap = self.examples.setdefault(key, [])
+            for item in items:
+                _keep(heap, item)
         return self
 
     @property
@@ -342,6 +359,14 @@ class ReviewSummary:
         """The most confident example sentences of ``aspect`` with ``label``."""
         heap = self.examples.get((aspect, label), [])
         return [item[2] for item in sorted(heap, key=lambda x: x[:2], reverse=True)]
+
+
+def _keep(heap: list, item: tuple) -> None:
+    """Keep ``item`` in the min-heap of the most confident examples if it is one."""
+    if len(heap) < EXAMPLES_PER_LABEL:
+        heapq.heappush(heap, item)
+    elif item[:2] > heap[0][:2]:
+        heapq.heapreplace(heap, item)
 
 
 def _plain(value):

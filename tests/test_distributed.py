@@ -107,3 +107,49 @@ def test_labels_only_work_for_a_classifier_without_predict_proba(pairs):
     ddf = dd.from_pandas(pd.DataFrame(X, columns=["text", "aspect"]), npartitions=3)
     result = predict_dataframe(svm, ddf, proba=False).compute(scheduler="sync")
     assert result["label"].tolist() == svm.predict(X).tolist()
+
+
+def test_review_analysis_on_dask_equals_local(client):
+    """Partition-wise analysis on a LocalCluster: the same counts per aspect, group
+    and period, the same most confident examples, the same sentence table."""
+    import pandas as pd
+    from test_detection import make_table
+
+    from aspectattn import AspectCategoryClassifier
+    from aspectattn.distributed import analyze_dataframe
+    from aspectattn.reviews import analyze_reviews
+
+    texts, Y = make_table(150, 0)
+    detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 4}).fit(texts, Y)
+    sentences, _ = make_table(120, 1)
+    reviews = pd.DataFrame(
+        {
+            "text": [
+                " ".join(s.capitalize() for s in sentences[i : i + 3])
+                for i in range(0, 120, 3)
+            ],
+            "date": pd.date_range("2024-01-01", periods=40, freq="9D"),
+            "shop": ["a", "b", "c", "d"] * 10,
+        }
+    )
+    options = dict(date_column="date", group_column="shop", batch_size=16)
+    local_table, local = analyze_reviews(reviews, detector, **options)
+    table, summary = analyze_dataframe(
+        dd.from_pandas(reviews, npartitions=3), detector, **options
+    )
+    assert summary.n_reviews == local.n_reviews == 40
+    assert summary.n_sentences == local.n_sentences
+    for by in (None, "group", "period"):
+        pd.testing.assert_frame_equal(summary.table(by), local.table(by))
+    assert summary.counts == local.counts and sum(local.counts.values()) > 40
+    for key in local.examples:
+        mine = summary.top_examples(*key)
+        theirs = local.top_examples(*key)
+        assert [e["sentence"] for e in mine] == [e["sentence"] for e in theirs]
+        assert [e["review_id"] for e in mine] == [e["review_id"] for e in theirs]
+    computed = table.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(
+        computed.drop(columns=["probability", "mention_probability"]),
+        local_table.drop(columns=["probability", "mention_probability"]),
+    )
+    np.testing.assert_allclose(computed.probability, local_table.probability, atol=1e-6)

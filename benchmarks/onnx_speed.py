@@ -1,0 +1,119 @@
+"""Serving without torch: the ONNX runtime beside the torch model.
+
+    ASPECTATTN_DATA=../shared/data python benchmarks/onnx_speed.py
+
+For each model (trained briefly on SemEval-2014 restaurant categories: the speed and
+the agreement do not depend on how well it was trained): export it, load it with
+:func:`aspectattn.runtime.load_onnx`, and on the test pairs repeated 4 times measure,
+end to end from (text, aspect) pairs (tokenising included), pairs (or sentences) per
+second with 1 and 2 threads for torch and onnxruntime (best of 3), and the largest
+difference between their probabilities. Writes ``results/onnx_speed.{json,md}``.
+Run it alone on the machine: it is a timing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import numpy as np
+import torch
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.datasets import (
+    fetch_category_table,
+    fetch_semeval2014,
+    get_data_home,
+)
+from aspectattn.export import export_onnx
+from aspectattn.runtime import load_onnx
+
+RESULTS = Path(__file__).resolve().parent / "results"
+BASE = dict(hidden_size=300, max_epochs=2, batch_size=25, random_state=0)
+MODELS = {
+    "AT-LSTM (pairs)": dict(variant="at"),
+    "ATAE-LSTM (pairs)": dict(variant="atae"),
+    "AT-transformer (pairs)": dict(
+        variant="at", encoder="transformer", d_model=128, n_heads=4, n_layers=2
+    ),
+}
+
+
+def best_rate(predict, X, repeats=3) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        predict(X)
+        times.append(time.perf_counter() - start)
+    return len(X) / min(times)
+
+
+def measure(name, clf, X, proba) -> dict:
+    with TemporaryDirectory() as tmp:
+        export_onnx(clf, tmp)
+        size = sum(f.stat().st_size for f in Path(tmp).iterdir())
+        row = {"model": name, "rows": len(X), "export_mib": size / 2**20}
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            model = load_onnx(tmp, threads=threads)
+            row[f"torch_{threads}"] = best_rate(proba(clf), X)
+            row[f"onnx_{threads}"] = best_rate(proba(model), X)
+        ours, theirs = proba(model)(X), proba(clf)(X)
+        if isinstance(ours, list):  # the detector: one array per category
+            ours, theirs = np.stack(ours), np.stack(theirs)
+        row["max_abs_diff"] = float(np.abs(ours - theirs).max())
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main():
+    vectors = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    X, y = fetch_semeval2014("restaurants", "train", "category")
+    X_test, _ = fetch_semeval2014("restaurants", "test", "category")
+    X_test = list(X_test) * 4
+    rows = []
+    for name, extra in MODELS.items():
+        params = {**BASE, **extra}
+        if "encoder" in extra:
+            params.pop("hidden_size")
+        clf = AspectAttentionClassifier(embeddings=vectors, **params).fit(X, y)
+        rows.append(measure(name, clf, X_test, lambda m: m.predict_proba))
+    texts, table = fetch_category_table("semeval2014", "train")
+    detector = AspectCategoryClassifier(embeddings=vectors, **BASE).fit(texts, table)
+    sentences = list(dict.fromkeys(t for t, _ in X_test))
+    rows.append(
+        measure(
+            "AT-LSTM detector (sentences, 5 categories)",
+            detector,
+            sentences * 4,
+            lambda m: m.predict_proba,
+        )
+    )
+    lines = [
+        "| model | rows | torch, 1 thread | onnxruntime, 1 thread | torch, 2 threads "
+        "| onnxruntime, 2 threads | max abs. difference | export size |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['rows']:,} "
+            f"| {r['torch_1']:,.0f} | {r['onnx_1']:,.0f} "
+            f"| {r['torch_2']:,.0f} | {r['onnx_2']:,.0f} | {r['max_abs_diff']:.1e} "
+            f"| {r['export_mib']:.1f} MiB |"
+        )
+    lines += [
+        "",
+        "Rows per second, end to end from text (best of 3), SemEval-2014 restaurant "
+        "test pairs repeated 4 times; GloVe 6B 50-d, hidden size 300. torch "
+        f"{torch.__version__}; the torch pair classifier encodes each distinct "
+        "sentence once for AT, the ONNX pair graph encodes every pair.",
+    ]
+    (RESULTS / "onnx_speed.json").write_text(json.dumps(rows, indent=1))
+    (RESULTS / "onnx_speed.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
