@@ -932,16 +932,31 @@ default="additive"
         return estimator
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        module = state.pop("module_", None)
-        if module is not None:
-            # Plain numpy arrays: loads on any device, without CUDA, without gensim.
-            state["_module_state"] = {
-                k: v.detach().cpu().numpy() for k, v in module.state_dict().items()
-            }
-        return state
+        if getattr(self, "module_", None) is None:
+            return self.__dict__.copy()  # parameters only
+        # The model file's content (JSON text and numpy arrays): no torch or gensim
+        # objects, loads on any device, and __setstate__ checks every field, so a
+        # skops file of a Pipeline holding the model is as safe as a .aam file.
+        payload = persistence.to_payload(self)
+        payload["tensors"] = {k: v.numpy() for k, v in payload["tensors"].items()}
+        # A RandomState is not JSON data (the file stores None): kept beside it.
+        return {"_aspectattn_model": payload, "random_state": self.random_state}
 
     def __setstate__(self, state):
+        if "_aspectattn_model" in state:
+            model = persistence.from_payload(state["_aspectattn_model"], "the pickle")
+            if type(model) is not type(self):
+                raise persistence.ModelFileError(
+                    f"the state holds a {type(model).__name__}, not a "
+                    f"{type(self).__name__}"
+                )
+            self.__dict__.update(model.__dict__)
+            random_state = state.get("random_state")
+            if isinstance(random_state, np.random.RandomState):
+                self.random_state = random_state
+            return
+        # Pickles of aspectattn before the payload state: the estimator's __dict__
+        # with the module's weights as numpy arrays.
         module_state = state.pop("_module_state", None)
         if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)

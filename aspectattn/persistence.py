@@ -49,6 +49,9 @@ from .exceptions import AspectAttnError
 __all__ = [
     "save",
     "load",
+    "to_payload",
+    "from_payload",
+    "SKOPS_TRUSTED_TYPES",
     "register",
     "FORMAT",
     "FORMAT_VERSION",
@@ -71,6 +74,22 @@ def register(cls: type) -> type:
     """Class decorator: let :func:`load` rebuild estimators of this class."""
     _REGISTRY[cls.__name__] = cls
     return cls
+
+
+#: The aspectattn types a skops file of a fitted model (or a Pipeline holding one) may
+#: contain: ``skops.io.load(path, trusted=SKOPS_TRUSTED_TYPES)``. The attention
+#: estimators are rebuilt through :func:`from_payload` (the checks of :func:`load`),
+#: word pipelines and vocabularies from their checked word lists; the baseline
+#: vectorizers, like sklearn's own transformers, from their attributes (numpy arrays
+#: and plain values: nothing in them runs code).
+SKOPS_TRUSTED_TYPES = [
+    "aspectattn.estimator.AspectAttentionClassifier",
+    "aspectattn.detection.AspectCategoryClassifier",
+    "aspectattn.baselines.TfidfEmbeddingVectorizer",
+    "aspectattn.baselines.POSWeightedEmbeddingVectorizer",
+    "aspectattn.pipelines.WordPipeline",
+    "aspectattn.text.Vocabulary",
+]
 
 
 # ------------------------------------------------------------------------ JSON
@@ -125,6 +144,15 @@ def save(estimator, path) -> None:
     estimator : a fitted estimator of aspectattn
     path : str or path-like
     """
+
+    torch.save(to_payload(estimator), os.fspath(path))
+
+
+def to_payload(estimator) -> dict:
+    """The model file's content as a dict of plain data: ``format``,
+    ``format_version``, ``metadata`` (a JSON string), ``sha256`` and ``tensors``
+    (name -> CPU tensor). Pickles and skops files of the estimators hold it too
+    (with numpy arrays as tensors), so that they load through the same checks."""
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
@@ -142,16 +170,13 @@ def save(estimator, path) -> None:
         }
     )
     tensors = estimator._module_tensors()
-    torch.save(
-        {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "metadata": metadata,
-            "sha256": _digest(metadata, tensors),
-            "tensors": tensors,
-        },
-        os.fspath(path),
-    )
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "metadata": metadata,
+        "sha256": _digest(metadata, tensors),
+        "tensors": tensors,
+    }
 
 
 # ------------------------------------------------------------------------ load
@@ -178,16 +203,31 @@ def load(path):
             "Files written by pickle or joblib are loaded with pickle.load/joblib.load"
             " instead -- and only from sources you trust."
         ) from None
+    return from_payload(payload, path)
+
+
+def from_payload(payload, where="the model"):
+    """The estimator held by a :func:`to_payload` dict read from ``where`` (a file,
+    a pickle, a skops file), every field checked; tensors may be numpy arrays.
+
+    Raises
+    ------
+    ModelFileError
+    """
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not an aspectattn model file.")
+        raise ModelFileError(f"{where} is not an aspectattn model file.")
     version = payload.get("format_version")
     if version not in _READABLE_VERSIONS:
         raise ModelFileError(
-            f"{path} has model-file format version {version!r}; this aspectattn reads"
+            f"{where} has model-file format version {version!r}; this aspectattn reads"
             f" versions {list(_READABLE_VERSIONS)}. Load it with the aspectattn "
             "version that wrote it (see its metadata) and re-save, or retrain."
         )
     metadata, tensors = payload.get("metadata"), payload.get("tensors")
+    if isinstance(tensors, dict) and all(
+        isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in tensors.values()
+    ):
+        tensors = {k: torch.from_numpy(np.array(v)) for k, v in tensors.items()}
     if not (
         isinstance(metadata, str)
         and isinstance(tensors, dict)
@@ -196,10 +236,10 @@ def load(path):
             for k, v in tensors.items()
         )
     ):
-        raise ModelFileError(f"{path} has malformed metadata or tensors.")
+        raise ModelFileError(f"{where} has malformed metadata or tensors.")
     if _digest(metadata, tensors) != payload.get("sha256"):
         raise ModelFileError(
-            f"{path} was altered after it was written (checksum "
+            f"{where} was altered after it was written (checksum "
             "mismatch); refusing to load it."
         )
     try:
@@ -219,7 +259,7 @@ def load(path):
         raise
     except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as exc:
         message = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-        raise ModelFileError(f"{path} is not a valid model file: {message}") from None
+        raise ModelFileError(f"{where} is not a valid model file: {message}") from None
 
 
 # ------------------------------------------------------------- fitted state checks

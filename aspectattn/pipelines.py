@@ -28,7 +28,7 @@ import numpy as np
 from . import embeddings as _emb
 from .exceptions import InputError
 from .positions import token_spans
-from .text import PAD, EncodedTexts, Tokenizer, Vocabulary
+from .text import EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["WordPipeline", "SubwordPipeline", "pipeline_from_state"]
 
@@ -170,30 +170,27 @@ class WordPipeline(_Pipeline):
             "words": list(self.vocabulary.words_),
         }
 
+    def __getstate__(self):
+        # Pickles and skops files hold the checked data form, not the objects.
+        if not hasattr(self.vocabulary, "words_"):
+            return self.__dict__.copy()  # not fitted yet
+        return self.to_state()
+
+    def __setstate__(self, state):
+        if state.get("kind") == self.kind:  # the data form: checked
+            state = WordPipeline.from_state(state).__dict__
+        self.__dict__.update(state)
+
     @classmethod
     def from_state(cls, state: dict) -> WordPipeline:
         _check_keys(state, {"kind", "lowercase", "min_count", "max_len", "words"})
-        words = state["words"]
-        if not (
-            isinstance(words, list)
-            and 2 <= len(words) <= 10_000_000
-            and all(isinstance(w, str) for w in words)
-            and words[0] == PAD
-            and len(set(words)) == len(words)
-        ):
-            raise ValueError(
-                "the vocabulary must be a list of distinct strings starting with "
-                f"{PAD!r}"
-            )
+        vocabulary = Vocabulary.from_words(state["words"], state["min_count"])
         if not isinstance(state["lowercase"], bool):
             raise ValueError("lowercase must be true or false")
-        if not _is_int(state["min_count"], 1):
-            raise ValueError("min_count must be an int >= 1")
         if state["max_len"] is not None and not _is_int(state["max_len"], 1):
             raise ValueError("max_len must be an int >= 1 or null")
         pipeline = cls(state["lowercase"], state["min_count"], state["max_len"])
-        pipeline.vocabulary.words_ = words
-        pipeline.vocabulary.index_ = {w: i for i, w in enumerate(words)}
+        pipeline.vocabulary = vocabulary
         return pipeline
 
 

@@ -233,6 +233,43 @@ class Vocabulary:
         self.index_ = {w: i for i, w in enumerate(self.words_)}
         return self
 
+    @classmethod
+    def from_words(cls, words, min_count: int = 1) -> Vocabulary:
+        """A fitted vocabulary of ``words`` (id = position), e.g. read from a file:
+        checked to be distinct strings starting with the padding token."""
+        if not (
+            isinstance(words, list)
+            and 2 <= len(words) <= 10_000_000
+            and all(isinstance(w, str) for w in words)
+            and words[0] == PAD
+            and len(set(words)) == len(words)
+        ):
+            raise ValueError(
+                "the vocabulary must be a list of distinct strings starting with "
+                f"{PAD!r}"
+            )
+        if not (
+            isinstance(min_count, int)
+            and not isinstance(min_count, bool)
+            and min_count >= 1
+        ):
+            raise ValueError("min_count must be an int >= 1")
+        vocabulary = cls(min_count)
+        vocabulary.words_ = words
+        vocabulary.index_ = {w: i for i, w in enumerate(words)}
+        return vocabulary
+
+    def __getstate__(self):
+        # Pickles and skops files hold the words, checked again when loaded.
+        if not hasattr(self, "words_"):
+            return self.__dict__.copy()  # not fitted yet
+        return {"min_count": self.min_count, "words": list(self.words_)}
+
+    def __setstate__(self, state):
+        if "words" in state:
+            state = Vocabulary.from_words(state["words"], state["min_count"]).__dict__
+        self.__dict__.update(state)
+
     def __len__(self) -> int:
         return len(self.words_)
 

@@ -163,3 +163,62 @@ def test_format_1_files_still_load_and_predict_the_same(name):
         model.predict_proba(X), expected["proba"][name], rtol=0, atol=1e-6
     )
     assert model.classes_.dtype.kind == "U" and model.interrupted_ is False
+
+
+# ----------------------------------------------------------------------- skops
+def test_pipelines_round_trip_through_skops(pairs, tmp_path):
+    """A Pipeline with each of our estimators: saved with skops.io, loaded with the
+    documented trusted types only, the same predictions."""
+    sio = pytest.importorskip("skops.io")
+    from conftest import FAST, GLOVE
+    from sklearn.pipeline import Pipeline
+
+    from aspectattn import AspectAttentionClassifier, make_baseline
+    from aspectattn.persistence import SKOPS_TRUSTED_TYPES
+
+    X, y = pairs
+    models = [
+        Pipeline(
+            [("model", AspectAttentionClassifier(**{**FAST, "max_epochs": 2}))]
+        ).fit(X[:80], y[:80])
+    ]
+    if GLOVE.is_file():
+        models.append(make_baseline("tfidf", embeddings=str(GLOVE)).fit(X[:80], y[:80]))
+    for i, model in enumerate(models):
+        path = tmp_path / f"m{i}.skops"
+        sio.dump(model, path)
+        untrusted = sio.get_untrusted_types(file=path)
+        assert set(untrusted) <= set(SKOPS_TRUSTED_TYPES), untrusted
+        loaded = sio.load(path, trusted=SKOPS_TRUSTED_TYPES)
+        np.testing.assert_array_equal(loaded.predict(X[80:]), model.predict(X[80:]))
+        if hasattr(model, "predict_proba"):
+            np.testing.assert_array_equal(
+                loaded.predict_proba(X[80:]), model.predict_proba(X[80:])
+            )
+
+
+def test_skops_file_with_altered_model_is_refused(pairs, tmp_path):
+    """The estimator's state in a skops file goes through the .aam checks: an
+    edited field (here the classes) fails the checksum."""
+    import zipfile
+
+    sio = pytest.importorskip("skops.io")
+    from conftest import FAST
+
+    from aspectattn import AspectAttentionClassifier
+    from aspectattn.persistence import SKOPS_TRUSTED_TYPES
+
+    X, y = pairs
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X[:60], y[:60])
+    path = tmp_path / "m.skops"
+    sio.dump(clf, path)
+    with zipfile.ZipFile(path) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    schema = files["schema.json"].decode()
+    assert "negative" in schema  # a label, inside the metadata's JSON string
+    files["schema.json"] = schema.replace("negative", "NEGATIVE").encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    with pytest.raises(ModelFileError, match="altered"):
+        sio.load(path, trusted=SKOPS_TRUSTED_TYPES)
