@@ -14,7 +14,11 @@ Two graphs, by estimator:
   ``tokens`` (P, T) int64 (0 is padding), ``lengths`` (P,) int64, ``aspect`` (P,)
   int64 category ids or (P, L) int64 term token ids, and ``span`` (P, 2) int64 when
   the model reads the term's position; outputs ``logits`` (P, C) float32 and
-  ``attention`` (P, T) float32 (the mean over heads; zeros for AE).
+  ``attention`` (P, T) float32 (the mean over heads; zeros for AE). When the
+  encoder does not see the aspect (AT without term positions, ``shares_encoder``
+  in ``model.json``), ``tokens``/``lengths`` hold the batch's B distinct sentences
+  and ``sentence`` (P,) int64 the row each pair reads: one encoder pass per
+  sentence, as in the estimator.
 * :class:`~aspectattn.AspectCategoryClassifier` (``kind="categories"``): inputs
   ``tokens`` (B, T), ``lengths`` (B,); outputs ``logits`` (B, K, C) for every
   category and ``attention`` (B, K, T), one encoder pass per sentence.
@@ -34,6 +38,7 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
+from .encoders import length_mask
 from .exceptions import optional_import
 from .modules import uses_position
 
@@ -63,6 +68,36 @@ class _PairGraph(nn.Module):
         return logits, alpha  # (P, C), (P, T)
 
 
+class _SharedEncoderGraph(nn.Module):
+    """AT pairs, one encoder pass per distinct sentence of the batch: ``sentence``
+    gives the row of ``tokens`` each pair reads."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens, lengths, aspect, sentence):
+        # tokens (B, T), lengths (B,), aspect (P,) or (P, L), sentence (P,)
+        model = self.model
+        v_a = model.aspect_vectors(aspect)  # (P, A)
+        states, summary = model._encode(tokens, lengths, None)  # (B, T, D), (B, D)
+        mask = length_mask(lengths, tokens.shape[1])  # (B, T)
+        logits, alpha = model._head(states, summary, mask, v_a[:, None, :], sentence)
+        alpha = alpha[:, 0]  # (P, T) or (P, heads, T)
+        if alpha.dim() == 3:
+            alpha = alpha.mean(1)
+        return logits[:, 0], alpha  # (P, C), (P, T)
+
+
+def shares_encoder(model) -> bool:
+    """Whether pairs of one sentence can share its encoder pass in the export."""
+    return (
+        model.uses_attention
+        and not model.encoder_sees_aspect
+        and not model.uses_position
+    )
+
+
 class _CategoryGraph(nn.Module):
     """The detector's forward pass: every sentence on every category."""
 
@@ -86,10 +121,19 @@ def _example_inputs(module, pairs: bool, aspect_type: str):
     if not pairs:
         return (tokens, lengths), ["tokens", "lengths"]
     aspect = (
-        torch.ones(2, 1, dtype=torch.long)
+        torch.ones(3, 1, dtype=torch.long)
         if aspect_type == "term"
-        else torch.zeros(2, dtype=torch.long)
+        else torch.zeros(3, dtype=torch.long)
     )
+    if shares_encoder(module):  # 3 pairs over the 2 sentences
+        sentence = torch.tensor([0, 1, 1])
+        return (tokens, lengths, aspect, sentence), [
+            "tokens",
+            "lengths",
+            "aspect",
+            "sentence",
+        ]
+    aspect = aspect[:2]
     if module.uses_position:
         span = torch.tensor([[0, 1], [1, 2]])
         return (tokens, lengths, aspect, span), ["tokens", "lengths", "aspect", "span"]
@@ -131,19 +175,25 @@ def export_onnx(estimator, directory) -> Path:
     module = estimator.module_
     config = estimator.module_config_
     model = getattr(module, "model", module)  # the detector wraps the model
-    graph = (
-        _PairGraph(model) if pairs else _CategoryGraph(model, len(estimator.aspects_))
-    )
+    shared = pairs and shares_encoder(model)
+    if not pairs:
+        graph = _CategoryGraph(model, len(estimator.aspects_))
+    else:
+        graph = _SharedEncoderGraph(model) if shared else _PairGraph(model)
     args, names = _example_inputs(model, pairs, config.get("aspect_type", "category"))
     out = ("logits", "attention")
     rows = "pairs" if pairs else "sentences"
     axes = {"tokens": {0: rows, 1: "tokens"}, "lengths": {0: rows}}
     if pairs:
-        axes["aspect"] = (
-            {0: rows, 1: "term_tokens"} if args[2].dim() == 2 else {0: rows}
-        )
-        axes["span"] = {0: rows}
-        axes.update(logits={0: rows}, attention={0: rows, 1: "tokens"})
+        n = "pairs"  # rows of aspect/span/sentence and the outputs
+        if shared:
+            axes = {
+                "tokens": {0: "sentences", 1: "tokens"},
+                "lengths": {0: "sentences"},
+            }
+        axes["aspect"] = {0: n, 1: "term_tokens"} if args[2].dim() == 2 else {0: n}
+        axes.update(span={0: n}, sentence={0: n})
+        axes.update(logits={0: n}, attention={0: n, 1: "tokens"})
     else:
         axes.update(logits={0: rows}, attention={0: rows, 2: "tokens"})
     directory = Path(directory)
@@ -175,6 +225,7 @@ def export_onnx(estimator, directory) -> Path:
         "kind": "pairs" if pairs else "categories",
         "aspect_type": config.get("aspect_type", "category") if pairs else "category",
         "uses_position": bool(pairs and uses_position(config)),
+        "shares_encoder": bool(shared),
         "classes": _labels_state(estimator.classes_ if pairs else estimator.labels_),
         "aspects": [str(a) for a in estimator.aspects_],
         "not_mentioned": None if pairs else estimator.not_mentioned,

@@ -54,6 +54,7 @@ _KEYS = {
     "kind",
     "aspect_type",
     "uses_position",
+    "shares_encoder",
     "classes",
     "aspects",
     "not_mentioned",
@@ -94,8 +95,11 @@ def _check_meta(meta) -> dict:
         raise ValueError("kind must be 'pairs' or 'categories'")
     if meta["aspect_type"] not in ("category", "term"):
         raise ValueError("aspect_type must be 'category' or 'term'")
-    if not isinstance(meta["uses_position"], bool):
-        raise ValueError("uses_position must be true or false")
+    for key in ("uses_position", "shares_encoder"):
+        if not isinstance(meta[key], bool):
+            raise ValueError(f"{key} must be true or false")
+    if meta["shares_encoder"] and (meta["uses_position"] or meta["kind"] != "pairs"):
+        raise ValueError("shares_encoder is for pair models without positions")
     if meta["uses_position"] and meta["aspect_type"] != "term":
         raise ValueError("only term models read positions")
     if meta["kind"] == "categories" and (
@@ -221,6 +225,8 @@ class OnnxPairClassifier(_OnnxModel):
     @property
     def _inputs(self):
         names = ("tokens", "lengths", "aspect")
+        if self._meta["shares_encoder"]:
+            return names + ("sentence",)
         return names + ("span",) if self.uses_position_ else names
 
     def _aspect_input(self, aspects: list[str]):
@@ -250,8 +256,14 @@ class OnnxPairClassifier(_OnnxModel):
         logits = np.empty((len(texts), len(self.classes_)), np.float32)
         weights: list = [None] * len(texts)
         for batch in self._batches(lengths):
-            tokens, n = sentences.pad(row[batch])
-            feeds = {"tokens": tokens, "lengths": n}
+            if self._meta["shares_encoder"]:  # each distinct sentence once
+                distinct, sentence = np.unique(row[batch], return_inverse=True)
+                tokens, n = sentences.pad(distinct)
+                feeds = {"tokens": tokens, "lengths": n, "sentence": sentence}
+                n = n[sentence]  # (P,) the length each pair reads
+            else:
+                tokens, n = sentences.pad(row[batch])
+                feeds = {"tokens": tokens, "lengths": n}
             feeds["aspect"] = (
                 aspect.pad(batch)[0] if self.aspect_type_ == "term" else aspect[batch]
             )

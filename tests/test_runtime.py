@@ -61,6 +61,9 @@ def test_pair_classifier_same_as_torch(encoder, variant, heads, pairs, tmp_path)
     ).fit(X[:200], y[:200])
     model = load_onnx(export_onnx(clf, tmp_path / "export"))
     assert isinstance(model, OnnxPairClassifier)
+    # AT: the encoder does not see the aspect, so a sentence is encoded once
+    inputs = [i.name for i in model.session.get_inputs()]
+    assert ("sentence" in inputs) == (variant == "at")
     test = X[200:]
     np.testing.assert_allclose(
         model.predict_proba(test), clf.predict_proba(test), atol=TOL
