@@ -107,8 +107,8 @@ def main():
         "",
         "Rows per second, end to end from text (best of 3), SemEval-2014 restaurant "
         "test pairs repeated 4 times; GloVe 6B 50-d, hidden size 300. torch "
-        f"{torch.__version__}; the torch pair classifier encodes each distinct "
-        "sentence once for AT, the ONNX pair graph encodes every pair.",
+        f"{torch.__version__}; for AT both encode each distinct sentence of a "
+        "batch once (ATAE: once per pair). Run alone on the 2-core machine.",
     ]
     (RESULTS / "onnx_speed.json").write_text(json.dumps(rows, indent=1))
     (RESULTS / "onnx_speed.md").write_text("\n".join(lines) + "\n")

@@ -1,10 +1,12 @@
 """The command line, run as a user runs it: subprocesses, files and exit codes."""
 
 import csv
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from conftest import FAST, SHARED_DATA, make_pairs
@@ -12,18 +14,48 @@ from conftest import FAST, SHARED_DATA, make_pairs
 ENV = {**os.environ, "ASPECTATTN_DATA": str(SHARED_DATA)}
 
 
-def run(*args, cwd, check=True):
-    result = subprocess.run(
-        [sys.executable, "-m", "aspectattn", *map(str, args)],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def run(*args, cwd, check=True, process=False):
+    """Run ``aspectattn ARGS`` in ``cwd``: in this process through ``cli.main`` (what
+    the console script calls; a new Python process per command would spend seconds
+    importing torch), or, with ``process=True``, as a subprocess like a user's shell.
+    Returns a ``CompletedProcess`` either way."""
+    if process:
+        result = subprocess.run(
+            [sys.executable, "-m", "aspectattn", *map(str, args)],
+            cwd=cwd,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    else:
+        from aspectattn.cli import main
+
+        out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+        try:
+            os.chdir(cwd)
+            with redirect_stdout(out), redirect_stderr(err):
+                try:
+                    code = main([str(a) for a in args])
+                except SystemExit as exc:  # argparse: --help, usage errors
+                    code = exc.code if isinstance(exc.code, int) else 0
+        finally:
+            os.chdir(here)
+        result = subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
     if check:
         assert result.returncode == 0, result.stderr
     return result
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _data_home():
+    before = os.environ.get("ASPECTATTN_DATA")
+    os.environ["ASPECTATTN_DATA"] = ENV["ASPECTATTN_DATA"]
+    yield
+    if before is None:
+        del os.environ["ASPECTATTN_DATA"]
+    else:
+        os.environ["ASPECTATTN_DATA"] = before
 
 
 def _write_csv(path, X, y=None):
@@ -73,6 +105,7 @@ def workdir(tmp_path_factory):
         "--history-plot",
         "history.png",
         cwd=d,
+        process=True,
     )
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert summary["pairs"] == len(X) and summary["epochs"] == 30
