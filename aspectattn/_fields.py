@@ -35,6 +35,12 @@ def _strings(value, what: str, max_items: int = 1_000_000) -> list[str]:
     return value
 
 
+def labels_state(labels: np.ndarray) -> dict:
+    """Labels as data (``{"values": [...], "dtype": "<U8"}``): what :func:`_labels`
+    reads back."""
+    return {"values": labels.tolist(), "dtype": labels.dtype.str}
+
+
 def _labels(value) -> np.ndarray:
     if not isinstance(value, dict) or set(value) != {"values", "dtype"}:
         raise ValueError("classes_ must be an object with 'values' and 'dtype'")

@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import InputError, UnknownAspectError
 
 __all__ = [
     "check_pairs",
     "check_labels",
     "check_texts",
     "resolve_aspect_type",
+    "category_ids",
     "Interval",
     "Options",
     "InstanceOf",
@@ -235,6 +236,21 @@ def check_texts(values: Any, what: str = "texts") -> list[str]:
                 f"{what}[{i}] must be a non-empty string, got {_short(v)}."
             )
     return values
+
+
+def category_ids(aspects, categories, who: str = "this model") -> np.ndarray:
+    """The index of each aspect among the fitted ``categories``, shape (n,) int64;
+    an unseen category is an :class:`UnknownAspectError` naming it."""
+    index = {a: i for i, a in enumerate(categories)}
+    unknown = sorted(set(aspects) - set(index))
+    if unknown:
+        raise UnknownAspectError(
+            f"Aspect categor{'y' if len(unknown) == 1 else 'ies'} {unknown[:10]} "
+            f"{'was' if len(unknown) == 1 else 'were'} not seen in fit; {who} "
+            f"knows {list(categories)}. Refit with examples of the new aspect "
+            "or use aspect_type='term'."
+        )
+    return np.fromiter((index[a] for a in aspects), np.int64, len(aspects))
 
 
 def _short(value: Any, limit: int = 80) -> str:

@@ -32,11 +32,11 @@ from ._validation import (
     InstanceOf,
     Interval,
     Options,
+    category_ids,
     check_pairs,
     resolve_aspect_type,
     validate_params,
 )
-from .exceptions import UnknownAspectError
 from .pipelines import WordPipeline
 from .pos import tag_sentences
 from .text import OOV_ID, EncodedTexts
@@ -181,15 +181,9 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         return pooled
 
     def _category_indicator(self, aspects) -> np.ndarray:
-        index = {a: i for i, a in enumerate(self.aspects_)}
-        unknown = sorted(set(aspects) - set(index))
-        if unknown:
-            raise UnknownAspectError(
-                f"Aspect categories {unknown[:10]} were not seen in fit; this "
-                f"transformer knows {list(self.aspects_)}."
-            )
-        out = np.zeros((len(aspects), len(index)), dtype=np.float32)
-        out[np.arange(len(aspects)), [index[a] for a in aspects]] = 1.0
+        ids = category_ids(aspects, self.aspects_, "this transformer")
+        out = np.zeros((len(aspects), len(self.aspects_)), dtype=np.float32)
+        out[np.arange(len(aspects)), ids] = 1.0
         return out
 
     def _term_features(self, aspects, token_lists, encoded, weights, pair_rows):

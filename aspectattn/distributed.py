@@ -143,18 +143,13 @@ def predict_dataframe(
 
 def _analyze_partition(frame, model, part: int, freq: str, options: dict):
     """(sentence table without the per-token columns, summary) of one partition."""
-    from .reviews import ReviewSummary, iter_analysis
+    from .reviews import ReviewSummary, analyze_into
 
     options = dict(options)
     if options.get("id_column") is None:  # the review's index label is its id
         frame = frame.assign(__review_id__=frame.index)
         options["id_column"] = "__review_id__"
-    summary = ReviewSummary(freq, part=part)
-    tables = []
-    for table in iter_analysis(frame, model, **options):
-        summary.update(table)
-        tables.append(table.drop(columns=["tokens", "weights"]))
-    return tables[0], summary
+    return analyze_into(ReviewSummary(freq, part=part), frame, model, **options)
 
 
 def analyze_dataframe(ddf, model, *, freq: str = "M", **options):

@@ -25,10 +25,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import inference, persistence, training
 from ._batching import PairDataset
+from ._fields import labels_state
 from ._validation import (
     InstanceOf,
     Interval,
     Options,
+    category_ids,
     check_labels,
     check_pairs,
     check_texts,
@@ -38,7 +40,7 @@ from ._validation import (
 from .attention import ATTENTION_SCORES
 from .building import prepare_model
 from .encoders import ENCODERS
-from .exceptions import AspectAttnWarning, InputError, UnknownAspectError
+from .exceptions import AspectAttnWarning, InputError
 from .modules import (
     POSITION_WEIGHTINGS,
     TERM_QUERIES,
@@ -667,16 +669,7 @@ default="additive"
         """Category ids (n,), or the terms' token ids (EncodedTexts)."""
         if aspect_type == "term":
             return pipeline.encode_terms(aspects)
-        index = {a: i for i, a in enumerate(categories)}
-        unknown = sorted(set(aspects) - set(index))
-        if unknown:
-            raise UnknownAspectError(
-                f"Aspect categor{'y' if len(unknown) == 1 else 'ies'} {unknown[:10]} "
-                f"{'was' if len(unknown) == 1 else 'were'} not seen in fit; this model "
-                f"knows {list(categories)}. Refit with examples of the new aspect "
-                "or use aspect_type='term'."
-            )
-        return np.fromiter((index[a] for a in aspects), np.int64, len(aspects))
+        return category_ids(aspects, categories)
 
     # ---------------------------------------------------------------------- inference
     def encode(self, X) -> PairDataset:
@@ -872,10 +865,7 @@ default="additive"
             if name != "module_"
         }
         state["text_pipeline_"] = self.text_pipeline_.to_state()
-        state["classes_"] = {
-            "values": self.classes_.tolist(),
-            "dtype": self.classes_.dtype.str,
-        }
+        state["classes_"] = labels_state(self.classes_)
         state["aspects_"] = [str(a) for a in self.aspects_]
         if state["feature_names_in_"] is not None:
             state["feature_names_in_"] = [str(c) for c in self.feature_names_in_]

@@ -38,6 +38,7 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
+from ._fields import labels_state
 from .encoders import length_mask
 from .exceptions import optional_import
 from .modules import uses_position
@@ -182,18 +183,15 @@ def export_onnx(estimator, directory) -> Path:
         graph = _SharedEncoderGraph(model) if shared else _PairGraph(model)
     args, names = _example_inputs(model, pairs, config.get("aspect_type", "category"))
     out = ("logits", "attention")
-    rows = "pairs" if pairs else "sentences"
+    # The rows of tokens: one per pair, unless a sentence serves all its pairs.
+    rows = "pairs" if pairs and not shared else "sentences"
     axes = {"tokens": {0: rows, 1: "tokens"}, "lengths": {0: rows}}
     if pairs:
-        n = "pairs"  # rows of aspect/span/sentence and the outputs
-        if shared:
-            axes = {
-                "tokens": {0: "sentences", 1: "tokens"},
-                "lengths": {0: "sentences"},
-            }
-        axes["aspect"] = {0: n, 1: "term_tokens"} if args[2].dim() == 2 else {0: n}
-        axes.update(span={0: n}, sentence={0: n})
-        axes.update(logits={0: n}, attention={0: n, 1: "tokens"})
+        axes["aspect"] = (
+            {0: "pairs", 1: "term_tokens"} if args[2].dim() == 2 else {0: "pairs"}
+        )
+        axes.update(span={0: "pairs"}, sentence={0: "pairs"})
+        axes.update(logits={0: "pairs"}, attention={0: "pairs", 1: "tokens"})
     else:
         axes.update(logits={0: rows}, attention={0: rows, 2: "tokens"})
     directory = Path(directory)
@@ -226,7 +224,7 @@ def export_onnx(estimator, directory) -> Path:
         "aspect_type": config.get("aspect_type", "category") if pairs else "category",
         "uses_position": bool(pairs and uses_position(config)),
         "shares_encoder": bool(shared),
-        "classes": _labels_state(estimator.classes_ if pairs else estimator.labels_),
+        "classes": labels_state(estimator.classes_ if pairs else estimator.labels_),
         "aspects": [str(a) for a in estimator.aspects_],
         "not_mentioned": None if pairs else estimator.not_mentioned,
         "text_pipeline": estimator.text_pipeline_.to_state(),
@@ -234,7 +232,3 @@ def export_onnx(estimator, directory) -> Path:
     }
     (directory / "model.json").write_text(json.dumps(meta), encoding="utf-8")
     return directory
-
-
-def _labels_state(labels) -> dict:
-    return {"values": labels.tolist(), "dtype": labels.dtype.str}

@@ -390,8 +390,13 @@ def analyze_reviews(reviews, model, *, freq: str = "M", **options):
         One row per (sentence, mentioned aspect), without the per-token columns.
     summary : ReviewSummary
     """
+    return analyze_into(ReviewSummary(freq), reviews, model, **options)
+
+
+def analyze_into(summary: ReviewSummary, reviews, model, **options):
+    """:func:`analyze_reviews`, counting into ``summary`` (e.g. one with the
+    ``part`` of a Dask partition); returns the table and ``summary``."""
     pd = _pandas()
-    summary = ReviewSummary(freq)
     tables = []
     for table in iter_analysis(reviews, model, **options):
         summary.update(table)

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ._fields import _labels, _strings
-from ._validation import check_pairs, check_texts
-from .exceptions import AspectAttnError, UnknownAspectError, optional_import
+from ._validation import category_ids, check_pairs, check_texts
+from .exceptions import AspectAttnError, optional_import
 from .mentions import mentioned_aspects
 from .pipelines import pipeline_from_state
 
@@ -232,14 +232,7 @@ class OnnxPairClassifier(_OnnxModel):
     def _aspect_input(self, aspects: list[str]):
         if self.aspect_type_ == "term":
             return self.text_pipeline_.encode_terms(aspects)
-        index = {a: i for i, a in enumerate(self.aspects_)}
-        unknown = sorted(set(aspects) - set(index))
-        if unknown:
-            raise UnknownAspectError(
-                f"Aspect categories {unknown[:10]} were not seen in fit; this model "
-                f"knows {list(self.aspects_)}."
-            )
-        return np.fromiter((index[a] for a in aspects), np.int64, len(aspects))
+        return category_ids(aspects, self.aspects_)
 
     def _run(self, X) -> tuple[np.ndarray, list[np.ndarray], list[str], list]:
         """Logits (P, C) and each pair's attention (T_i,)."""
