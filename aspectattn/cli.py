@@ -194,7 +194,16 @@ def labels_like(y, classes: np.ndarray) -> np.ndarray:
     return y.astype(str)
 
 
-def load_model(path: str, trust_pickle: bool = False):
+def load_model(path: str, trust_pickle: bool = False, quantize: str | None = None):
+    """The model in ``path`` (``.aam``, or a pickle with ``trust_pickle``), set to
+    predict with ``quantize`` ("int8" or None)."""
+    model = _read_model(path, trust_pickle)
+    if quantize is not None:
+        model.set_params(quantize=quantize)
+    return model
+
+
+def _read_model(path: str, trust_pickle: bool):
     from .estimator import AspectAttentionClassifier
     from .persistence import ModelFileError
 
@@ -378,7 +387,7 @@ def cmd_evaluate(args) -> int:
         f1_score,
     )
 
-    clf = load_model(args.model, args.trust_pickle)
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
     if is_detector(clf):
         return _evaluate_detector(clf, args)
     X, y = load_data(args.data, args, need_labels=True, aspect_type=clf.aspect_type_)
@@ -500,7 +509,7 @@ def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
 
 
 def cmd_predict(args) -> int:
-    clf = load_model(args.model, args.trust_pickle)
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
     rows = []
     show = not args.quiet
     if is_detector(clf):  # every sentence on every category: a table
@@ -605,7 +614,7 @@ def cmd_analyze(args) -> int:
     from .report import write_report
     from .reviews import ReviewSummary, iter_analysis
 
-    clf = load_model(args.model, args.trust_pickle)
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
     if not is_detector(clf):
         raise CLIError(
             f"{args.model} is a pair classifier; analyze needs a category detector "
@@ -662,7 +671,7 @@ def cmd_analyze(args) -> int:
 def cmd_export(args) -> int:
     from .export import export_onnx
 
-    clf = load_model(args.model, args.trust_pickle)
+    clf = _read_model(args.model, args.trust_pickle)
     directory = export_onnx(clf, args.out)
     size = sum(f.stat().st_size for f in directory.iterdir() if f.is_file())
     print(
@@ -674,7 +683,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    clf = load_model(args.model, args.trust_pickle)
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
     if is_detector(clf):
         raise CLIError(
             "this model is a category detector: 'predict' lists every sentence's "
@@ -746,12 +755,19 @@ def _add_data_options(p, split_default="train", model_options=True):
         _add_trust_pickle(p)
 
 
-def _add_trust_pickle(p):
+def _add_trust_pickle(p, quantize=True):
     p.add_argument(
         "--trust-pickle",
         action="store_true",
         help="allow a .pkl/.joblib model (pickles run code when loaded)",
     )
+    if quantize:
+        p.add_argument(
+            "--quantize",
+            choices=["int8"],
+            help="predict with int8 linear layers on the CPU (faster for a "
+            "pretrained encoder; see the README for the accuracy change)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -946,7 +962,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", help="model file (.aam): pair classifier or detector")
     p.add_argument("out", help="directory for model.onnx and model.json")
-    _add_trust_pickle(p)
+    _add_trust_pickle(p, quantize=False)
     p.set_defaults(func=cmd_export)
     return parser
 

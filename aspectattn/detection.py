@@ -296,6 +296,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         checkpoint_dir=None,
         random_state=None,
         device="auto",
+        quantize=None,
         verbose=0,
     ):
         self.not_mentioned = not_mentioned
@@ -339,6 +340,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         self.checkpoint_dir = checkpoint_dir
         self.random_state = random_state
         self.device = device
+        self.quantize = quantize
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -457,11 +459,12 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         check_is_fitted(self, "module_")
         if encoded is None:
             encoded = self.text_pipeline_.encode(check_texts(texts, what="X"))
+        module, device = self._inference_module()
         out = inference.aspect_logits(
-            self.module_,
+            module,
             encoded,
             torch.arange(len(self.aspects_)),
-            self.device_,
+            device,
             len(self.labels_),
             attention=attention,
         )

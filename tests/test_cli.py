@@ -8,6 +8,7 @@ import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 
+import numpy as np
 import pytest
 from conftest import FAST, SHARED_DATA, make_pairs
 
@@ -132,6 +133,38 @@ def test_evaluate(workdir):
     assert report["pairs"] == 80 and report["accuracy"] > 0.9
     assert report["confusion_matrix"]["labels"] == ["negative", "positive"]
     assert sum(map(sum, report["confusion_matrix"]["matrix"])) == 80
+
+
+def test_evaluate_and_predict_with_int8(workdir):
+    report = json.loads(
+        run(
+            "evaluate",
+            "model.aam",
+            "test.jsonl",
+            "--json",
+            "--quantize",
+            "int8",
+            cwd=workdir,
+        ).stdout
+    )
+    assert report["pairs"] == 80 and report["accuracy"] > 0.9
+    args = ("predict", "model.aam", "test.csv")
+    float_rows = list(csv.DictReader(run(*args, cwd=workdir).stdout.splitlines()))
+    int8_rows = list(
+        csv.DictReader(
+            run(*args, "--quantize", "int8", cwd=workdir).stdout.splitlines()
+        )
+    )
+    p_float = np.array([float(r["p_positive"]) for r in float_rows])
+    p_int8 = np.array([float(r["p_positive"]) for r in int8_rows])
+    assert not np.array_equal(p_float, p_int8)  # the option reached the model
+    assert np.abs(p_float - p_int8).max() < 0.05
+    assert (
+        run(
+            "export", "model.aam", "x", "--quantize", "int8", cwd=workdir, check=False
+        ).returncode
+        == 2
+    )  # ONNX export writes the float model
 
 
 def test_predict_csv_and_jsonl(workdir):

@@ -1,0 +1,132 @@
+"""quantize="int8": predictions with int8 linear layers, set on a fitted model."""
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from conftest import make_pairs
+from sklearn.base import clone
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.quantization import quantize_module
+
+TINY = dict(
+    variant="at",
+    embeddings=None,
+    embedding_dim=16,
+    max_epochs=3,
+    batch_size=16,
+    random_state=0,
+    device="cpu",
+)
+ENCODERS = {
+    "lstm": dict(hidden_size=32),
+    "transformer": dict(encoder="transformer", d_model=32, n_heads=2, n_layers=1),
+}
+
+
+@pytest.fixture(scope="module", params=list(ENCODERS))
+def fitted(request, pairs):
+    return AspectAttentionClassifier(**TINY, **ENCODERS[request.param]).fit(*pairs)
+
+
+def _quantized_layers(module):
+    return [
+        type(m).__name__
+        for m in module.modules()
+        if type(m).__module__.startswith("torch.ao.nn.quantized")
+    ]
+
+
+def test_int8_copy_quantises_the_encoder_and_leaves_module_untouched(fitted):
+    before = {k: v.clone() for k, v in fitted.module_.state_dict().items()}
+    quantized = quantize_module(fitted.module_)
+    kinds = _quantized_layers(quantized)
+    expected = "LSTM" if fitted.encoder == "lstm" else "Linear"
+    assert any(expected in k for k in kinds), kinds
+    assert not _quantized_layers(fitted.module_)
+    after = fitted.module_.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def test_int8_predictions_are_close_to_float_but_not_the_same(fitted, test_pairs):
+    X, _ = test_pairs
+    model = clone(fitted).set_params(quantize=None)
+    model.__setstate__(fitted.__getstate__())
+    p_float = model.predict_proba(X)
+    model.set_params(quantize="int8")
+    p_int8 = model.predict_proba(X)
+    # quantisation happened (a no-op would give identical numbers) ...
+    assert not np.array_equal(p_float, p_int8)
+    # ... and changed little
+    assert np.abs(p_float - p_int8).max() < 0.05
+    assert np.mean(p_float.argmax(1) == p_int8.argmax(1)) >= 0.95
+    np.testing.assert_allclose(p_int8.sum(1), 1.0, atol=1e-6)
+    # every prediction method goes through the int8 copy; inputs are quantised
+    # per batch, so a pair scored in another batch moves a little (not 1e-7)
+    one = model.predict_proba(X[:1])[0]
+    assert not np.array_equal(one, p_float[0])
+    np.testing.assert_allclose(one, p_int8[0], atol=1e-3)
+    np.testing.assert_array_equal(
+        model.predict_proba_aspects([X[0][0]], [X[0][1]])[0, 0], one
+    )
+    (res,) = model.explain(X[:1])
+    np.testing.assert_allclose(res["proba"], one, atol=1e-6)
+    # setting it back gives the float model's numbers exactly
+    model.set_params(quantize=None)
+    np.testing.assert_array_equal(model.predict_proba(X), p_float)
+
+
+def test_int8_survives_save_load_and_pickle(fitted, test_pairs, tmp_path):
+    X, _ = test_pairs
+    model = pickle.loads(pickle.dumps(fitted)).set_params(quantize="int8")
+    expected = model.predict_proba(X)
+    model.save(tmp_path / "m.aam")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
+    assert loaded.quantize == "int8"
+    np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict_proba(X), expected)
+    assert clone(model).quantize == "int8"
+
+
+def test_refit_replaces_the_int8_copy(pairs, test_pairs):
+    X, _ = test_pairs
+    model = AspectAttentionClassifier(**TINY, hidden_size=16, quantize="int8")
+    first = model.fit(*pairs).predict_proba(X)
+    X2, y2 = make_pairs(120, seed=5)
+    second = model.fit(X2, y2).predict_proba(X)
+    fresh = AspectAttentionClassifier(**TINY, hidden_size=16, quantize="int8")
+    np.testing.assert_array_equal(second, fresh.fit(X2, y2).predict_proba(X))
+    assert not np.array_equal(first, second)
+
+
+def test_bad_quantize_value_is_refused_in_fit_and_in_predict(fitted, pairs):
+    msg = r"The 'quantize' parameter of AspectAttentionClassifier must be"
+    with pytest.raises(ValueError, match=msg):
+        AspectAttentionClassifier(**TINY, quantize="int4").fit(*pairs)
+    model = pickle.loads(pickle.dumps(fitted)).set_params(quantize="fp16")
+    with pytest.raises(ValueError, match=msg + r".*Got 'fp16' instead"):
+        model.predict(pairs[0][:2])
+
+
+def test_detector_predicts_with_int8():
+    texts = ["the pasta was great but the waiter was rude."] * 20 + [
+        "the soup was bland."
+    ] * 20
+    Y = [["positive", "negative"]] * 20 + [["negative", "none"]] * 20
+    det = AspectCategoryClassifier(
+        embeddings=None,
+        embedding_dim=16,
+        hidden_size=16,
+        max_epochs=2,
+        random_state=0,
+        device="cpu",
+    ).fit(texts, Y)
+    p_float = np.stack(det.predict_proba(texts[:2]))
+    det.set_params(quantize="int8")
+    p_int8 = np.stack(det.predict_proba(texts[:2]))
+    assert not np.array_equal(p_float, p_int8)
+    np.testing.assert_allclose(p_float, p_int8, atol=0.05)
+    assert det.analyze(texts[:1])[0]
