@@ -40,7 +40,7 @@ from torch import nn
 
 from ._fields import labels_state
 from .encoders import length_mask
-from .exceptions import optional_import
+from .exceptions import AspectAttnWarning, optional_import
 from .modules import uses_position
 
 __all__ = ["export_onnx", "FORMAT", "FORMAT_VERSION", "OPSET"]
@@ -172,6 +172,14 @@ def export_onnx(estimator, directory) -> Path:
             "this model uses a pretrained sub-word encoder."
         )
     optional_import("onnx", "onnx", "Exporting to ONNX")
+    if estimator.quantize is not None:
+        warnings.warn(
+            f"quantize={estimator.quantize!r} is not carried into the ONNX graph, "
+            "which holds the float32 weights (onnxruntime.quantization can quantise "
+            "the exported model.onnx).",
+            AspectAttnWarning,
+            stacklevel=2,
+        )
     pairs = not isinstance(estimator, AspectCategoryClassifier)
     module = estimator.module_
     config = estimator.module_config_

@@ -3,44 +3,63 @@
     python benchmarks/forms_table.py
 
 Each file is a run of ``attention_lstm.py --attention-score S --attention-heads M``
-(restaurant categories). Validation accuracy (10% of the training sentences, the
-epoch's own selection split) is the column to choose by; test accuracy is reported
-beside it and chooses nothing.
+(restaurant categories or terms; ``--first-seed`` adds seeds to a row in another
+file: the runs of one data set, variant, form and head count are pooled by seed).
+Validation accuracy (10% of the training sentences, the epoch's own selection split)
+is the column to choose by; test accuracy is reported beside it and chooses nothing.
 """
 
 import json
+from collections import defaultdict
 from pathlib import Path
+
+import numpy as np
 
 FORMS = Path(__file__).resolve().parent / "results" / "forms"
 
 
-def main():
-    rows = []
+def pooled_runs() -> dict[tuple, dict[int, dict]]:
+    """(data set, variant, form, heads) -> {seed: run}."""
+    rows = defaultdict(dict)
     for path in sorted(FORMS.glob("*.json")):
         data = json.loads(path.read_text())
         params = data["meta"]["params"]
-        for row in data["summary"]:
-            rows.append(
-                (
-                    row["variant"].upper(),
-                    params.get("attention_score", "additive"),
-                    params.get("attention_heads", 1),
-                    row["n_seeds"],
-                    row["valid_accuracy"],
-                    row["test_accuracy"],
-                    row["test_macro_f1"],
-                    row["seconds_per_epoch"][0],
-                )
+        for run in data["runs"]:
+            key = (
+                data["meta"]["dataset"],
+                run["variant"].upper(),
+                params.get("attention_score", "additive"),
+                params.get("attention_heads", 1),
             )
+            if run["seed"] in rows[key]:
+                raise ValueError(f"seed {run['seed']} of {key} twice ({path.name})")
+            rows[key][run["seed"]] = run
+    return rows
+
+
+def mean_std(values) -> str:
+    values = np.asarray(values, dtype=float)
+    std = values.std(ddof=1) if len(values) > 1 else 0.0
+    return f"{values.mean():.2f} ± {std:.2f}"
+
+
+def main():
     lines = [
-        "| variant | form | heads | seeds | validation accuracy | test accuracy "
-        "| test macro-F1 | s / epoch (1 thread, shared machine) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| data | variant | form | heads | seeds | validation accuracy "
+        "| test accuracy | test macro-F1 | disagreeing pairs (seeds) "
+        "| s / epoch (1 thread, shared machine) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for v, form, heads, n, valid, test, f1, sec in sorted(rows):
+    for (dataset, variant, form, heads), by_seed in sorted(pooled_runs().items()):
+        runs = [by_seed[s] for s in sorted(by_seed)]
+        hard = [r["disagree_accuracy"] for r in runs if "disagree_accuracy" in r]
+        hard_cell = f"{mean_std(hard)} ({len(hard)})" if hard else "-"
         lines.append(
-            f"| {v} | {form} | {heads} | {n} | {valid[0]:.2f} ± {valid[1]:.2f} "
-            f"| {test[0]:.2f} ± {test[1]:.2f} | {f1[0]:.2f} ± {f1[1]:.2f} | {sec:.2f} |"
+            f"| {dataset} | {variant} | {form} | {heads} | {len(runs)} "
+            f"| {mean_std([r['valid_accuracy'] for r in runs])} "
+            f"| {mean_std([r['test_accuracy'] for r in runs])} "
+            f"| {mean_std([r['test_macro_f1'] for r in runs])} | {hard_cell} "
+            f"| {np.mean([r['seconds_per_epoch'] for r in runs]):.2f} |"
         )
     table = "\n".join(lines)
     (FORMS / "forms.md").write_text(table + "\n")

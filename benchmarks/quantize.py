@@ -1,7 +1,7 @@
 """Int8 dynamic quantisation (``quantize="int8"``): accuracy change and speed-up.
 
     ASPECTATTN_DATA=../shared/data python benchmarks/quantize.py [--seeds 3] \
-        [--models MiniLM AT-LSTM AT-transformer]
+        [--models MiniLM AT-transformer]
 
 For each model and seed: train as ``attention_lstm.py`` does (SemEval-2014 restaurant
 categories, epoch chosen on 10% of the training sentences, the test set chooses
@@ -10,7 +10,10 @@ on the fitted model: accuracy, macro-F1, accuracy on the pairs whose sentence ha
 aspects that disagree, the share of test pairs whose label changes, the largest
 probability change, and test pairs per second of ``predict_proba`` end to end
 (tokenising included; best of 3; float and int8 timed alternately in the same
-process). Writes ``results/quantize.{json,md}``.
+process). Each run is appended to ``results/quantize.runs.jsonl`` as it finishes
+and skipped when the command is run again (delete the file to start afresh); the
+summary of every run there goes to ``results/quantize.{json,md}``. No LSTM row:
+``quantize`` leaves the LSTM encoder as it is (see :mod:`aspectattn.quantization`).
 """
 
 from __future__ import annotations
@@ -42,7 +45,6 @@ def models(data_home: Path) -> dict[str, dict]:
             pretrained_model=str(data_home / "all-MiniLM-L6-v2"),
             **{**PARAMS, **PRETRAINED},
         ),
-        "AT-LSTM": dict(variant="at", embeddings=glove, **PARAMS),
         "AT-transformer": dict(
             variant="at",
             encoder="transformer",
@@ -151,9 +153,7 @@ def markdown(rows, meta) -> str:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument(
-        "--models", nargs="+", default=["MiniLM", "AT-LSTM", "AT-transformer"]
-    )
+    parser.add_argument("--models", nargs="+", default=["MiniLM", "AT-transformer"])
     parser.add_argument("--out", default=str(RESULTS / "quantize"))
     args = parser.parse_args()
     data_home = get_data_home()
@@ -162,20 +162,20 @@ def main():
         fetch_semeval2014("restaurants", "test", "category"),
     )
     specs = models(data_home)
-    runs = []
+    out = Path(args.out)
+    log = out.with_suffix(".runs.jsonl")
+    lines = log.read_text().splitlines() if log.exists() else []
+    runs = [json.loads(line) for line in lines]
+    done = {(r["model"], r["seed"]) for r in runs}
     for name in args.models:
         for seed in range(args.seeds):
+            if (name, seed) in done:
+                continue
             run = run_one(name, specs[name], seed, data)
             runs.append(run)
-            print(
-                json.dumps(
-                    {
-                        k: round(v, 4) if isinstance(v, float) else v
-                        for k, v in run.items()
-                    }
-                ),
-                flush=True,
-            )
+            with log.open("a") as f:
+                f.write(json.dumps(run) + "\n")
+            print(json.dumps(run), flush=True)
     meta = {
         "train_pairs": len(data[0][0]),
         "test_pairs": len(data[1][0]),
@@ -183,10 +183,11 @@ def main():
         "torch": torch.__version__,
         "engine": torch.backends.quantized.engine,
         "machine": platform.machine(),
-        "params": {name: specs[name] for name in args.models},
+        "params": {
+            name: specs[name] for name in dict.fromkeys(r["model"] for r in runs)
+        },
     }
     rows = summarize(runs)
-    out = Path(args.out)
     out.with_suffix(".json").write_text(
         json.dumps({"meta": meta, "summary": rows, "runs": runs}, indent=1)
     )

@@ -8,7 +8,11 @@ import torch
 from conftest import make_pairs
 from sklearn.base import clone
 
-from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn import (
+    AspectAttentionClassifier,
+    AspectAttnWarning,
+    AspectCategoryClassifier,
+)
 from aspectattn.quantization import quantize_module
 
 TINY = dict(
@@ -20,15 +24,21 @@ TINY = dict(
     random_state=0,
     device="cpu",
 )
-ENCODERS = {
-    "lstm": dict(hidden_size=32),
-    "transformer": dict(encoder="transformer", d_model=32, n_heads=2, n_layers=1),
-}
+TRANSFORMER = dict(encoder="transformer", d_model=32, n_heads=2, n_layers=1)
 
 
-@pytest.fixture(scope="module", params=list(ENCODERS))
+@pytest.fixture(scope="module", params=["transformer", "pretrained"])
 def fitted(request, pairs):
-    return AspectAttentionClassifier(**TINY, **ENCODERS[request.param]).fit(*pairs)
+    if request.param == "transformer":
+        params = TRANSFORMER
+    else:
+        checkpoint = request.getfixturevalue("tiny_checkpoint")
+        params = dict(encoder="pretrained", pretrained_model=str(checkpoint), lr=1e-3)
+        return AspectAttentionClassifier(
+            **{k: v for k, v in TINY.items() if not k.startswith("embedding")},
+            **params,
+        ).fit(*pairs)
+    return AspectAttentionClassifier(**TINY, **params).fit(*pairs)
 
 
 def _quantized_layers(module):
@@ -43,8 +53,7 @@ def test_int8_copy_quantises_the_encoder_and_leaves_module_untouched(fitted):
     before = {k: v.clone() for k, v in fitted.module_.state_dict().items()}
     quantized = quantize_module(fitted.module_)
     kinds = _quantized_layers(quantized)
-    expected = "LSTM" if fitted.encoder == "lstm" else "Linear"
-    assert any(expected in k for k in kinds), kinds
+    assert "Linear" in kinds, kinds
     assert not _quantized_layers(fitted.module_)
     after = fitted.module_.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)
@@ -91,13 +100,22 @@ def test_int8_survives_save_load_and_pickle(fitted, test_pairs, tmp_path):
     assert clone(model).quantize == "int8"
 
 
+def test_lstm_model_is_left_unchanged_with_a_warning(pairs, test_pairs):
+    X, _ = test_pairs
+    model = AspectAttentionClassifier(**TINY, hidden_size=16).fit(*pairs)
+    expected = model.predict_proba(X)
+    model.set_params(quantize="int8")
+    with pytest.warns(AspectAttnWarning, match="leaves this model unchanged"):
+        np.testing.assert_array_equal(model.predict_proba(X), expected)
+
+
 def test_refit_replaces_the_int8_copy(pairs, test_pairs):
     X, _ = test_pairs
-    model = AspectAttentionClassifier(**TINY, hidden_size=16, quantize="int8")
+    model = AspectAttentionClassifier(**TINY, **TRANSFORMER, quantize="int8")
     first = model.fit(*pairs).predict_proba(X)
     X2, y2 = make_pairs(120, seed=5)
     second = model.fit(X2, y2).predict_proba(X)
-    fresh = AspectAttentionClassifier(**TINY, hidden_size=16, quantize="int8")
+    fresh = AspectAttentionClassifier(**TINY, **TRANSFORMER, quantize="int8")
     np.testing.assert_array_equal(second, fresh.fit(X2, y2).predict_proba(X))
     assert not np.array_equal(first, second)
 
@@ -117,9 +135,9 @@ def test_detector_predicts_with_int8():
     ] * 20
     Y = [["positive", "negative"]] * 20 + [["negative", "none"]] * 20
     det = AspectCategoryClassifier(
+        **TRANSFORMER,
         embeddings=None,
         embedding_dim=16,
-        hidden_size=16,
         max_epochs=2,
         random_state=0,
         device="cpu",

@@ -13,6 +13,7 @@ from conftest import FAST, FOOD, SERVICE, make_pairs
 
 from aspectattn import (
     AspectAttentionClassifier,
+    AspectAttnWarning,
     AspectCategoryClassifier,
     UnknownAspectError,
 )
@@ -293,3 +294,5 @@ def test_export_command(exported, pairs, tmp_path, capsys):
     )
     assert main(["export", str(tmp_path / "missing.aam"), str(tmp_path / "x")]) == 2
     assert "not found" in capsys.readouterr().err
+    with pytest.warns(AspectAttnWarning, match="not carried into the ONNX graph"):
+        export_onnx(clf.set_params(quantize="int8"), tmp_path / "int8")
