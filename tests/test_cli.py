@@ -146,8 +146,7 @@ def test_evaluate_and_predict_with_int8(workdir, tmp_path):
         n_layers=1,
         embeddings=None,
         embedding_dim=16,
-        max_epochs=8,
-        lr=0.01,
+        max_epochs=3,
         batch_size=16,
         random_state=0,
     ).fit(X, y).save(tmp_path / "tf.aam")
