@@ -76,6 +76,22 @@ def register(cls: type) -> type:
     return cls
 
 
+#: The modules whose import registers aspectattn's own estimators (imported by
+#: :func:`load` on first use: ``import aspectattn`` itself loads them lazily).
+_ESTIMATOR_MODULES = ("aspectattn.estimator", "aspectattn.detection")
+
+
+def _registered(name) -> type | None:
+    if not isinstance(name, str):
+        return None
+    if name not in _REGISTRY:
+        import importlib
+
+        for module in _ESTIMATOR_MODULES:
+            importlib.import_module(module)
+    return _REGISTRY.get(name)
+
+
 #: The aspectattn types a skops file of a fitted model (or a Pipeline holding one) may
 #: contain: ``skops.io.load(path, trusted=SKOPS_TRUSTED_TYPES)``. The attention
 #: estimators are rebuilt through :func:`from_payload` (the checks of :func:`load`),
@@ -248,7 +264,7 @@ def from_payload(payload, where="the model"):
             raise ValueError("the metadata is not a JSON object")
         if version == 1:
             meta, tensors = _upgrade_v1(meta, tensors)
-        cls = _REGISTRY.get(meta.get("estimator"))
+        cls = _registered(meta.get("estimator"))
         if cls is None:
             raise ValueError(f"unknown estimator {str(meta.get('estimator'))[:80]!r}")
         params = _from_json(meta.get("params"))

@@ -1,4 +1,6 @@
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -53,6 +55,22 @@ def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
     again = pickle.loads(pickle.dumps(loaded))
     assert_same_fitted_state(again, fitted)
     np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
+
+
+def test_load_alone_finds_the_estimator_classes(fitted, test_pairs, tmp_path):
+    # `import aspectattn` loads its estimators lazily: persistence.load must not
+    # depend on something else having imported them first.
+    fitted.save(tmp_path / "m.aam")
+    code = (
+        "import sys; from aspectattn.persistence import load; "
+        f"m = load({str(tmp_path / 'm.aam')!r}); "
+        f"print(m.predict([{test_pairs[0][0]!r}])[0])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == str(fitted.predict(test_pairs[0][:1])[0])
 
 
 def test_integer_labels_and_terms_survive(pairs, tmp_path):
