@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from runlog import append_run, read_runs, write_results
 from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
@@ -376,11 +377,7 @@ def main():
     data = load()
     log = out.with_suffix(".runs.jsonl")
     speed_file = out.with_suffix(".speed.json")
-    runs = (
-        [json.loads(line) for line in log.read_text().splitlines()]
-        if log.is_file()
-        else []
-    )
+    runs = read_runs(log)
     done = {(r["model"], r["seed"]) for r in runs}
     for name in args.models:
         kind, train, extra = MODELS[name]
@@ -393,9 +390,7 @@ def main():
             )
             run.update(model=name, seed=seed, seconds=time.perf_counter() - start)
             runs.append(run)
-            with open(log, "a") as f:
-                f.write(json.dumps(run) + "\n")
-            print(json.dumps({k: v for k, v in run.items()}), flush=True)
+            append_run(log, run)
     speed = json.loads(speed_file.read_text()) if speed_file.is_file() else None
     if speed is None:
         speed = joint_speed(data, embeddings)
@@ -408,14 +403,8 @@ def main():
         "torch": torch.__version__,
     }
     rows = summarize([r for r in runs if r["model"] in args.models])
-    out.with_suffix(".json").write_text(
-        json.dumps(
-            {"meta": meta, "speed": speed, "summary": rows, "runs": runs}, indent=1
-        )
-    )
-    table = markdown(rows, speed, meta)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
+    results = {"meta": meta, "speed": speed, "summary": rows, "runs": runs}
+    write_results(out, results, markdown(rows, speed, meta))
 
 
 if __name__ == "__main__":

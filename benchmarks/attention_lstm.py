@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from aspect_level import disagreeing
+from runlog import write_results
 from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier
@@ -318,13 +319,9 @@ def main():
         "machine": platform.machine(),
     }
     rows = summarize(runs, published)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(
-        json.dumps({"meta": meta, "summary": rows, "runs": runs}, indent=1)
+    write_results(
+        out, {"meta": meta, "summary": rows, "runs": runs}, markdown(rows, meta)
     )
-    table = markdown(rows, meta)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ summary of every run there goes to ``results/quantize.{json,md}``. No LSTM row:
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 import torch
 from aspect_level import disagreeing
 from attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
+from runlog import append_run, read_runs, write_results
 from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier
@@ -54,13 +54,11 @@ def models(data_home: Path) -> dict[str, dict]:
     }
 
 
-def rate(clf, X, repeats=3) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        clf.predict_proba(X)
-        times.append(time.perf_counter() - start)
-    return len(X) / min(times)
+def rate(clf, X) -> float:
+    """Pairs per second of one ``predict_proba`` over ``X``."""
+    start = time.perf_counter()
+    clf.predict_proba(X)
+    return len(X) / (time.perf_counter() - start)
 
 
 def run_one(name, params, seed, data) -> dict:
@@ -86,7 +84,7 @@ def run_one(name, params, seed, data) -> dict:
     for _ in range(3):  # alternate, so that both see the same machine load
         for quantize in rates:
             clf.set_params(quantize=quantize)
-            rates[quantize].append(rate(clf, X_test, repeats=1))
+            rates[quantize].append(rate(clf, X_test))
     row["float_pairs_per_second"] = max(rates[None])
     row["int8_pairs_per_second"] = max(rates["int8"])
     row["labels_changed"] = 100 * float(
@@ -164,8 +162,7 @@ def main():
     specs = models(data_home)
     out = Path(args.out)
     log = out.with_suffix(".runs.jsonl")
-    lines = log.read_text().splitlines() if log.exists() else []
-    runs = [json.loads(line) for line in lines]
+    runs = read_runs(log)
     done = {(r["model"], r["seed"]) for r in runs}
     for name in args.models:
         for seed in range(args.seeds):
@@ -173,9 +170,7 @@ def main():
                 continue
             run = run_one(name, specs[name], seed, data)
             runs.append(run)
-            with log.open("a") as f:
-                f.write(json.dumps(run) + "\n")
-            print(json.dumps(run), flush=True)
+            append_run(log, run)
     meta = {
         "train_pairs": len(data[0][0]),
         "test_pairs": len(data[1][0]),
@@ -188,12 +183,8 @@ def main():
         },
     }
     rows = summarize(runs)
-    out.with_suffix(".json").write_text(
-        json.dumps({"meta": meta, "summary": rows, "runs": runs}, indent=1)
-    )
-    table = markdown(rows, meta)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
+    results = {"meta": meta, "summary": rows, "runs": runs}
+    write_results(out, results, markdown(rows, meta))
 
 
 if __name__ == "__main__":

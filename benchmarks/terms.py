@@ -25,13 +25,13 @@ options, the validation accuracy in the result files decides. Runs are appended 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import aspect_level
 import numpy as np
 import torch
+from runlog import append_run, read_runs, write_results
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import flip_opinions
@@ -183,11 +183,7 @@ def main():
     out = Path(args.out)
     log = out.with_suffix(".runs.jsonl")
     embeddings = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
-    runs = (
-        [json.loads(line) for line in log.read_text().splitlines()]
-        if log.is_file()
-        else []
-    )
+    runs = read_runs(log)
     done = {(r["data"], r["model"], r["seed"]) for r in runs}
     sets = {data: load(data) for data in args.data}
     for seed in range(args.seeds):  # every model at seed 0 first
@@ -204,16 +200,10 @@ def main():
                     seconds=time.perf_counter() - start,
                 )
                 runs.append(result)
-                with open(log, "a") as f:
-                    f.write(json.dumps(result) + "\n")
-                print(json.dumps(result), flush=True)
+                append_run(log, result)
     rows = summarize(runs)
-    out.with_suffix(".json").write_text(
-        json.dumps({"params": PARAMS, "summary": rows, "runs": runs}, indent=1)
-    )
-    table = markdown(rows)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
+    results = {"params": PARAMS, "summary": rows, "runs": runs}
+    write_results(out, results, markdown(rows))
 
 
 if __name__ == "__main__":
