@@ -752,10 +752,10 @@ def _add_data_options(p, split_default="train", model_options=True):
         help="text encoding of the input file (utf-8, with or without a BOM)",
     )
     if model_options:
-        _add_trust_pickle(p)
+        _add_model_options(p)
 
 
-def _add_trust_pickle(p, quantize=True):
+def _add_model_options(p, quantize=True):
     p.add_argument(
         "--trust-pickle",
         action="store_true",
@@ -952,7 +952,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default="Aspect sentiment report", help="report title")
     p.add_argument("--encoding", default="utf-8", help="text encoding of the file")
     p.add_argument("--quiet", action="store_true", help="no progress line")
-    _add_trust_pickle(p)
+    _add_model_options(p)
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
@@ -962,7 +962,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", help="model file (.aam): pair classifier or detector")
     p.add_argument("out", help="directory for model.onnx and model.json")
-    _add_trust_pickle(p, quantize=False)
+    _add_model_options(p, quantize=False)
     p.set_defaults(func=cmd_export)
     return parser
 

@@ -307,11 +307,11 @@ default="additive"
     device : str, default="auto"
         ``"auto"`` uses CUDA when available, else the CPU; or a torch device string.
     quantize : {None, "int8"}, default=None
-        ``"int8"`` predicts with int8 weights in every linear layer (dynamic
-        quantisation, on the CPU whatever ``device`` says); training and the saved
-        weights stay float32, so it can also be set on a fitted or loaded model.
-        Pays with ``encoder="pretrained"`` (about 2x on CPU, see the README for the
-        accuracy change); an LSTM's recurrence stays float32. See
+        ``"int8"`` predicts with int8 weights in the encoder's linear layers
+        (dynamic quantisation, on the CPU whatever ``device`` says); training and
+        the saved weights stay float32, so it can also be set on a fitted or loaded
+        model. Pays with ``encoder="pretrained"`` (1.5x on a 2-core CPU; the README
+        gives the accuracy change); the LSTM encoder is left as it is. See
         :mod:`aspectattn.quantization`.
     verbose : int, default=0
         1 prints a line per epoch (loss, validation scores, time).
