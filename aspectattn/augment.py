@@ -22,7 +22,13 @@ import numpy as np
 from ._validation import check_labels, check_pairs
 from .positions import find_term
 
-__all__ = ["join_opposite", "flip_opinions", "OPINION_ANTONYMS"]
+__all__ = [
+    "join_opposite",
+    "flip_opinions",
+    "flip_pairs",
+    "OPINION_ANTONYMS",
+    "OPINION_PAIRS",
+]
 
 # Opinion words of reviews and their antonyms (both directions are used). Written
 # once from general English, not from any test set.
@@ -89,6 +95,9 @@ _PAIRS = [
     ("authentic", "fake"),
     ("flavorful", "flavorless"),
 ]
+#: The (word, antonym) pairs of :data:`OPINION_ANTONYMS`, in a fixed order (a
+#: benchmark can train on some and probe with the others).
+OPINION_PAIRS = tuple(_PAIRS)
 #: Word -> antonym, both directions.
 OPINION_ANTONYMS = {**dict(_PAIRS), **{b: a for a, b in _PAIRS}}
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -212,12 +221,24 @@ def flip_opinions(
     """
     texts, terms, _, spans = check_pairs(X, return_spans=True)
     labels = check_labels(y, len(texts)).tolist()
+    X_new, y_new, target, _ = flip_pairs(
+        texts, terms, spans, labels, positive, negative, window, antonyms
+    )
+    return X_new, y_new, target
+
+
+def flip_pairs(
+    texts, terms, spans, labels, positive, negative, window=4, antonyms=None
+):
+    """:func:`flip_opinions` on validated columns; also returns, for each new pair,
+    the index of the pair whose sentence it was made from (``source``, an int
+    array), so a caller can keep a sentence and its flipped copies together."""
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     flip = {positive: negative, negative: positive}
     groups: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
         groups.setdefault(text, []).append(i)
-    X_new, y_new, target = [], [], []
+    X_new, y_new, target, source = [], [], [], []
     for text, members in groups.items():
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
         starts = np.array([a for a, _ in words])
@@ -238,15 +259,17 @@ def flip_opinions(
                 k = int(np.searchsorted(starts, span[0]))
                 place[i] = (k, k)
 
+        done = set()  # the places flipped (a pair repeated in the data is one)
         for i in members:
-            if i not in place or labels[i] not in flip:
+            if i not in place or labels[i] not in flip or place[i] in done:
                 continue
+            done.add(place[i])
             candidates = []
             for k, (a, b) in enumerate(words):
                 if text[a:b].lower() not in antonyms or place[i][0] <= k <= place[i][1]:
                     continue
                 d = _distance(k, place[i])
-                others = [_distance(k, place[j]) for j in place if j != i]
+                others = [_distance(k, p) for p in set(place.values()) - {place[i]}]
                 if d <= window and all(d < o for o in others):
                     candidates.append((d, k))
             if not candidates:
@@ -259,6 +282,8 @@ def flip_opinions(
             for j in place:
                 start, end = (s + shift if s >= b else s for s in char_span[j])
                 X_new.append((new_text, terms[j], (start, end)))
-                y_new.append(flip[labels[j]] if j == i else labels[j])
-                target.append(j == i)
-    return X_new, y_new, np.array(target, dtype=bool)
+                is_target = place[j] == place[i]
+                y_new.append(flip.get(labels[j], labels[j]) if is_target else labels[j])
+                target.append(is_target)
+                source.append(j)
+    return X_new, y_new, np.array(target, dtype=bool), np.array(source, dtype=np.intp)

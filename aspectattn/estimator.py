@@ -23,7 +23,7 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import inference, persistence, training
+from . import augment, inference, persistence, training
 from ._batching import PairDataset
 from ._fields import labels_state
 from ._validation import (
@@ -86,7 +86,7 @@ ENCODER_PARAMS = {
 #: Parameters of the attention layer, unused by ``variant="ae"``.
 ATTENTION_PARAMS = ("attention_score", "attention_heads", "position_weighting")
 #: Parameters that use the position of an aspect term, unused for categories.
-TERM_PARAMS = ("position_weighting", "term_marker", "term_query")
+TERM_PARAMS = ("position_weighting", "term_marker", "term_query", "augment", "antonyms")
 
 #: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
 FITTED_ATTRIBUTES = (
@@ -247,6 +247,19 @@ default="additive"
         ``start``/``end`` columns of a DataFrame; without one the term is found in
         the text (its first whole-word occurrence, ignoring case). A term that is
         not in its text is then an error.
+    augment : {None, "flip"}, default=None
+        Aspect terms only: add training pairs made from the training sentences.
+        ``"flip"``: for each positive or negative term, a copy of its sentence in
+        which the opinion word nearest to the term (and nearer to it than to any
+        other term) is replaced by its antonym, with the term's label reversed and
+        the other terms' labels kept (:func:`aspectattn.augment.flip_opinions`).
+        It teaches the model to follow the words next to the term rather than the
+        sentence's overall tone. The copies stay on the training side of the
+        validation split, with their source sentence, and are never scored in
+        validation. Needs the labels ``"positive"`` and ``"negative"``.
+    antonyms : dict or None, default=None
+        The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
+        ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.
     dropout : float, default=0.5
         Dropout on the final sentence representation, as in Wang et al.'s code.
     embedding_dropout : float, default=0.5
@@ -388,6 +401,8 @@ default="additive"
         "position_weighting": [Options(set(POSITION_WEIGHTINGS))],
         "term_marker": [Options({True, False})],
         "term_query": [Options(set(TERM_QUERIES))],
+        "augment": [None, Options({"flip"})],
+        "antonyms": [None, InstanceOf((dict,), "a dict")],
         "encoder": [Options(set(ENCODERS))],
         "pretrained_model": [None, InstanceOf((str, os.PathLike), "a path")],
         "pretrained_input": [Options({"vector", "pair"})],
@@ -451,6 +466,8 @@ default="additive"
         position_weighting="none",
         term_marker=False,
         term_query="vectors",
+        augment=None,
+        antonyms=None,
         encoder="lstm",
         pretrained_model=None,
         pretrained_input="vector",
@@ -501,6 +518,8 @@ default="additive"
         self.position_weighting = position_weighting
         self.term_marker = term_marker
         self.term_query = term_query
+        self.augment = augment
+        self.antonyms = antonyms
         self.encoder = encoder
         self.pretrained_model = pretrained_model
         self.pretrained_input = pretrained_input
@@ -628,6 +647,13 @@ default="additive"
         rng = np.random.default_rng(seed)
         device = _resolve_device(self.device)
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
+        run_data = (texts, aspects, labels)
+        synthetic_source = None
+        if self.augment == "flip" and aspect_type == "term":
+            texts, aspects, char_spans, labels, synthetic_source = _flip_augment(
+                self, texts, aspects, char_spans, labels, classes
+            )
+            y_index = np.searchsorted(classes, labels)
         categories = np.array(
             sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
         )
@@ -648,13 +674,14 @@ default="additive"
             lambda: AspectAttentionModel(**module_config),
             init,
             dataset,
-            texts,
+            run_data[0],
             seed,
             rng,
             device,
-            run_data=(texts, aspects, labels),
+            run_data=run_data,
             y_index=y_index,
             classes=classes,
+            synthetic_source=synthetic_source,
         )
         # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
         # the fitted model stays small and pickle-safe.
@@ -1007,6 +1034,69 @@ default="additive"
 
 
 # ------------------------------------------------------------------------ helpers
+def _flip_augment(est, texts, aspects, char_spans, labels, classes):
+    """The training pairs plus their opinion-flipped copies (``augment="flip"``).
+
+    Returns the extended ``texts``, ``aspects``, ``char_spans`` and ``labels``, and
+    ``source`` (n_new,): the original pair each new pair was made from.
+    """
+    name = type(est).__name__
+    missing = {"positive", "negative"} - set(classes.tolist())
+    if missing:
+        raise InputError(
+            f"augment='flip' in {name} reverses the labels 'positive' and "
+            f"'negative'; y has no {sorted(missing)} among its classes "
+            f"{classes.tolist()!r}."
+        )
+    antonyms = est.antonyms
+    if antonyms is not None:
+        bad = [
+            (k, v)
+            for k, v in antonyms.items()
+            if not (isinstance(k, str) and isinstance(v, str) and k and v)
+            or k != k.lower()
+        ]
+        if bad:
+            raise ValueError(
+                f"The 'antonyms' parameter of {name} must map lower-case words to "
+                f"words (non-empty strings). Got {bad[0]!r} instead."
+            )
+    spans = [None] * len(texts) if char_spans is None else list(char_spans)
+    X_new, y_new, _, source = augment.flip_pairs(
+        texts,
+        aspects,
+        spans,
+        labels.tolist(),
+        "positive",
+        "negative",
+        antonyms=antonyms,
+    )
+    # A copy identical to a given sentence (possibly on the other side of the
+    # validation split, with another label) is dropped.
+    given = set(texts)
+    kept = [k for k, x in enumerate(X_new) if x[0] not in given]
+    X_new, y_new, source = (
+        [X_new[k] for k in kept],
+        [y_new[k] for k in kept],
+        source[kept],
+    )
+    if not X_new:
+        warnings.warn(
+            f"augment='flip' in {name} found no opinion word next to any term; "
+            "training on the given pairs only.",
+            AspectAttnWarning,
+            stacklevel=3,
+        )
+    new_texts, new_terms, new_spans = ([x[k] for x in X_new] for k in range(3))
+    return (
+        list(texts) + new_texts,
+        list(aspects) + new_terms,
+        spans + new_spans,
+        np.concatenate([labels, np.asarray(y_new, dtype=labels.dtype)]),
+        source,
+    )
+
+
 def _term_spans(pipeline, module_config, texts, aspects, char_spans):
     """The terms' token spans when the model reads them, else None."""
     if not uses_position(module_config):

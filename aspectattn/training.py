@@ -79,10 +79,19 @@ class TrainingConfig:
 
 
 def split_sentences(
-    dataset: PairDataset, groups: np.ndarray, fraction: float | None, rng
+    dataset: PairDataset,
+    groups: np.ndarray,
+    fraction: float | None,
+    rng,
+    synthetic: np.ndarray | None = None,
 ) -> tuple[PairDataset, PairDataset | None]:
     """Hold out a share ``fraction`` of the sentences (``groups``: the sentence of
-    each pair) with all their pairs."""
+    each pair) with all their pairs.
+
+    ``synthetic`` (bool per pair) marks pairs made by augmentation: they carry the
+    group of their source sentence, so they fall on its side of the split, and are
+    left out of the validation set.
+    """
     if fraction is None:
         return dataset, None
     n_sentences = int(groups.max()) + 1
@@ -94,9 +103,10 @@ def split_sentences(
             "fraction."
         )
     is_valid = np.isin(groups, rng.permutation(n_sentences)[:n_valid])
+    scored = is_valid if synthetic is None else is_valid & ~synthetic
     return (
         dataset.subset(np.flatnonzero(~is_valid)),
-        dataset.subset(np.flatnonzero(is_valid)),
+        dataset.subset(np.flatnonzero(scored)),
     )
 
 
@@ -317,6 +327,7 @@ def train_module(
     y_index=None,
     classes=None,
     criterion=None,
+    synthetic_source=None,
 ):
     """Build the module of estimator ``est`` (``build()``, then ``init(module)``)
     under the fit's seed, hold out validation sentences, and train it through
@@ -325,10 +336,24 @@ def train_module(
     ``criterion(module)`` gives a loss module for outputs that are not one
     class per row. Returns the trained module (eval mode), the history, the
     epoch kept, whether training was interrupted, and the seconds it took.
+
+    ``texts`` are the given pairs' texts; the ``dataset`` may hold augmented pairs
+    after them, one per entry of ``synthetic_source`` (the index of the given pair
+    each was made from), which go with their source to the training or validation
+    side and are not scored in validation.
     """
     # The same text is one sentence (numbered in sorted order).
     groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
-    train_ds, valid_ds = split_sentences(dataset, groups, est.validation_fraction, rng)
+    synthetic = None
+    if synthetic_source is not None:
+        synthetic = np.r_[
+            np.zeros(len(groups), dtype=bool),
+            np.ones(len(synthetic_source), dtype=bool),
+        ]
+        groups = np.r_[groups, groups[synthetic_source]]
+    train_ds, valid_ds = split_sentences(
+        dataset, groups, est.validation_fraction, rng, synthetic
+    )
     with private_torch_rng(seed, device):
         module = build()
         init(getattr(module, "model", module))

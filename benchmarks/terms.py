@@ -14,7 +14,13 @@ with the terms' character spans from the data files, then score once on
 * target-flip probes made from the test sentences by
   :func:`aspectattn.augment.flip_opinions` (the opinion word nearest to one term
   swapped for its antonym): accuracy on the flipped targets ("label follows the
-  target") and on the other terms of the probe sentences ("others stay").
+  target") and on the other terms of the probe sentences ("others stay"); and the
+  same on the probes that swap only the antonym pairs the flip augmentation does
+  not train on (every second pair of ``OPINION_PAIRS``: "unseen words").
+
+The flip-augmented model (``augment="flip"``) trains on copies of the training
+sentences that swap the other half of the pairs, so its "unseen words" column is
+the one to compare.
 
 Nothing is chosen on a test set: the epoch on the validation split; between the
 options, the validation accuracy in the result files decides. Runs are appended to
@@ -34,7 +40,7 @@ import torch
 from runlog import append_run, read_runs, write_results
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.augment import flip_opinions
+from aspectattn.augment import OPINION_PAIRS, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -55,6 +61,22 @@ MODELS = {
         variant="atae", position_weighting="linear", term_marker=True
     ),
 }
+
+
+def _both_ways(pairs):
+    return {**dict(pairs), **{b: a for a, b in pairs}}
+
+
+# Augmentation trains on half the antonym pairs; probes with the other half show
+# whether the model learned to follow the target's opinion word, not the words.
+TRAIN_ANTONYMS = _both_ways(OPINION_PAIRS[0::2])
+PROBE_ANTONYMS = _both_ways(OPINION_PAIRS[1::2])
+MODELS["AT-LSTM + linear + flip augmentation"] = dict(
+    variant="at",
+    position_weighting="linear",
+    augment="flip",
+    antonyms=TRAIN_ANTONYMS,
+)
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
     "laptops": "Wang ATAE 68.7; TNet 74.0-76.5; BERT-SPC 78.99",
@@ -87,6 +109,13 @@ def scores(clf, X, y) -> dict:
         flip_others_accuracy=100 * probe_right[~target].mean(),
         flip_probes=int(target.sum()),
     )
+    X_probe, y_probe, target = flip_opinions(X, y, antonyms=PROBE_ANTONYMS)
+    probe_right = clf.predict(X_probe) == np.asarray(y_probe)
+    out.update(
+        unseen_flip_target_accuracy=100 * probe_right[target].mean(),
+        unseen_flip_others_accuracy=100 * probe_right[~target].mean(),
+        unseen_flip_probes=int(target.sum()),
+    )
     return out
 
 
@@ -104,7 +133,12 @@ def summarize(runs):
     rows = []
     for key in dict.fromkeys((r["data"], r["model"]) for r in runs):
         mine = [r for r in runs if (r["data"], r["model"]) == key]
-        numbers = [k for k, v in mine[0].items() if isinstance(v, float)]
+        # columns measured in every run of the row (older runs lack some)
+        numbers = [
+            k
+            for k, v in mine[0].items()
+            if isinstance(v, float) and all(k in r for r in mine)
+        ]
         rows.append(
             {
                 "data": key[0],
@@ -122,6 +156,7 @@ def summarize(runs):
                 "disagree_pairs": mine[0]["disagree_pairs"],
                 "disagree_sentences": mine[0]["disagree_sentences"],
                 "flip_probes": mine[0]["flip_probes"],
+                "unseen_flip_probes": mine[0].get("unseen_flip_probes"),
             }
         )
     return rows
@@ -129,6 +164,8 @@ def summarize(runs):
 
 def markdown(rows) -> str:
     def cell(row, key):
+        if key not in row:
+            return "—"
         mean, std = row[key]
         return f"{mean:.2f} ± {std:.2f}"
 
@@ -139,13 +176,16 @@ def markdown(rows) -> str:
         "disagree_sentences_all_right",
         "flip_target_accuracy",
         "flip_others_accuracy",
+        "unseen_flip_target_accuracy",
+        "unseen_flip_others_accuracy",
         "valid_accuracy",
     ]
     lines = [
         "| data | model | n | accuracy | macro-F1 | disagreeing pairs | disagreeing "
         "sentences all right | flip probes: target | flip probes: others stay "
+        "| unseen words: target | unseen words: others stay "
         "| validation accuracy | s / epoch |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         cells = " | ".join(cell(r, k) for k in keys)
@@ -160,6 +200,11 @@ def markdown(rows) -> str:
         + "; ".join(
             f"{d}: {r['disagree_sentences']} sentences, {r['disagree_pairs']} pairs, "
             f"{r['flip_probes']} flip probes"
+            + (
+                f" of which {r['unseen_flip_probes']} with unseen words"
+                if r["unseen_flip_probes"]
+                else ""
+            )
             for d, r in sizes.items()
         )
         + "). Published (300-d GloVe or BERT): "

@@ -1,7 +1,12 @@
+import numpy as np
 import pytest
-from conftest import make_pairs
+from conftest import FAST, make_pairs
+from sklearn.base import clone
 
+from aspectattn import AspectAttentionClassifier, training
 from aspectattn.augment import flip_opinions, join_opposite
+from aspectattn.exceptions import AspectAttnWarning, InputError
+from aspectattn.training import split_sentences
 
 
 def test_joined_sentences_have_two_aspects_of_opposite_polarity():
@@ -53,3 +58,87 @@ def test_flip_opinions_skips_words_nearer_another_term_and_neutral_terms():
     X = [(text, "soup"), (text, "bread"), ("the menu is long", "menu")]
     X_new, _, target = flip_opinions(X, ["positive", "positive", "neutral"])
     assert X_new == [] and len(target) == 0
+
+
+# -- augment="flip" in the estimator --------------------------------------------------
+THINGS = ["fries", "burger", "waiter", "pasta", "view", "wine", "soup", "staff"]
+
+
+def one_term_pairs(words_and_labels, n, seed=0):
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for _ in range(n):
+        word, label = words_and_labels[rng.integers(len(words_and_labels))]
+        thing = THINGS[rng.integers(len(THINGS))]
+        X.append((f"the {thing} was {word}", thing))
+        y.append(label)
+    return X, y
+
+
+def test_flip_augmentation_teaches_the_antonyms_of_the_training_opinions():
+    # Training has "great" (positive) and "fine" (neutral), and one "awful" so that
+    # 'negative' is a class; "terrible" is never seen. With augment="flip" and
+    # great <-> terrible the copies teach it; without, it cannot be known.
+    X, y = one_term_pairs([("great", "positive"), ("fine", "neutral")], 120)
+    X.append(("the soup was awful", "soup"))
+    y.append("negative")
+    X_test = [(f"the {t} was terrible", t) for t in THINGS]
+    params = dict(**FAST, variant="at", aspect_type="term")
+    plain = AspectAttentionClassifier(**params).fit(X, y)
+    flipped = AspectAttentionClassifier(
+        **params, augment="flip", antonyms={"great": "terrible"}
+    ).fit(X, y)
+    assert (plain.predict(X_test) == "negative").mean() <= 0.25
+    assert (flipped.predict(X_test) == "negative").mean() >= 0.9
+    assert flipped.predict(X[:20]).tolist() == y[:20]
+
+
+def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypatch):
+    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 80)
+    X += [("the soup was terrible", "soup")]  # what a copy of "... great" becomes
+    y += ["negative"]
+    splits = []
+
+    def recording_split(dataset, groups, fraction, rng, synthetic=None):
+        train, valid = split_sentences(dataset, groups, fraction, rng, synthetic)
+        splits.append((dataset, groups, synthetic, train, valid))
+        return train, valid
+
+    monkeypatch.setattr(training, "split_sentences", recording_split)
+    AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1},
+        variant="at",
+        aspect_type="term",
+        validation_fraction=0.25,
+        augment="flip",
+    ).fit(X, y)
+    [(dataset, groups, synthetic, train, valid)] = splits
+    group_of = dict(zip(dataset.sentence.tolist(), groups.tolist(), strict=True))
+    held_out = {group_of[s] for s in valid.sentence.tolist()}
+    real = ~synthetic
+    # the copies: one per pair, none a sentence of the data, none validated
+    assert 70 <= synthetic.sum() <= 81
+    assert not set(dataset.sentence[synthetic]) & set(dataset.sentence[real])
+    assert len(valid) == np.isin(groups[real], list(held_out)).sum()
+    assert len(train) == (~np.isin(groups, list(held_out))).sum()
+
+
+def test_flip_augmentation_errors_and_warnings():
+    X, y = one_term_pairs([("great", "good"), ("awful", "bad")], 20)
+    clf = AspectAttentionClassifier(**FAST, aspect_type="term", augment="flip")
+    with pytest.raises(InputError, match="reverses the labels 'positive'"):
+        clf.fit(X, y)
+    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 20)
+    with pytest.raises(ValueError, match="'antonyms' parameter of .* lower-case"):
+        clone(clf).set_params(antonyms={"Great": "awful"}).fit(X, y)
+    with pytest.raises(ValueError, match="'augment' parameter"):
+        clone(clf).set_params(augment="shuffle").fit(X, y)
+    with pytest.warns(AspectAttnWarning, match="found no opinion word"):
+        clone(clf).set_params(antonyms={"tasty": "bland"}, max_epochs=1).fit(X, y)
+    with pytest.warns(AspectAttnWarning, match="'augment' is not used"):
+        AspectAttentionClassifier(
+            **{**FAST, "max_epochs": 1}, aspect_type="category", augment="flip"
+        ).fit(
+            [("the soup was great", "food"), ("rude staff", "service")],
+            ["positive", "negative"],
+        )

@@ -59,6 +59,38 @@ def test_split_keeps_every_sentence_on_one_side():
     assert split_sentences(dataset, groups, None, None) == (dataset, None)
 
 
+def test_augmented_pairs_follow_their_sentence_and_are_never_validated():
+    # pairs 10-13 are copies (sentences 6-9) made from the sentences 0, 2, 4 and 5
+    groups = np.array([0, 0, 1, 2, 2, 2, 3, 4, 4, 5, 0, 2, 4, 5])
+    dataset = PairDataset(
+        EncodedTexts.from_lists([[2]] * 10),
+        np.r_[groups[:10], [6, 7, 8, 9]],
+        np.zeros(14, np.int64),
+    )
+    plain = PairDataset(
+        EncodedTexts.from_lists([[2]] * 6), groups[:10], np.zeros(10, np.int64)
+    )
+    synthetic = np.arange(14) >= 10
+    for seed in range(5):
+        train, valid = split_sentences(
+            dataset, groups, 0.5, np.random.default_rng(seed), synthetic
+        )
+        held_out = set(valid.sentence.tolist())
+        assert max(held_out) < 6  # no copy is validated
+        copies_trained = sorted(s for s in train.sentence.tolist() if s >= 6)
+        assert (
+            copies_trained
+            == [  # exactly the copies of training sentences
+                6 + k for k, g in enumerate(groups[10:]) if g not in held_out
+            ]
+        )
+        # the copies change nothing about which sentences are held out
+        _, plain_valid = split_sentences(
+            plain, groups[:10], 0.5, np.random.default_rng(seed)
+        )
+        assert set(plain_valid.sentence.tolist()) == held_out
+
+
 def test_class_weight_tensor():
     classes = np.array(["neg", "neu", "pos"])
     y = np.array([0, 2, 2, 2, 1, 2])
