@@ -12,6 +12,7 @@ the safe model file alike.
 
 from __future__ import annotations
 
+import copy
 import numbers
 import os
 import re
@@ -662,9 +663,19 @@ default="additive"
                 [(p, "the aspects are categories") for p in TERM_PARAMS],
                 type(self)().get_params(),
             )
+        plain_rng = None
+        if synthetic_source is not None and self.encoder != "pretrained":
+            # The copies' new words take random vectors too, which moves the
+            # generator; the split is drawn from where a fit without copies stands,
+            # so both hold out the same sentences and their validation scores compare.
+            plain_rng = copy.deepcopy(rng)
+            prepare_model(
+                self, *run_data[:2], aspect_type, categories, 0, seed, plain_rng
+            )
         pipeline, module_config, init, coverage = prepare_model(
             self, texts, aspects, aspect_type, categories, len(classes), seed, rng
         )
+        rng = rng if plain_rng is None else plain_rng
         sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
         aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
         spans = _term_spans(pipeline, module_config, texts, aspects, char_spans)

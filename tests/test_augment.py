@@ -105,14 +105,15 @@ def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypat
         return train, valid
 
     monkeypatch.setattr(training, "split_sentences", recording_split)
-    AspectAttentionClassifier(
+    params = dict(
         **{**FAST, "max_epochs": 1},
         variant="at",
         aspect_type="term",
         validation_fraction=0.25,
-        augment="flip",
-    ).fit(X, y)
-    [(dataset, groups, synthetic, train, valid)] = splits
+    )
+    AspectAttentionClassifier(**params).fit(X, y)
+    AspectAttentionClassifier(**params, augment="flip").fit(X, y)
+    (*_, plain_valid), (dataset, groups, synthetic, train, valid) = splits
     group_of = dict(zip(dataset.sentence.tolist(), groups.tolist(), strict=True))
     held_out = {group_of[s] for s in valid.sentence.tolist()}
     real = ~synthetic
@@ -121,6 +122,14 @@ def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypat
     assert not set(dataset.sentence[synthetic]) & set(dataset.sentence[real])
     assert len(valid) == np.isin(groups[real], list(held_out)).sum()
     assert len(train) == (~np.isin(groups, list(held_out))).sum()
+    # the same sentences are held out as without the copies (groups number the
+    # given texts alike in both fits)
+    assert valid.targets.tolist() == plain_valid.targets.tolist()
+    assert held_out == {
+        group
+        for s, group in zip(splits[0][0].sentence, splits[0][1], strict=True)
+        if s in set(plain_valid.sentence.tolist())
+    }
 
 
 def test_flip_augmentation_errors_and_warnings():
