@@ -58,8 +58,9 @@ def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
     terms = aspects if aspect_type == "term" else []
     pipeline = WordPipeline(est.lowercase, est.min_count, est.max_len)
     pipeline.fit(texts, terms)
+    n_text_words = len(pipeline.vocabulary)
     matrix, found, vectors, dim = pipeline.word_vectors(
-        est.embeddings, est.embedding_dim, texts, seed, rng
+        est.embeddings, est.embedding_dim, texts, seed, rng, est.extra_vocabulary
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
     if est.encoder == "lstm":
@@ -102,7 +103,8 @@ def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
         pipeline,
         config,
         init,
-        float(found[2:].mean()) if len(found) > 2 else 0.0,
+        # coverage of the training text's words (not of the extra words)
+        float(found[2:n_text_words].mean()) if n_text_words > 2 else 0.0,
     )
 
 

@@ -244,6 +244,8 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
                 "position_weighting",
                 "term_marker",
                 "term_query",
+                "augment",
+                "antonyms",
             )
         },
         "not_mentioned": [InstanceOf((str,), "a string")],
@@ -282,6 +284,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         embedding_dropout=0.5,
         lowercase=True,
         min_count=1,
+        extra_vocabulary=0,
         max_len=100,
         optimizer="adam",
         lr=1e-3,
@@ -326,6 +329,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         self.embedding_dropout = embedding_dropout
         self.lowercase = lowercase
         self.min_count = min_count
+        self.extra_vocabulary = extra_vocabulary
         self.max_len = max_len
         self.optimizer = optimizer
         self.lr = lr

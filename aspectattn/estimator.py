@@ -70,6 +70,7 @@ ENCODER_PARAMS = {
     "aspect_size": ("lstm", "transformer"),
     "lowercase": ("lstm", "transformer"),
     "min_count": ("lstm", "transformer"),
+    "extra_vocabulary": ("lstm", "transformer"),
     "hidden_size": ("lstm",),
     "bidirectional": ("lstm",),
     "n_layers": ("transformer",),
@@ -271,6 +272,15 @@ default="additive"
         Lower-case text before tokenizing.
     min_count : int, default=1
         Words seen fewer times in the training texts map to the unknown token.
+    extra_vocabulary : int, default=0
+        With pretrained word vectors (a file or name in ``embeddings``): the words
+        among the first ``extra_vocabulary`` of the vectors (their most frequent
+        words; only lower-case ones with ``lowercase=True``) that the training
+        texts lack join the vocabulary with their
+        pretrained vectors, so that a word first met at prediction time is read
+        as its vector instead of as the unknown token. Training never updates
+        those rows (no training word uses them). The model grows by
+        ``extra_vocabulary x dim`` floats at most.
     max_len : int, default=100
         Sentences are truncated to their first ``max_len`` tokens.
     optimizer : {"adam", "adamw", "adagrad", "sgd"}, default="adam"
@@ -419,6 +429,7 @@ default="additive"
         "embedding_dropout": [Interval(float, 0, 1, "left")],
         "lowercase": [Options({True, False})],
         "min_count": [Interval(int, 1, None)],
+        "extra_vocabulary": [Interval(int, 0, None)],
         "max_len": [Interval(int, 1, None)],
         "optimizer": [Options(set(training.OPTIMIZERS))],
         "lr": [Interval(float, 0, None, "neither")],
@@ -484,6 +495,7 @@ default="additive"
         embedding_dropout=0.5,
         lowercase=True,
         min_count=1,
+        extra_vocabulary=0,
         max_len=100,
         optimizer="adam",
         lr=1e-3,
@@ -536,6 +548,7 @@ default="additive"
         self.embedding_dropout = embedding_dropout
         self.lowercase = lowercase
         self.min_count = min_count
+        self.extra_vocabulary = extra_vocabulary
         self.max_len = max_len
         self.optimizer = optimizer
         self.lr = lr

@@ -98,8 +98,13 @@ class WordPipeline(_Pipeline):
         texts: list[str],
         seed: int,
         rng: np.random.Generator,
+        extra_words: int = 0,
     ) -> tuple[np.ndarray, np.ndarray, object, int]:
         """Vectors for the fitted vocabulary (rows as its ids).
+
+        ``extra_words``: the vocabulary first takes in the words among the first
+        ``extra_words`` of pretrained vectors loaded from a file or name (their most
+        frequent words) that it lacks, so that they are not unknown at prediction.
 
         Returns
         -------
@@ -111,6 +116,11 @@ class WordPipeline(_Pipeline):
         vectors, dim = _emb.resolve_word_vectors(
             embeddings, embedding_dim, self.tokenize(texts), seed
         )
+        if extra_words and vectors is not None and embeddings not in _emb.TRAINABLE:
+            words = vectors.index_to_key[:extra_words]
+            if self.tokenizer.lowercase:  # its tokens are never upper-case
+                words = [w for w in words if w == w.lower()]
+            self.vocabulary.extend(words)
         matrix, found = _emb.build_embedding_matrix(
             self.vocabulary.words_, vectors, dim, rng
         )

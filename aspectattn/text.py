@@ -273,6 +273,17 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.words_)
 
+    def extend(self, words: Iterable[str]) -> int:
+        """Give ids, after the existing ones, to the ``words`` not yet in the
+        vocabulary (in their order); returns how many were added."""
+        added = 0
+        for word in words:
+            if word not in self.index_ and word not in (PAD, OOV):
+                self.index_[word] = len(self.words_)
+                self.words_.append(word)
+                added += 1
+        return added
+
     def lookup(self, tokens: Sequence[str]) -> np.ndarray:
         """Map tokens to ids (OOV for unknown words), shape (len(tokens),).
 

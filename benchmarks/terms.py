@@ -77,6 +77,20 @@ MODELS["AT-LSTM + linear + flip augmentation"] = dict(
     augment="flip",
     antonyms=TRAIN_ANTONYMS,
 )
+# The whole GloVe file's vocabulary (100,000 words): test words the training text
+# lacks are read as their vectors instead of as the unknown token.
+MODELS["AT-LSTM + linear + GloVe vocabulary"] = dict(
+    variant="at", position_weighting="linear", extra_vocabulary=100_000
+)
+MODELS["AT-LSTM + linear + GloVe vocabulary, frozen vectors"] = dict(
+    variant="at",
+    position_weighting="linear",
+    extra_vocabulary=100_000,
+    freeze_embeddings=True,
+)
+MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
+    MODELS["AT-LSTM + linear + flip augmentation"], extra_vocabulary=100_000
+)
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
     "laptops": "Wang ATAE 68.7; TNet 74.0-76.5; BERT-SPC 78.99",

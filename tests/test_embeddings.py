@@ -238,3 +238,35 @@ def test_real_glove_file():
     kv = emb.load_word_vectors(GLOVE)
     assert kv.vector_size == 50 and len(kv) == 100_000
     np.testing.assert_allclose(kv["the"][:3], [0.418, 0.24968, -0.41242], rtol=1e-5)
+
+
+def test_extra_vocabulary_reads_words_the_training_text_lacks(tmp_path, vectors):
+    path = tmp_path / "v.txt"
+    vectors = {
+        **vectors,
+        "Awful": -vectors["the"],  # never a lower-cased token: skipped
+        "awful": np.full(4, 0.5, np.float32),
+        "soup": -vectors["was"],  # beyond the first 8
+    }
+    _write("glove", path, vectors)  # file order = frequency order
+    X = [("the pasta was great", "pasta"), ("the waiter was rude", "waiter")] * 10
+    y = ["positive", "negative"] * 10
+    params = {**FAST, "max_epochs": 3, "embeddings": str(path), "embedding_dim": None}
+    plain = AspectAttentionClassifier(**params).fit(X, y)
+    extended = AspectAttentionClassifier(**params, extra_vocabulary=8).fit(X, y)
+    words = extended.text_pipeline_.vocabulary.words_
+    # the lower-case words among the first 8 of the file; "soup" stays unknown
+    assert words[: len(plain.vocabulary_.words_)] == plain.vocabulary_.words_
+    assert words[len(plain.vocabulary_.words_) :] == ["awful"]
+    assert extended.embedding_coverage_ == plain.embedding_coverage_
+    # trained rows move, the extra row keeps its vector: no training word uses it
+    table = extended.module_.embedding.weight.detach().numpy()
+    np.testing.assert_array_equal(table[words.index("awful")], 0.5)
+    assert not np.allclose(table[words.index("great")], vectors["great"])
+    # and prediction reads it: "awful" is no longer the unknown token
+    probe = [("the pasta was awful", "pasta")]
+    unknown = [("the pasta was qqq", "pasta")]
+    assert not np.allclose(
+        extended.predict_proba(probe), extended.predict_proba(unknown)
+    )
+    np.testing.assert_allclose(plain.predict_proba(probe), plain.predict_proba(unknown))
