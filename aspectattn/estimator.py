@@ -40,6 +40,7 @@ from ._validation import (
 )
 from .attention import ATTENTION_SCORES
 from .building import prepare_model
+from .embeddings import TRAINABLE
 from .encoders import ENCODERS
 from .exceptions import AspectAttnWarning, InputError
 from .modules import (
@@ -619,6 +620,9 @@ default="additive"
             unused.append(("term_query", "variant='ae'"))
         if self.aspect_type == "category":
             unused += [(param, "aspect_type='category'") for param in TERM_PARAMS]
+        if self.embeddings is None or self.embeddings in TRAINABLE:
+            # nothing to read beyond the training text
+            unused.append(("extra_vocabulary", f"embeddings={self.embeddings!r}"))
         self._warn_defaults_differ(unused, defaults)
 
     def _warn_defaults_differ(self, unused, defaults) -> None:

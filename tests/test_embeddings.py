@@ -6,6 +6,7 @@ from conftest import FAST, GLOVE, requires_shared_data
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn import embeddings as emb
+from aspectattn.exceptions import AspectAttnWarning
 
 WORDS = ["the", "pasta", "was", "great", "waiter", "rude"]
 
@@ -270,3 +271,9 @@ def test_extra_vocabulary_reads_words_the_training_text_lacks(tmp_path, vectors)
         extended.predict_proba(probe), extended.predict_proba(unknown)
     )
     np.testing.assert_allclose(plain.predict_proba(probe), plain.predict_proba(unknown))
+
+
+def test_extra_vocabulary_without_a_vector_file_warns(pairs):
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, extra_vocabulary=10)
+    with pytest.warns(AspectAttnWarning, match="'extra_vocabulary' is not used"):
+        clf.fit(*pairs)
