@@ -294,7 +294,12 @@ def phrase_vector(vectors, phrase: str) -> np.ndarray | None:
 
 
 def build_embedding_matrix(
-    words: Sequence[str], vectors, dim: int, rng: np.random.Generator, skip: int = 2
+    words: Sequence[str],
+    vectors,
+    dim: int,
+    rng: np.random.Generator,
+    skip: int = 2,
+    n_drawn: int | None = None,
 ) -> tuple[np.ndarray, float]:
     """Embedding matrix for a vocabulary.
 
@@ -309,6 +314,13 @@ def build_embedding_matrix(
         Vector size (must match ``vectors`` when given).
     rng : numpy Generator
         Draws the vectors of words without a pretrained vector.
+    skip : int
+        How many special tokens lead the vocabulary.
+    n_drawn : int or None
+        Draw random rows for the first ``n_drawn`` words only (all of them by
+        default): the words after them must have a pretrained vector. Words added
+        from the vectors themselves then leave the generator where it would be
+        without them.
 
     Returns
     -------
@@ -328,13 +340,20 @@ def build_embedding_matrix(
             if vec is not None:
                 found_rows.append(i)
                 found_vecs.append(vec)
-    scale = float(np.std(found_vecs)) if found_vecs else 0.1
-    matrix = rng.normal(0.0, scale, size=(n, dim)).astype(np.float32)
+    n_drawn = n if n_drawn is None else n_drawn
+    drawn_found = [
+        v for i, v in zip(found_rows, found_vecs, strict=True) if i < n_drawn
+    ]
+    scale = float(np.std(drawn_found)) if drawn_found else 0.1
+    matrix = np.zeros((n, dim), dtype=np.float32)
+    matrix[:n_drawn] = rng.normal(0.0, scale, size=(n_drawn, dim))
     matrix[0] = 0.0
     if found_rows:
         matrix[np.asarray(found_rows)] = np.stack(found_vecs)
     found = np.zeros(n, dtype=bool)
     found[found_rows] = True
+    if not found[n_drawn:].all():
+        raise ValueError("the words after n_drawn must have a pretrained vector")
     return matrix, found
 
 

@@ -116,13 +116,15 @@ class WordPipeline(_Pipeline):
         vectors, dim = _emb.resolve_word_vectors(
             embeddings, embedding_dim, self.tokenize(texts), seed
         )
+        n_text_words = len(self.vocabulary)
         if extra_words and vectors is not None and embeddings not in _emb.TRAINABLE:
             words = vectors.index_to_key[:extra_words]
             if self.tokenizer.lowercase:  # its tokens are never upper-case
                 words = [w for w in words if w == w.lower()]
             self.vocabulary.extend(words)
+        # the added words have vectors: the random draws stay those of the text's
         matrix, found = _emb.build_embedding_matrix(
-            self.vocabulary.words_, vectors, dim, rng
+            self.vocabulary.words_, vectors, dim, rng, n_drawn=n_text_words
         )
         return matrix, found, vectors, dim
 

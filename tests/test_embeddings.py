@@ -178,6 +178,27 @@ def test_embedding_matrix_keeps_only_the_vocabulary(vectors):
     assert emb.vector_coverage(found) == pytest.approx(2 / 3)
 
 
+def test_words_added_from_the_vectors_draw_nothing(vectors):
+    # the rows of the first words, and the generator after, are those of a
+    # vocabulary without the added words (so the validation split is too)
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(4)
+    kv.add_vectors(list(vectors), np.stack(list(vectors.values())))
+    words = ["<pad>", "<unk>", "pasta", "zzz"]
+    rng_a, rng_b = np.random.default_rng(0), np.random.default_rng(0)
+    plain, _ = emb.build_embedding_matrix(words, kv, 4, rng_a)
+    more, found = emb.build_embedding_matrix(
+        [*words, "rude", "the"], kv, 4, rng_b, n_drawn=len(words)
+    )
+    np.testing.assert_array_equal(more[: len(words)], plain)
+    np.testing.assert_array_equal(more[4], vectors["rude"])
+    assert found.tolist() == [False, False, True, False, True, True]
+    assert rng_a.random() == rng_b.random()
+    with pytest.raises(ValueError, match="must have a pretrained vector"):
+        emb.build_embedding_matrix([*words, "qqq"], kv, 4, rng_b, n_drawn=len(words))
+
+
 def test_trained_word2vec_is_reproducible_across_processes(pairs):
     # gensim seeds vectors with Python's salted str hash unless told otherwise.
     import subprocess
