@@ -82,12 +82,6 @@ MODELS["AT-LSTM + linear + flip augmentation"] = dict(
 MODELS["AT-LSTM + linear + GloVe vocabulary"] = dict(
     variant="at", position_weighting="linear", extra_vocabulary=100_000
 )
-MODELS["AT-LSTM + linear + GloVe vocabulary, frozen vectors"] = dict(
-    variant="at",
-    position_weighting="linear",
-    extra_vocabulary=100_000,
-    freeze_embeddings=True,
-)
 MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
     MODELS["AT-LSTM + linear + flip augmentation"], extra_vocabulary=100_000
 )
