@@ -151,3 +151,17 @@ def test_flip_augmentation_errors_and_warnings():
             [("the soup was great", "food"), ("rude staff", "service")],
             ["positive", "negative"],
         )
+
+
+def test_an_augmented_model_round_trips_with_its_antonyms(tmp_path):
+    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 30)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 2},
+        aspect_type="term",
+        augment="flip",
+        antonyms={"great": "lousy", "awful": "superb"},
+    ).fit(X, y)
+    clf.save(tmp_path / "m.aam")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
+    assert loaded.get_params()["antonyms"] == {"great": "lousy", "awful": "superb"}
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
