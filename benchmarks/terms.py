@@ -85,6 +85,10 @@ MODELS["AT-LSTM + linear + GloVe vocabulary"] = dict(
 MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
     MODELS["AT-LSTM + linear + flip augmentation"], extra_vocabulary=100_000
 )
+MODELS["AT-BiLSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
+    MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"],
+    bidirectional=True,
+)
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
     "laptops": "Wang ATAE 68.7; TNet 74.0-76.5; BERT-SPC 78.99",
