@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import aspect_level
+import attention_lstm
 import numpy as np
 import torch
 from runlog import append_run, read_runs, write_results
@@ -88,6 +89,14 @@ MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
 MODELS["AT-BiLSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
     MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"],
     bidirectional=True,
+)
+# The transformer encoder of the attention_lstm.py benchmark, with the same options.
+TRANSFORMER = dict(encoder="transformer", **attention_lstm.TRANSFORMER)
+MODELS["AT-transformer + linear"] = dict(
+    TRANSFORMER, variant="at", position_weighting="linear"
+)
+MODELS["AT-transformer + linear + GloVe vocabulary + flip augmentation"] = dict(
+    MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"], **TRANSFORMER
 )
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
