@@ -98,6 +98,22 @@ MODELS["AT-transformer + linear"] = dict(
 MODELS["AT-transformer + linear + GloVe vocabulary + flip augmentation"] = dict(
     MODELS["AT-LSTM + linear + GloVe vocabulary + flip augmentation"], **TRANSFORMER
 )
+# The fine-tuned MiniLM of attention_lstm.py (its settings; the aspect as the query
+# only), and with the term options: its sub-word states as the query.
+MINILM = dict(
+    encoder="pretrained",
+    pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),
+    **attention_lstm.PRETRAINED,
+)
+MODELS["AT-MiniLM"] = dict(MINILM, variant="at")
+MODELS["AT-MiniLM + linear + term sub-word states + flip augmentation"] = dict(
+    MINILM,
+    variant="at",
+    position_weighting="linear",
+    term_query="both",
+    augment="flip",
+    antonyms=TRAIN_ANTONYMS,
+)
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
     "laptops": "Wang ATAE 68.7; TNet 74.0-76.5; BERT-SPC 78.99",
