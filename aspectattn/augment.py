@@ -28,6 +28,7 @@ __all__ = [
     "flip_pairs",
     "OPINION_ANTONYMS",
     "OPINION_PAIRS",
+    "antonym_map",
 ]
 
 # Opinion words of reviews and their antonyms (both directions are used). Written
@@ -98,8 +99,16 @@ _PAIRS = [
 #: The (word, antonym) pairs of :data:`OPINION_ANTONYMS`, in a fixed order (a
 #: benchmark can train on some and probe with the others).
 OPINION_PAIRS = tuple(_PAIRS)
+
+
+def antonym_map(pairs) -> dict[str, str]:
+    """Word -> antonym in both directions, from (word, antonym) ``pairs``: the
+    ``antonyms`` argument of :func:`flip_opinions` and of the estimators."""
+    return {**dict(pairs), **{b: a for a, b in pairs}}
+
+
 #: Word -> antonym, both directions.
-OPINION_ANTONYMS = {**dict(_PAIRS), **{b: a for a, b in _PAIRS}}
+OPINION_ANTONYMS = antonym_map(_PAIRS)
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 _CONNECTIVES = ("but", "while", "whereas", "though")
@@ -264,12 +273,13 @@ def flip_pairs(
             if i not in place or labels[i] not in flip or place[i] in done:
                 continue
             done.add(place[i])
+            other_places = set(place.values()) - {place[i]}
             candidates = []
             for k, (a, b) in enumerate(words):
                 if text[a:b].lower() not in antonyms or place[i][0] <= k <= place[i][1]:
                     continue
                 d = _distance(k, place[i])
-                others = [_distance(k, p) for p in set(place.values()) - {place[i]}]
+                others = [_distance(k, p) for p in other_places]
                 if d <= window and all(d < o for o in others):
                     candidates.append((d, k))
             if not candidates:

@@ -41,7 +41,7 @@ import torch
 from runlog import append_run, read_runs, write_results
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.augment import OPINION_PAIRS, flip_opinions
+from aspectattn.augment import OPINION_PAIRS, antonym_map, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -64,14 +64,10 @@ MODELS = {
 }
 
 
-def _both_ways(pairs):
-    return {**dict(pairs), **{b: a for a, b in pairs}}
-
-
 # Augmentation trains on half the antonym pairs; probes with the other half show
 # whether the model learned to follow the target's opinion word, not the words.
-TRAIN_ANTONYMS = _both_ways(OPINION_PAIRS[0::2])
-PROBE_ANTONYMS = _both_ways(OPINION_PAIRS[1::2])
+TRAIN_ANTONYMS = antonym_map(OPINION_PAIRS[0::2])
+PROBE_ANTONYMS = antonym_map(OPINION_PAIRS[1::2])
 MODELS["AT-LSTM + linear + flip augmentation"] = dict(
     variant="at",
     position_weighting="linear",
@@ -137,22 +133,22 @@ def load(name):
     return frame_pairs(train), frame_pairs(test)
 
 
+def probe_scores(clf, X, y, prefix, antonyms=None) -> dict:
+    """Accuracy on the flip probes of ``X`` (swapping ``antonyms``): on the flipped
+    targets and on the other terms of the probe sentences; and the probe count."""
+    X_probe, y_probe, target = flip_opinions(X, y, antonyms=antonyms)
+    probe_right = clf.predict(X_probe) == np.asarray(y_probe)
+    return {
+        f"{prefix}flip_target_accuracy": 100 * probe_right[target].mean(),
+        f"{prefix}flip_others_accuracy": 100 * probe_right[~target].mean(),
+        f"{prefix}flip_probes": int(target.sum()),
+    }
+
+
 def scores(clf, X, y) -> dict:
     out = aspect_level.pair_scores(clf.predict(X), X, y, "")
-    X_probe, y_probe, target = flip_opinions(X, y)
-    probe_right = clf.predict(X_probe) == np.asarray(y_probe)
-    out.update(
-        flip_target_accuracy=100 * probe_right[target].mean(),
-        flip_others_accuracy=100 * probe_right[~target].mean(),
-        flip_probes=int(target.sum()),
-    )
-    X_probe, y_probe, target = flip_opinions(X, y, antonyms=PROBE_ANTONYMS)
-    probe_right = clf.predict(X_probe) == np.asarray(y_probe)
-    out.update(
-        unseen_flip_target_accuracy=100 * probe_right[target].mean(),
-        unseen_flip_others_accuracy=100 * probe_right[~target].mean(),
-        unseen_flip_probes=int(target.sum()),
-    )
+    out.update(probe_scores(clf, X, y, ""))
+    out.update(probe_scores(clf, X, y, "unseen_", PROBE_ANTONYMS))
     return out
 
 
