@@ -41,6 +41,7 @@ def prepare_model(est, texts, aspects, aspect_type, categories, n_classes, seed,
         attention_score=est.attention_score,
         attention_heads=est.attention_heads,
         dropout=est.dropout,
+        final_state=est.final_state,
     )
     if aspect_type == "term":  # the term-position options (unused for categories)
         attention = est.variant != "ae"  # what the unused-parameter warnings say

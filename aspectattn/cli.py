@@ -330,6 +330,7 @@ def cmd_train(args) -> int:
         pretrained_model=args.pretrained_model,
         attention_score=args.attention_score,
         attention_heads=args.attention_heads,
+        final_state=not args.no_final_state,
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,
@@ -843,9 +844,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--attention-heads", type=int, default=1, help="aspect-attention heads"
     )
     p.add_argument(
+        "--no-final-state",
+        action="store_true",
+        help="classify the aspect's attention pooling alone, without the encoder's "
+        "final state (the same for every aspect of a sentence)",
+    )
+    p.add_argument(
         "--position-weighting",
         default="none",
-        choices=["none", "linear"],
+        choices=["none", "linear", "learned"],
         help="aspect terms: weigh words near the term more in the attention",
     )
     p.add_argument(

@@ -270,6 +270,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         bidirectional=False,
         attention_score="additive",
         attention_heads=1,
+        final_state=True,
         encoder="lstm",
         pretrained_model=None,
         n_layers=2,
@@ -315,6 +316,7 @@ class AspectCategoryClassifier(AspectAttentionClassifier):
         self.bidirectional = bidirectional
         self.attention_score = attention_score
         self.attention_heads = attention_heads
+        self.final_state = final_state
         self.encoder = encoder
         self.pretrained_model = pretrained_model
         self.n_layers = n_layers

@@ -87,7 +87,12 @@ ENCODER_PARAMS = {
     "term_marker": ("lstm", "transformer"),
 }
 #: Parameters of the attention layer, unused by ``variant="ae"``.
-ATTENTION_PARAMS = ("attention_score", "attention_heads", "position_weighting")
+ATTENTION_PARAMS = (
+    "attention_score",
+    "attention_heads",
+    "final_state",
+    "position_weighting",
+)
 #: Parameters that use the position of an aspect term, unused for categories.
 TERM_PARAMS = ("position_weighting", "term_marker", "term_query", "augment", "antonyms")
 
@@ -228,12 +233,22 @@ default="additive"
         ``1/m`` slice of the projected states; the pooled vectors are
         concatenated and projected back. Must divide the encoder's state size.
         ``explain`` then returns weights per head.
-    position_weighting : {"none", "linear"}, default="none"
+    final_state : bool, default=True
+        Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
+        encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
+        et al.). With ``variant="at"`` the encoder does not see the aspect, so
+        ``h_N`` is the same for every aspect of a sentence and carries its
+        overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
+        attention picked out, alone. Unused by ``variant="ae"``.
+    position_weighting : {"none", "linear", "learned"}, default="none"
         Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
         proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
         distance in tokens from the term (0 on the term) and ``n`` the sentence
         length: nearer words weigh more (the location weighting of Tang et al.
-        2016 and Chen et al. 2017, as a prior on the attention).
+        2016 and Chen et al. 2017, as a prior on the attention). ``"learned"``:
+        proportional to ``exp(e_i + b_d)`` with one learned bias ``b_d`` per
+        distance ``d`` up to 16 (farther tokens share one), started at 0: the
+        model learns how fast attention falls off away from the term.
     term_marker : bool, default=False
         Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
         every input word, 1 on the term's tokens. The encoder then sees the aspect,
@@ -410,6 +425,7 @@ default="additive"
         "bidirectional": [Options({True, False})],
         "attention_score": [Options(set(ATTENTION_SCORES))],
         "attention_heads": [Interval(int, 1, None)],
+        "final_state": [Options({True, False})],
         "position_weighting": [Options(set(POSITION_WEIGHTINGS))],
         "term_marker": [Options({True, False})],
         "term_query": [Options(set(TERM_QUERIES))],
@@ -476,6 +492,7 @@ default="additive"
         bidirectional=False,
         attention_score="additive",
         attention_heads=1,
+        final_state=True,
         position_weighting="none",
         term_marker=False,
         term_query="vectors",
@@ -529,6 +546,7 @@ default="additive"
         self.bidirectional = bidirectional
         self.attention_score = attention_score
         self.attention_heads = attention_heads
+        self.final_state = final_state
         self.position_weighting = position_weighting
         self.term_marker = term_marker
         self.term_query = term_query

@@ -30,13 +30,17 @@ __all__ = [
     "first_of_group",
     "span_mask",
     "distance_weights",
+    "token_distances",
     "uses_position",
     "check_module_config",
 ]
 
 VARIANTS = ("at", "ae", "atae")
 #: Values of ``position_weighting``: attention prior from the term's position.
-POSITION_WEIGHTINGS = ("none", "linear")
+POSITION_WEIGHTINGS = ("none", "linear", "learned")
+#: ``position_weighting="learned"`` learns one attention bias per distance from the
+#: term up to this one; farther tokens share the last.
+MAX_DISTANCE = 16
 #: Values of ``term_query``: what queries the states for a term.
 TERM_QUERIES = ("vectors", "states", "both")
 
@@ -47,6 +51,15 @@ def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
     return (pos >= span[:, :1]) & (pos < span[:, 1:])
 
 
+def token_distances(span: torch.Tensor, width: int) -> torch.Tensor:
+    """(P, 2) token spans -> (P, T) long: each token's distance in tokens from the
+    term, 0 on the term's tokens."""
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
+    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
+    return before + after
+
+
 def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
     """Linear position weights ``w_i = 1 - d_i / n`` (Tang et al. 2016; Chen et al.
     2017): ``d_i`` is token ``i``'s distance from the term (0 on the term's tokens),
@@ -54,11 +67,8 @@ def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
 
     span (P, 2), lengths (P,) -> (P, T) float weights (meaningless on padding).
     """
-    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
-    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
-    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
     n = lengths[:, None]  # (P, 1)
-    d = torch.minimum(before + after, n - 1)  # (P, T)
+    d = torch.minimum(token_distances(span, width), n - 1)  # (P, T)
     return 1.0 - d.float() / n.float()
 
 
@@ -87,6 +97,8 @@ class AspectAttentionModel(nn.Module):
     * ``"at"``: ``H = encoder(x)``; attention pooling ``r`` with ``v_a`` as query;
       ``h* = tanh(W_p r + W_x h_N)``; ``y = softmax(W_s h* + b_s)``. The encoder
       does not see the aspect, so one encoder pass serves every aspect of a sentence.
+      With ``final_state=False``, ``h* = tanh(W_p r)``: the final state ``h_N``,
+      the same for every aspect of an AT sentence, is left out.
     * ``"ae"``: ``v_a`` appended to every input word; the summary ``h_N`` is
       classified.
     * ``"atae"``: both.
@@ -102,6 +114,9 @@ class AspectAttentionModel(nn.Module):
     * ``position_weighting="linear"``: ``alpha_i`` proportional to
       ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n`` (``d_i`` the distance of token
       ``i`` from the term, ``n`` the sentence length): nearer words weigh more;
+      ``"learned"``: proportional to ``exp(e_i + b[min(d_i, MAX_DISTANCE)])``
+      with one learned bias ``b`` per distance, started at 0 (no prior): how
+      fast the weight falls off with the distance is learned from the data;
     * ``term_marker=True``: a 0/1 flag on the term's tokens appended to every
       encoder input word (the encoder then sees the aspect: one pass per pair);
     * ``term_query="states"``: the mean of the encoder states over the term's
@@ -126,7 +141,10 @@ class AspectAttentionModel(nn.Module):
     attention_heads : int
     dropout : float
         On the final representation (as in Wang et al.'s code).
-    position_weighting : {"none", "linear"}
+    final_state : bool
+        Whether ``h*`` takes the encoder's final state ``h_N`` besides the
+        attention pooling (ignored without attention: AE classifies ``h_N``).
+    position_weighting : {"none", "linear", "learned"}
     term_marker : bool
     term_query : {"vectors", "states", "both"}
     """
@@ -136,6 +154,7 @@ class AspectAttentionModel(nn.Module):
     term_marker = False
     term_query = "vectors"
     uses_position = False
+    final_state = True
 
     def __init__(
         self,
@@ -150,6 +169,7 @@ class AspectAttentionModel(nn.Module):
         attention_score: str = "additive",
         attention_heads: int = 1,
         dropout: float = 0.5,
+        final_state: bool = True,
         position_weighting: str = "none",
         term_marker: bool = False,
         term_query: str = "vectors",
@@ -225,6 +245,9 @@ class AspectAttentionModel(nn.Module):
             or getattr(self.encoder, "aspect_in_tokens", False)
         )
         d = self.encoder.output_size
+        if position_weighting == "learned":
+            # (MAX_DISTANCE + 1,) attention bias by distance from the term
+            self.distance_bias = nn.Parameter(torch.zeros(MAX_DISTANCE + 1))
         if term_query != "vectors":
             self.term_state_projection = nn.Linear(d, aspect_size)
         if self.uses_attention:
@@ -232,7 +255,9 @@ class AspectAttentionModel(nn.Module):
                 attention_score, d, aspect_size, attention_heads
             )
             self.W_p = nn.Linear(self.attention.output_size, d, bias=False)
-            self.W_x = nn.Linear(d, d, bias=False)
+            if final_state:
+                self.W_x = nn.Linear(d, d, bias=False)
+        self.final_state = final_state
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(d, n_classes)
 
@@ -286,7 +311,10 @@ class AspectAttentionModel(nn.Module):
             h = summary[:, None, :].expand(-1, v_a.shape[1], -1)  # (N, K, D)
             return self.classifier(self.dropout(h)), None
         r, alpha = self.attention(states, mask, v_a, sentence, bias)  # (N, K, D')
-        h_star = torch.tanh(self.W_p(r) + self.W_x(summary)[:, None, :])  # (N, K, D)
+        pooled = self.W_p(r)  # (N, K, D)
+        if self.final_state:
+            pooled = pooled + self.W_x(summary)[:, None, :]
+        h_star = torch.tanh(pooled)  # (N, K, D)
         return self.classifier(self.dropout(h_star)), alpha
 
     # -- entry points -----------------------------------------------------------------
@@ -331,6 +359,9 @@ class AspectAttentionModel(nn.Module):
             if self.position_weighting == "linear":
                 w = distance_weights(span, lengths, width)  # (P, T)
                 bias = torch.log(w)[:, None, :]  # (P, 1, T)
+            elif self.position_weighting == "learned":
+                d = token_distances(span, width).clamp(max=MAX_DISTANCE)  # (P, T)
+                bias = self.distance_bias[d][:, None, :]  # (P, 1, T)
         marker = term if self.term_marker else None
         if sentence is None or self.encoder_sees_aspect:
             states, summary = self._encode(tokens, lengths, v_a, marker)
@@ -503,6 +534,7 @@ _OPTIONAL = {
     "position_weighting",
     "term_marker",
     "term_query",
+    "final_state",
 }
 _MODEL_SCHEMA = {
     "encoder": _one_of(*_ENCODER_SCHEMAS),
@@ -515,6 +547,7 @@ _MODEL_SCHEMA = {
     "attention_score": lambda v: isinstance(v, str) and v in ATTENTION_SCORES,
     "attention_heads": _int(1, 1024),
     "dropout": _fraction,
+    "final_state": _one_of(True, False),
     "position_weighting": _one_of(*POSITION_WEIGHTINGS),
     "term_marker": _one_of(True, False),
     "term_query": _one_of(*TERM_QUERIES),

@@ -459,16 +459,16 @@ def test_train_with_term_position_options(tmp_path):
     run(
         "train", "terms.csv", "--out", "terms.aam", "--embeddings", "none",
         "--embedding-dim", "8", "--hidden-size", "8", "--epochs", "1", "--quiet",
-        "--position-weighting", "linear", "--term-marker", "--term-query", "both",
-        cwd=tmp_path,
+        "--position-weighting", "learned", "--term-marker", "--term-query", "both",
+        "--no-final-state", cwd=tmp_path,
     )  # fmt: skip
     from aspectattn import AspectAttentionClassifier
 
     clf = AspectAttentionClassifier.load(tmp_path / "terms.aam")
     assert clf.aspect_type_ == "term"
     config = clf.module_config_
-    assert (config["position_weighting"], config["term_marker"]) == ("linear", True)
-    assert config["term_query"] == "both"
+    assert (config["position_weighting"], config["term_marker"]) == ("learned", True)
+    assert (config["term_query"], config["final_state"]) == ("both", False)
 
 
 def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):

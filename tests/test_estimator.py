@@ -39,6 +39,23 @@ def test_learns_an_aspect_dependent_rule(variant, pairs, test_pairs):
     assert clf.score(*test_pairs) >= 0.9
 
 
+def test_without_the_final_state_the_attention_alone_is_classified(
+    pairs, test_pairs, tmp_path
+):
+    clf = AspectAttentionClassifier(variant="at", final_state=False, **FAST)
+    clf.fit(*pairs)
+    assert clf.score(*test_pairs) >= 0.9
+    assert clf.module_config_["final_state"] is False
+    assert not hasattr(clf.module_, "W_x")
+    clf.save(tmp_path / "m.aam")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
+    np.testing.assert_array_equal(
+        loaded.predict_proba(test_pairs[0]), clf.predict_proba(test_pairs[0])
+    )
+    with pytest.raises(ValueError, match="'final_state' parameter"):
+        AspectAttentionClassifier(**FAST, final_state="no").fit(*pairs)
+
+
 def test_at_with_paper_concat_score_cannot_use_the_aspect(pairs, test_pairs):
     clf = AspectAttentionClassifier(variant="at", attention_score="concat", **FAST).fit(
         *pairs
@@ -522,6 +539,7 @@ def test_explicit_cuda_without_cuda_is_an_error(pairs):
             "'n_layers' is not used when encoder='lstm'",
         ),
         ({"variant": "ae", "attention_score": "dot"}, "used when variant='ae'"),
+        ({"variant": "ae", "final_state": False}, "'final_state' is not used when"),
     ],
 )
 def test_parameters_the_settings_ignore_get_a_warning(params, message, pairs):

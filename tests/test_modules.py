@@ -15,6 +15,7 @@ def _model(
     aspect_size=6,
     encoder="lstm",
     heads=1,
+    final_state=True,
 ):
     torch.manual_seed(0)
     encoder_config = {"vocab_size": VOCAB, "embedding_dim": EMB}
@@ -33,6 +34,7 @@ def _model(
         dropout=0.0,
         attention_score=score,
         attention_heads=heads,
+        final_state=final_state,
     ).eval()
 
 
@@ -117,6 +119,24 @@ def test_gradients_reach_every_parameter():
         assert p.grad is not None and p.grad.abs().sum() > 0, name
 
 
+@pytest.mark.parametrize("final_state", [True, False])
+def test_the_head_follows_its_formula(final_state):
+    # h* = tanh(W_p r + W_x h_N), or tanh(W_p r) without the final state h_N
+    model = _model("at", final_state=final_state)
+    tokens, lengths = _batch([5, 3])
+    aspect = torch.tensor([1, 2])
+    states, summary = model.encoder(tokens, lengths, None)
+    mask = torch.arange(tokens.shape[1])[None, :] < lengths[:, None]
+    v_a = model.aspect_vectors(aspect)[:, None, :]  # (B, 1, A)
+    r, _ = model.attention(states, mask, v_a)
+    pooled = model.W_p(r[:, 0])
+    if final_state:
+        pooled = pooled + model.W_x(summary)
+    expected = model.classifier(torch.tanh(pooled))
+    torch.testing.assert_close(model(tokens, lengths, aspect), expected)
+    assert hasattr(model, "W_x") == final_state
+
+
 def test_invalid_variant():
     with pytest.raises(ValueError, match="variant"):
         _model("xyz")
@@ -193,7 +213,13 @@ def test_module_configuration_from_a_file_is_validated():
         broken = {**config, "encoder_config": {**config["encoder_config"], key: value}}
         with pytest.raises(ValueError, match=key):
             check_module_config(broken)
-    for key, value in [("encoder", "rnn"), ("n_classes", 1), ("dropout", 1.5)]:
+    assert check_module_config({**config, "final_state": False})
+    for key, value in [
+        ("encoder", "rnn"),
+        ("n_classes", 1),
+        ("dropout", 1.5),
+        ("final_state", "no"),
+    ]:
         with pytest.raises(ValueError, match=key):
             check_module_config({**config, key: value})
     with pytest.raises(ValueError, match="unknown"):

@@ -13,7 +13,13 @@ from sklearn.base import clone
 from aspectattn import AspectAttentionClassifier
 from aspectattn._validation import check_pairs
 from aspectattn.exceptions import InputError
-from aspectattn.modules import AspectAttentionModel, distance_weights, span_mask
+from aspectattn.modules import (
+    MAX_DISTANCE,
+    AspectAttentionModel,
+    distance_weights,
+    span_mask,
+    token_distances,
+)
 from aspectattn.pipelines import WordPipeline
 from aspectattn.positions import find_term
 
@@ -149,6 +155,34 @@ def test_linear_weighting_multiplies_the_attention_by_w_and_renormalises():
     assert (alpha_w[1, 3:] == 0).all()  # padding stays exactly zero
 
 
+def test_learned_weighting_adds_a_bias_per_distance_and_renormalises():
+    tokens = torch.tensor([[3, 4, 5, 6, 7, 8, 9] + [10] * 18, [8, 9, 10] + [0] * 22])
+    lengths = torch.tensor([25, 3])
+    aspect = torch.tensor([[5, 0], [9, 10]])
+    span = torch.tensor([[2, 3], [1, 3]])
+    plain, learned = tiny_model(), tiny_model(position_weighting="learned")
+    learned.load_state_dict(plain.state_dict(), strict=False)
+    _, alpha = plain(tokens, lengths, aspect, span=span, return_attention=True)
+    _, alpha_0 = learned(tokens, lengths, aspect, span=span, return_attention=True)
+    torch.testing.assert_close(alpha_0, alpha)  # started at 0: no prior
+    bias = torch.linspace(1.0, -2.0, MAX_DISTANCE + 1)
+    with torch.no_grad():
+        learned.distance_bias.copy_(bias)
+    _, alpha_b = learned(tokens, lengths, aspect, span=span, return_attention=True)
+    # distances 2 1 0 1 2 ... 22: the 6 tokens beyond MAX_DISTANCE share its bias
+    d = token_distances(span, 25)
+    assert d[0].tolist() == [2, 1, *range(23)]
+    prior = torch.exp(bias[d.clamp(max=MAX_DISTANCE)]) * (
+        torch.arange(25) < lengths[:, None]
+    )
+    expected = alpha * prior / (alpha * prior).sum(1, keepdim=True)
+    torch.testing.assert_close(alpha_b, expected)
+    assert (alpha_b[1, 3:] == 0).all()  # padding stays exactly zero
+    # the bias is trained like any weight
+    learned(tokens, lengths, aspect, span=span).sum().backward()
+    assert learned.distance_bias.grad.abs().sum() > 0
+
+
 def test_term_states_query_and_marker_reach_the_loss():
     tokens = torch.tensor([[3, 4, 5, 6, 7]])
     lengths, aspect, span = (
@@ -194,10 +228,11 @@ def same_term_pairs(n_sentences, seed=0):
     "options",
     [
         dict(position_weighting="linear"),
+        dict(position_weighting="learned"),
         dict(term_marker=True),
         dict(term_query="states", bidirectional=True),
     ],
-    ids=["weighting", "marker", "states"],
+    ids=["linear", "learned", "marker", "states"],
 )
 def test_a_tiny_model_learns_which_opinion_belongs_to_which_term(options):
     X, y = same_term_pairs(220)
@@ -226,7 +261,7 @@ def positional():
         **{**FAST, "max_epochs": 3},
         variant="atae",
         aspect_type="term",
-        position_weighting="linear",
+        position_weighting="learned",
         term_marker=True,
         term_query="both",
     )

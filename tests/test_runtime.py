@@ -82,13 +82,14 @@ def test_pair_classifier_same_as_torch(encoder, variant, heads, pairs, tmp_path)
         model.predict([("the soup was great", "ambience")])
 
 
-def test_term_positions_and_data_frames(tmp_path):
+@pytest.mark.parametrize("weighting", ["linear", "learned"])
+def test_term_positions_and_data_frames(weighting, tmp_path):
     X, y = _term_pairs(120, 0)
     clf = AspectAttentionClassifier(
         **_params(
             "lstm",
             aspect_type="term",
-            position_weighting="linear",
+            position_weighting=weighting,
             term_query="both",
             term_marker=True,
             variant="atae",
