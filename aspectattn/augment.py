@@ -26,6 +26,7 @@ __all__ = [
     "join_opposite",
     "flip_opinions",
     "flip_pairs",
+    "join_pairs",
     "OPINION_ANTONYMS",
     "OPINION_PAIRS",
     "antonym_map",
@@ -171,14 +172,92 @@ def join_opposite(
             continue
         if rng.random() < 0.5:
             first, second = second, first
-        head = first[0].strip().rstrip(".!?;, ")
-        tail = second[0].strip()
-        tail = tail[:1].lower() + tail[1:] if not tail[:2].isupper() else tail
         word = _CONNECTIVES[rng.integers(len(_CONNECTIVES))]
-        text = f"{head}, {word} {tail}"
+        text, _, _ = _joined_text(first[0], second[0], word)
         X_new += [(text, first[1]), (text, second[1])]
         y_new += [first[2], second[2]]
     return X_new, y_new
+
+
+def _joined_text(head: str, tail: str, word: str) -> tuple[str, int, int]:
+    """``"<head>, <word> <tail>"`` (the head's final punctuation dropped, the tail's
+    first letter lower-cased unless it starts an acronym), and how far a character
+    of the head and of the tail moves: the new offset is the old one plus it."""
+    head_shift = -(len(head) - len(head.lstrip()))
+    head = head.strip().rstrip(".!?;, ")
+    tail_stripped = tail.strip()
+    if not tail_stripped[:2].isupper():
+        tail_stripped = tail_stripped[:1].lower() + tail_stripped[1:]
+    prefix = f"{head}, {word} "
+    tail_shift = len(prefix) - (len(tail) - len(tail.lstrip()))
+    return prefix + tail_stripped, head_shift, tail_shift
+
+
+def join_pairs(texts, terms, spans, labels, positive, negative, random_state=None):
+    """Aspect terms that disagree, for training: sentences joined from two whose
+    terms each carry one polarity, the opposite ones.
+
+    Every sentence whose terms are all ``positive`` (or all ``negative``) is the
+    first part of one new sentence, ``"<it>, but <other>"`` (or "while",
+    "whereas", "though"), the other a random sentence of the opposite polarity,
+    in random order. Every term keeps its label and its place (the span moved to
+    the new text; a pair repeated in the data is copied once). Terms not found in
+    their text make their sentence unused.
+
+    Parameters
+    ----------
+    texts, terms : list of str
+    spans : list of (start, end) or None per pair
+    labels : list
+    positive, negative : the two label values
+    random_state : int, numpy Generator or None
+
+    Returns
+    -------
+    X_new : list of (text, term, (start, end))
+    y_new : list of labels
+    source : ndarray of shape (n_new, 2) int
+        For each new pair, the given pair it was copied from and a pair of the
+        other sentence joined to it: a caller keeps a new sentence out of
+        validation unless both of its sentences are on the training side.
+    """
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(text, []).append(i)
+    tone: dict[str, list[tuple[str, list]]] = {positive: [], negative: []}
+    for text, members in groups.items():
+        polarity = {labels[i] for i in members}
+        if len(polarity) != 1 or not polarity <= set(tone):
+            continue
+        found = [(spans[i] if spans is not None else None) for i in members]
+        found = [
+            f or find_term(text, terms[i]) for f, i in zip(found, members, strict=True)
+        ]
+        if all(f is not None for f in found):
+            # a pair repeated in the data is one term of the joined sentence
+            places = {tuple(f): i for i, f in zip(members, found, strict=True)}
+            tone[polarity.pop()].append((text, [(i, f) for f, i in places.items()]))
+    rng = np.random.default_rng(random_state)
+    X_new, y_new, source = [], [], []
+    if not tone[positive] or not tone[negative]:
+        return X_new, y_new, np.empty((0, 2), dtype=np.intp)
+    for polarity, other in ((positive, negative), (negative, positive)):
+        for first in tone[polarity]:
+            second = tone[other][rng.integers(len(tone[other]))]
+            if rng.random() < 0.5:
+                first, second = second, first
+            word = _CONNECTIVES[rng.integers(len(_CONNECTIVES))]
+            text, head_shift, tail_shift = _joined_text(first[0], second[0], word)
+            head_end = len(text) - len(second[0].strip()) - len(word) - 3
+            parts = ((first, second, head_shift), (second, first, tail_shift))
+            if any(e + head_shift > head_end for _, (_, e) in first[1]):
+                continue  # a term in the head's dropped final punctuation
+            for (_, members), (_, others), shift in parts:
+                for i, (start, end) in members:
+                    X_new.append((text, terms[i], (start + shift, end + shift)))
+                    y_new.append(labels[i])
+                    source.append((i, others[0][0]))
+    return X_new, y_new, np.array(source, dtype=np.intp).reshape(-1, 2)
 
 
 def _distance(k: int, place: tuple[int, int]) -> int:

@@ -96,6 +96,9 @@ ATTENTION_PARAMS = (
 #: Parameters that use the position of an aspect term, unused for categories.
 TERM_PARAMS = ("position_weighting", "term_marker", "term_query", "augment", "antonyms")
 
+#: Values of ``augment``.
+AUGMENTATIONS = ("flip", "join", "flip+join")
+
 #: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
 FITTED_ATTRIBUTES = (
     "classes_",
@@ -265,16 +268,20 @@ default="additive"
         ``start``/``end`` columns of a DataFrame; without one the term is found in
         the text (its first whole-word occurrence, ignoring case). A term that is
         not in its text is then an error.
-    augment : {None, "flip"}, default=None
+    augment : {None, "flip", "join", "flip+join"}, default=None
         Aspect terms only: add training pairs made from the training sentences.
         ``"flip"``: for each positive or negative term, a copy of its sentence in
         which the opinion word nearest to the term (and nearer to it than to any
         other term) is replaced by its antonym, with the term's label reversed and
         the other terms' labels kept (:func:`aspectattn.augment.flip_opinions`).
-        It teaches the model to follow the words next to the term rather than the
-        sentence's overall tone. The copies stay on the training side of the
-        validation split, with their source sentence, and are never scored in
-        validation. Needs the labels ``"positive"`` and ``"negative"``.
+        ``"join"``: each sentence whose terms are all positive (or all negative)
+        joined with a random one of the opposite polarity, ``"<one>, but
+        <other>"``, every term keeping its label
+        (:func:`aspectattn.augment.join_pairs`). Both teach the model to follow
+        the words of the term rather than the sentence's overall tone. A copy
+        trains only when all its source sentences are on the training side of
+        the validation split, and copies are never scored in validation. Needs
+        the labels ``"positive"`` and ``"negative"``.
     antonyms : dict or None, default=None
         The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
         ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.
@@ -429,7 +436,7 @@ default="additive"
         "position_weighting": [Options(set(POSITION_WEIGHTINGS))],
         "term_marker": [Options({True, False})],
         "term_query": [Options(set(TERM_QUERIES))],
-        "augment": [None, Options({"flip"})],
+        "augment": [None, Options(set(AUGMENTATIONS))],
         "antonyms": [None, InstanceOf((dict,), "a dict")],
         "encoder": [Options(set(ENCODERS))],
         "pretrained_model": [None, InstanceOf((str, os.PathLike), "a path")],
@@ -685,9 +692,9 @@ default="additive"
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
         run_data = (texts, aspects, labels)
         synthetic_source = None
-        if self.augment == "flip" and aspect_type == "term":
-            texts, aspects, char_spans, labels, synthetic_source = _flip_augment(
-                self, texts, aspects, char_spans, labels, classes
+        if self.augment is not None and aspect_type == "term":
+            texts, aspects, char_spans, labels, synthetic_source = _augment(
+                self, texts, aspects, char_spans, labels, classes, seed
             )
             y_index = np.searchsorted(classes, labels)
         categories = np.array(
@@ -1080,43 +1087,36 @@ default="additive"
 
 
 # ------------------------------------------------------------------------ helpers
-def _flip_augment(est, texts, aspects, char_spans, labels, classes):
-    """The training pairs plus their opinion-flipped copies (``augment="flip"``).
+def _augment(est, texts, aspects, char_spans, labels, classes, seed):
+    """The training pairs plus the copies ``est.augment`` makes of them.
 
     Returns the extended ``texts``, ``aspects``, ``char_spans`` and ``labels``, and
-    ``source`` (n_new,): the original pair each new pair was made from.
+    ``source`` (n_new, 2): the given pairs each new pair was made from (the same
+    twice for a flipped copy; one of each sentence for a joined one).
     """
     name = type(est).__name__
     missing = {"positive", "negative"} - set(classes.tolist())
     if missing:
         raise InputError(
-            f"augment='flip' in {name} reverses the labels 'positive' and "
-            f"'negative'; y has no {sorted(missing)} among its classes "
+            f"augment={est.augment!r} in {name} makes pairs labelled 'positive' "
+            f"and 'negative'; y has no {sorted(missing)} among its classes "
             f"{classes.tolist()!r}."
         )
-    antonyms = est.antonyms
-    if antonyms is not None:
-        bad = [
-            (k, v)
-            for k, v in antonyms.items()
-            if not (isinstance(k, str) and isinstance(v, str) and k and v)
-            or k != k.lower()
-        ]
-        if bad:
-            raise ValueError(
-                f"The 'antonyms' parameter of {name} must map lower-case words to "
-                f"words (non-empty strings). Got {bad[0]!r} instead."
-            )
     spans = [None] * len(texts) if char_spans is None else list(char_spans)
-    X_new, y_new, _, source = augment.flip_pairs(
-        texts,
-        aspects,
-        spans,
-        labels.tolist(),
-        "positive",
-        "negative",
-        antonyms=antonyms,
-    )
+    columns = (texts, aspects, spans, labels.tolist(), "positive", "negative")
+    X_new, y_new, sources = [], [], []
+    if "flip" in est.augment:
+        X, y, _, source = augment.flip_pairs(
+            *columns, antonyms=_check_antonyms(est.antonyms, name)
+        )
+        X_new, y_new = X_new + X, y_new + y
+        sources.append(np.c_[source, source])
+    if "join" in est.augment:
+        # its own generator: the fit's draws stay those of a fit without copies
+        X, y, source = augment.join_pairs(*columns, random_state=[seed, 1])
+        X_new, y_new = X_new + X, y_new + y
+        sources.append(source)
+    source = np.concatenate(sources).astype(np.intp)
     # A copy identical to a given sentence (possibly on the other side of the
     # validation split, with another label) is dropped.
     given = set(texts)
@@ -1128,7 +1128,8 @@ def _flip_augment(est, texts, aspects, char_spans, labels, classes):
     )
     if not X_new:
         warnings.warn(
-            f"augment='flip' in {name} found no opinion word next to any term; "
+            f"augment={est.augment!r} in {name} made no new pair (no opinion word "
+            "next to a term to flip, no sentences of opposite polarity to join); "
             "training on the given pairs only.",
             AspectAttnWarning,
             stacklevel=3,
@@ -1141,6 +1142,23 @@ def _flip_augment(est, texts, aspects, char_spans, labels, classes):
         np.concatenate([labels, np.asarray(y_new, dtype=labels.dtype)]),
         source,
     )
+
+
+def _check_antonyms(antonyms, name):
+    """The ``antonyms`` parameter, validated (sklearn's wording)."""
+    if antonyms is not None:
+        bad = [
+            (k, v)
+            for k, v in antonyms.items()
+            if not (isinstance(k, str) and isinstance(v, str) and k and v)
+            or k != k.lower()
+        ]
+        if bad:
+            raise ValueError(
+                f"The 'antonyms' parameter of {name} must map lower-case words to "
+                f"words (non-empty strings). Got {bad[0]!r} instead."
+            )
+    return antonyms
 
 
 def _term_spans(pipeline, module_config, texts, aspects, char_spans):

@@ -89,8 +89,9 @@ def split_sentences(
     each pair) with all their pairs.
 
     ``synthetic`` (bool per pair) marks pairs made by augmentation: they carry the
-    group of their source sentence, so they fall on its side of the split, and are
-    left out of the validation set.
+    groups of their source sentences (``groups`` of shape (n_pairs, k): a pair
+    goes with every sentence of its row), train only when all of them are on the
+    training side, and are left out of the validation set.
     """
     if fraction is None:
         return dataset, None
@@ -102,7 +103,9 @@ def split_sentences(
             "leaves an empty training or validation set; use more data or another "
             "fraction."
         )
-    is_valid = np.isin(groups, rng.permutation(n_sentences)[:n_valid])
+    held_out = rng.permutation(n_sentences)[:n_valid]
+    is_valid = np.isin(groups, held_out)
+    is_valid = is_valid.any(axis=1) if is_valid.ndim == 2 else is_valid
     scored = is_valid if synthetic is None else is_valid & ~synthetic
     return (
         dataset.subset(np.flatnonzero(~is_valid)),
@@ -338,9 +341,9 @@ def train_module(
     epoch kept, whether training was interrupted, and the seconds it took.
 
     ``texts`` are the given pairs' texts; the ``dataset`` may hold augmented pairs
-    after them, one per entry of ``synthetic_source`` (the index of the given pair
-    each was made from), which go with their source to the training or validation
-    side and are not scored in validation.
+    after them, one per row of ``synthetic_source`` ((n_new,) or (n_new, k): the
+    indices of the given pairs each was made from), which train only when all
+    their sources are on the training side and are not scored in validation.
     """
     # The same text is one sentence (numbered in sorted order).
     groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
@@ -350,7 +353,12 @@ def train_module(
             np.zeros(len(groups), dtype=bool),
             np.ones(len(synthetic_source), dtype=bool),
         ]
-        groups = np.r_[groups, groups[synthetic_source]]
+        source = np.asarray(synthetic_source)
+        source = source[:, None] if source.ndim == 1 else source  # (n_new, k)
+        groups = np.r_[  # (n_pairs, k): the sentences each pair goes with
+            np.repeat(groups[:, None], source.shape[1], axis=1),
+            groups[source],
+        ]
     train_ds, valid_ds = split_sentences(
         dataset, groups, est.validation_fraction, rng, synthetic
     )

@@ -4,7 +4,7 @@ from conftest import FAST, make_pairs
 from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier, training
-from aspectattn.augment import flip_opinions, join_opposite
+from aspectattn.augment import flip_opinions, join_opposite, join_pairs
 from aspectattn.exceptions import AspectAttnWarning, InputError
 from aspectattn.training import split_sentences
 
@@ -28,6 +28,37 @@ def test_needs_both_polarities():
     X = [("the soup was great.", "food"), ("the staff was great.", "service")]
     with pytest.raises(ValueError, match="both polarities"):
         join_opposite(X, ["positive", "positive"], 3)
+
+
+def test_join_pairs_moves_every_span_and_keeps_every_label():
+    both = "  The pasta was great and the wine too."  # two positive terms
+    mixed = "The soup was fine, the bread stale."  # mixed polarities: unused
+    texts = [both, both, both, "SSD boots fast!", "The waiter was rude.", mixed, mixed]
+    terms = ["pasta", "wine", "pasta", "SSD", "waiter", "soup", "bread"]
+    wine = both.index("wine")
+    spans = [None, (wine, wine + 4)] + [None] * 5
+    labels = ["positive"] * 4 + ["negative", "neutral", "negative"]
+    X, y, source = join_pairs(texts, terms, spans, labels, "positive", "negative", 0)
+    assert source.shape == (len(X), 2)
+    joined = {}
+    for (text, term, (start, end)), label, (i, j) in zip(X, y, source, strict=True):
+        assert text[start:end].casefold() == term.casefold()  # the span moved
+        assert (term, label) == (terms[i], labels[i])  # the label of its source
+        assert texts[i] != texts[j]  # j: a pair of the other sentence
+        assert any(f", {w} " in text for w in ("but", "while", "whereas", "though"))
+        assert "soup" not in text
+        if term == "SSD":
+            assert text[start:end] == "SSD"  # an acronym keeps its case
+        joined.setdefault(text, []).append(term)
+    # one joined sentence per single-polarity sentence; each term once (the
+    # repeated pasta pair too), and always the opposite polarity beside it
+    assert len(joined) == 3
+    for terms_of_text in joined.values():
+        assert len(terms_of_text) == len(set(terms_of_text))
+        assert "waiter" in terms_of_text and len(terms_of_text) in (2, 3)
+    assert join_pairs(texts, terms, spans, labels, "positive", "negative", 0)[0] == X
+    # nothing to join without both polarities
+    assert join_pairs(texts[:4], terms, spans, labels, "positive", "negative")[0] == []
 
 
 def test_flip_opinions_reverses_the_target_and_keeps_the_others():
@@ -93,7 +124,36 @@ def test_flip_augmentation_teaches_the_antonyms_of_the_training_opinions():
     assert flipped.predict(X[:20]).tolist() == y[:20]
 
 
-def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypatch):
+def test_join_augmentation_teaches_terms_that_disagree():
+    # Training has one-term sentences only; the test sentences join two whose
+    # opinions disagree. Without joined sentences in training the model reads the
+    # sentence's tone (half right), even with the term's position; with them it
+    # learns which opinion belongs to which term. (Without a position option,
+    # where the term is cannot be known: joining alone gets 51-64%.)
+    words = [("great", "positive"), ("tasty", "positive")]
+    words += [("awful", "negative"), ("bland", "negative")]
+    X, y = one_term_pairs(words, 200)
+    rng = np.random.default_rng(1)
+    X_test, y_test = [], []
+    for _ in range(40):
+        a, b = rng.choice(THINGS, 2, replace=False)
+        (wa, la), (wb, lb) = words[rng.integers(2)], words[2 + rng.integers(2)]
+        if rng.random() < 0.5:
+            (a, wa, la), (b, wb, lb) = (b, wb, lb), (a, wa, la)
+        text = f"the {a} was {wa}, but the {b} was {wb}"
+        X_test += [(text, a), (text, b)]
+        y_test += [la, lb]
+    params = dict(**FAST, variant="at", aspect_type="term", position_weighting="linear")
+    plain = AspectAttentionClassifier(**params).fit(X, y)
+    joined = AspectAttentionClassifier(**params, augment="join").fit(X, y)
+    assert plain.score(X_test, y_test) <= 0.75
+    assert joined.score(X_test, y_test) >= 0.9
+
+
+@pytest.mark.parametrize("how", ["flip", "join"])
+def test_copies_train_only_with_their_sentences_and_are_never_validated(
+    how, monkeypatch
+):
     X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 80)
     X += [("the soup was terrible", "soup")]  # what a copy of "... great" becomes
     y += ["negative"]
@@ -112,16 +172,27 @@ def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypat
         validation_fraction=0.25,
     )
     AspectAttentionClassifier(**params).fit(X, y)
-    AspectAttentionClassifier(**params, augment="flip").fit(X, y)
+    AspectAttentionClassifier(**params, augment=how).fit(X, y)
     (*_, plain_valid), (dataset, groups, synthetic, train, valid) = splits
-    group_of = dict(zip(dataset.sentence.tolist(), groups.tolist(), strict=True))
-    held_out = {group_of[s] for s in valid.sentence.tolist()}
     real = ~synthetic
-    # the copies: one per pair, none a sentence of the data, none validated
-    assert 70 <= synthetic.sum() <= 81
+    # groups: (n_pairs, 2), the sentences a pair goes with (its own twice if real)
+    assert groups.shape == (len(dataset), 2)
+    assert (groups[real, 0] == groups[real, 1]).all()
+    group_of = dict(
+        zip(dataset.sentence[real].tolist(), groups[real, 0].tolist(), strict=True)
+    )
+    held_out = {group_of[s] for s in valid.sentence.tolist()}
+    held = np.isin(groups, list(held_out))  # (n_pairs, 2)
+    # the copies: none a sentence of the data, none validated; a copy trains only
+    # when neither of its sentences is held out
+    if how == "flip":
+        assert 70 <= synthetic.sum() <= 81
+    else:  # one joined sentence (two terms) per distinct sentence
+        assert synthetic.sum() == 2 * len(set(dataset.sentence[real].tolist()))
+        assert (held[synthetic].any(1) & ~held[synthetic].all(1)).any()
     assert not set(dataset.sentence[synthetic]) & set(dataset.sentence[real])
-    assert len(valid) == np.isin(groups[real], list(held_out)).sum()
-    assert len(train) == (~np.isin(groups, list(held_out))).sum()
+    assert len(valid) == held[real, 0].sum()
+    assert len(train) == (~held.any(1)).sum()
     # the same sentences are held out as without the copies (groups number the
     # given texts alike in both fits)
     assert valid.targets.tolist() == plain_valid.targets.tolist()
@@ -135,14 +206,15 @@ def test_flip_copies_train_with_their_sentence_and_are_never_validated(monkeypat
 def test_flip_augmentation_errors_and_warnings():
     X, y = one_term_pairs([("great", "good"), ("awful", "bad")], 20)
     clf = AspectAttentionClassifier(**FAST, aspect_type="term", augment="flip")
-    with pytest.raises(InputError, match="reverses the labels 'positive'"):
-        clf.fit(X, y)
+    for how in ("flip", "join", "flip+join"):
+        with pytest.raises(InputError, match="makes pairs labelled 'positive'"):
+            clone(clf).set_params(augment=how).fit(X, y)
     X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 20)
     with pytest.raises(ValueError, match="'antonyms' parameter of .* lower-case"):
         clone(clf).set_params(antonyms={"Great": "awful"}).fit(X, y)
     with pytest.raises(ValueError, match="'augment' parameter"):
         clone(clf).set_params(augment="shuffle").fit(X, y)
-    with pytest.warns(AspectAttnWarning, match="found no opinion word"):
+    with pytest.warns(AspectAttnWarning, match="made no new pair"):
         clone(clf).set_params(antonyms={"tasty": "bland"}, max_epochs=1).fit(X, y)
     with pytest.warns(AspectAttnWarning, match="'augment' is not used"):
         AspectAttentionClassifier(
