@@ -20,7 +20,9 @@ with the terms' character spans from the data files, then score once on
 
 The flip-augmented model (``augment="flip"``) trains on copies of the training
 sentences that swap the other half of the pairs, so its "unseen words" column is
-the one to compare.
+the one to compare. The join-augmented ones (``augment="join"``) train on pairs of
+training sentences of opposite polarity joined into one ("<a>, but <b>"); MAMS has
+no single-polarity sentence to join, so they are not run there.
 
 Nothing is chosen on a test set: the epoch on the validation split; between the
 options, the validation accuracy in the result files decides. Runs are appended to
@@ -109,6 +111,21 @@ MODELS["AT-MiniLM + linear + term sub-word states + flip augmentation"] = dict(
     term_query="both",
     augment="flip",
     antonyms=TRAIN_ANTONYMS,
+)
+# A learned attention bias per distance from the term instead of the fixed linear one.
+MODELS["AT-LSTM + learned position weighting"] = dict(
+    variant="at", position_weighting="learned"
+)
+# h* without the encoder's final state h_N, which every term of a sentence shares.
+MODELS["AT-LSTM + linear, without the final state"] = dict(
+    variant="at", position_weighting="linear", final_state=False
+)
+# Sentences whose terms disagree, joined from training sentences of opposite polarity.
+MODELS["AT-LSTM + linear + join augmentation"] = dict(
+    variant="at", position_weighting="linear", augment="join"
+)
+MODELS["AT-LSTM + learned + join augmentation"] = dict(
+    variant="at", position_weighting="learned", augment="join"
 )
 PUBLISHED = {
     "restaurants": "Wang ATAE 77.2; RAM/TNet 78.3-80.8; BERT-SPC 84.46",
