@@ -197,11 +197,11 @@ def join_pairs(texts, terms, spans, labels, positive, negative, random_state=Non
     """Aspect terms that disagree, for training: sentences joined from two whose
     terms each carry one polarity, the opposite ones.
 
-    Every sentence whose terms are all ``positive`` (or all ``negative``) is the
-    first part of one new sentence, ``"<it>, but <other>"`` (or "while",
-    "whereas", "though"), the other a random sentence of the opposite polarity,
-    in random order. Every term keeps its label and its place (the span moved to
-    the new text; a pair repeated in the data is copied once). Terms not found in
+    Every sentence whose terms are all ``positive`` (or all ``negative``) makes
+    one new sentence with a random sentence of the opposite polarity, the two in
+    random order: ``"<one>, but <other>"`` (or "while", "whereas", "though").
+    Every term keeps its label and its place (the span moved to the new text; a
+    pair repeated in the data is copied once). Terms not found in
     their text make their sentence unused.
 
     Parameters
