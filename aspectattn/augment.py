@@ -221,21 +221,14 @@ def join_pairs(texts, terms, spans, labels, positive, negative, random_state=Non
         other sentence joined to it: a caller keeps a new sentence out of
         validation unless both of its sentences are on the training side.
     """
-    groups: dict[str, list[int]] = {}
-    for i, text in enumerate(texts):
-        groups.setdefault(text, []).append(i)
     tone: dict[str, list[tuple[str, list]]] = {positive: [], negative: []}
-    for text, members in groups.items():
+    for text, members, span_of in _sentences(texts, terms, spans):
         polarity = {labels[i] for i in members}
         if len(polarity) != 1 or not polarity <= set(tone):
             continue
-        found = [(spans[i] if spans is not None else None) for i in members]
-        found = [
-            f or find_term(text, terms[i]) for f, i in zip(found, members, strict=True)
-        ]
-        if all(f is not None for f in found):
+        if all(span_of[i] is not None for i in members):
             # a pair repeated in the data is one term of the joined sentence
-            places = {tuple(f): i for i, f in zip(members, found, strict=True)}
+            places = {tuple(span_of[i]): i for i in members}
             tone[polarity.pop()].append((text, [(i, f) for f, i in places.items()]))
     rng = np.random.default_rng(random_state)
     X_new, y_new, source = [], [], []
@@ -258,6 +251,20 @@ def join_pairs(texts, terms, spans, labels, positive, negative, random_state=Non
                     y_new.append(labels[i])
                     source.append((i, others[0][0]))
     return X_new, y_new, np.array(source, dtype=np.intp).reshape(-1, 2)
+
+
+def _sentences(texts, terms, spans):
+    """Each distinct text, the pairs it holds, and each pair's term span: the
+    given one, else found in the text (None when the term is not in it)."""
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(text, []).append(i)
+    for text, members in groups.items():
+        span_of = {
+            i: (spans[i] if spans is not None else None) or find_term(text, terms[i])
+            for i in members
+        }
+        yield text, members, span_of
 
 
 def _distance(k: int, place: tuple[int, int]) -> int:
@@ -323,18 +330,13 @@ def flip_pairs(
     array), so a caller can keep a sentence and its flipped copies together."""
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     flip = {positive: negative, negative: positive}
-    groups: dict[str, list[int]] = {}
-    for i, text in enumerate(texts):
-        groups.setdefault(text, []).append(i)
     X_new, y_new, target, source = [], [], [], []
-    for text, members in groups.items():
+    for text, members, span_of in _sentences(texts, terms, spans):
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
         starts = np.array([a for a, _ in words])
         place, char_span = {}, {}  # pair -> its term's (first, last) word, span
         for i in members:
-            span = (spans[i] if spans is not None else None) or find_term(
-                text, terms[i]
-            )
+            span = span_of[i]
             if span is None or not words:
                 continue
             char_span[i] = span
