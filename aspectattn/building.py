@@ -43,9 +43,16 @@ def prepare_model(est, texts, aspects, aspect_type, categories, n_classes, seed,
         dropout=est.dropout,
         final_state=est.final_state,
     )
+    if est.final_state == "term" and aspect_type != "term":
+        raise ValueError(
+            f"final_state='term' needs aspect terms (the term's encoder states); "
+            f"{type(est).__name__} was given aspect categories. Use "
+            "final_state=True or False."
+        )
     if aspect_type == "term":  # the term-position options (unused for categories)
         attention = est.variant != "ae"  # what the unused-parameter warnings say
         module_config.update(
+            final_state=est.final_state if attention else True,
             position_weighting=est.position_weighting if attention else "none",
             term_marker=est.term_marker and est.encoder != "pretrained",
             term_query=est.term_query if attention else "vectors",

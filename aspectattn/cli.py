@@ -293,6 +293,8 @@ def _chunks(n: int, size: int):
 
 
 # ------------------------------------------------------------------------- commands
+#: --final-state choices -> the estimators' ``final_state``.
+_FINAL_STATES = {"sentence": True, "term": "term", "none": False}
 ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
 
 
@@ -330,7 +332,7 @@ def cmd_train(args) -> int:
         pretrained_model=args.pretrained_model,
         attention_score=args.attention_score,
         attention_heads=args.attention_heads,
-        final_state=not args.no_final_state,
+        final_state=_FINAL_STATES[args.final_state],
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,
@@ -843,11 +845,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--attention-heads", type=int, default=1, help="aspect-attention heads"
     )
-    p.add_argument(
+    final = p.add_mutually_exclusive_group()
+    final.add_argument(
+        "--final-state",
+        choices=list(_FINAL_STATES),
+        default="sentence",
+        help="what joins the aspect's attention pooling: the encoder's final state "
+        "(the same for every aspect of a sentence), its summary of the aspect term "
+        "(TD-LSTM style), or nothing",
+    )
+    final.add_argument(
         "--no-final-state",
-        action="store_true",
-        help="classify the aspect's attention pooling alone, without the encoder's "
-        "final state (the same for every aspect of a sentence)",
+        dest="final_state",
+        action="store_const",
+        const="none",
+        help="the same as --final-state none",
     )
     p.add_argument(
         "--position-weighting",

@@ -175,6 +175,25 @@ class LSTMEncoder(_WordEncoder):
             self.backward_lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
         self.output_size = hidden_size * (2 if bidirectional else 1)
 
+    def term_summary(
+        self, states: torch.Tensor, span: torch.Tensor, row: torch.Tensor
+    ) -> torch.Tensor:
+        """TD-LSTM's view of each pair's term (Tang et al., 2016), from the one pass.
+
+        The forward state at the term's last token has read the sentence from its
+        start through the term; the backward state at the term's first token, from
+        its end back through the term.
+
+        states (B, T, D), span (P, 2) token spans ``[start, end)``, row (P,) the
+        ``states`` row of each pair -> (P, D)
+        """
+        at_end = states[row, span[:, 1] - 1]  # (P, D)
+        if not self.bidirectional:
+            return at_end
+        at_start = states[row, span[:, 0]]  # (P, D)
+        half = states.shape[-1] // 2
+        return torch.cat([at_end[:, :half], at_start[:, half:]], dim=-1)
+
     @staticmethod
     def _reverse_index(lengths: torch.Tensor, width: int) -> torch.Tensor:
         # (B, T): position t -> L-1-t for real tokens, t for padding. An involution.

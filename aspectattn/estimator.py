@@ -44,6 +44,7 @@ from .embeddings import TRAINABLE
 from .encoders import ENCODERS
 from .exceptions import AspectAttnWarning, InputError
 from .modules import (
+    FINAL_STATES,
     POSITION_WEIGHTINGS,
     TERM_QUERIES,
     VARIANTS,
@@ -236,13 +237,19 @@ default="additive"
         ``1/m`` slice of the projected states; the pooled vectors are
         concatenated and projected back. Must divide the encoder's state size.
         ``explain`` then returns weights per head.
-    final_state : bool, default=True
+    final_state : {True, False, "term"}, default=True
         Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
         encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
         et al.). With ``variant="at"`` the encoder does not see the aspect, so
         ``h_N`` is the same for every aspect of a sentence and carries its
         overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
-        attention picked out, alone. Unused by ``variant="ae"``.
+        attention picked out, alone. ``"term"`` (aspect terms only) puts the
+        encoder's summary of the term in place of ``h_N``: for the LSTM, the
+        forward state at the term's last token and, with ``bidirectional=True``,
+        the backward state at its first -- TD-LSTM's two readings of the sentence
+        up to the term (Tang et al., 2016), taken from the one encoder pass that
+        every term of the sentence shares; for the transformer and pretrained
+        encoders, the mean of the term's states. Unused by ``variant="ae"``.
     position_weighting : {"none", "linear", "learned"}, default="none"
         Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
         proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
@@ -432,7 +439,7 @@ default="additive"
         "bidirectional": [Options({True, False})],
         "attention_score": [Options(set(ATTENTION_SCORES))],
         "attention_heads": [Interval(int, 1, None)],
-        "final_state": [Options({True, False})],
+        "final_state": [Options(set(FINAL_STATES))],
         "position_weighting": [Options(set(POSITION_WEIGHTINGS))],
         "term_marker": [Options({True, False})],
         "term_query": [Options(set(TERM_QUERIES))],

@@ -83,6 +83,7 @@ class _SharedEncoderGraph(nn.Module):
         v_a = model.aspect_vectors(aspect)  # (P, A)
         states, summary = model._encode(tokens, lengths, None)  # (B, T, D), (B, D)
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
+        summary = summary[sentence]  # (P, D)
         logits, alpha = model._head(states, summary, mask, v_a[:, None, :], sentence)
         alpha = alpha[:, 0]  # (P, T) or (P, heads, T)
         if alpha.dim() == 3:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .attention import ATTENTION_SCORES, make_attention
 from .encoders import get_encoder, length_mask, masked_mean_embedding
@@ -31,6 +32,7 @@ __all__ = [
     "span_mask",
     "distance_weights",
     "token_distances",
+    "span_mean",
     "uses_position",
     "check_module_config",
 ]
@@ -43,6 +45,9 @@ POSITION_WEIGHTINGS = ("none", "linear", "learned")
 MAX_DISTANCE = 16
 #: Values of ``term_query``: what queries the states for a term.
 TERM_QUERIES = ("vectors", "states", "both")
+#: Values of ``final_state``: what joins the attention pooling in ``h*`` (the
+#: sentence's final state, the term's encoder summary, or nothing).
+FINAL_STATES = (True, False, "term")
 
 
 def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
@@ -58,6 +63,19 @@ def token_distances(span: torch.Tensor, width: int) -> torch.Tensor:
     before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
     after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
     return before + after
+
+
+def span_mean(states: torch.Tensor, span: torch.Tensor, row: torch.Tensor):
+    """The mean of each pair's states over its term.
+
+    states (B, T, D), span (P, 2) token spans ``[start, end)``, row (P,) the
+    ``states`` row of each pair -> (P, D). Two gathers from running sums: no
+    (P, T, D) copy of the states.
+    """
+    running = F.pad(states.cumsum(1), (0, 0, 1, 0))  # (B, T+1, D), [:, t]: first t
+    total = running[row, span[:, 1]] - running[row, span[:, 0]]  # (P, D)
+    count = (span[:, 1:] - span[:, :1]).clamp(min=1).to(states.dtype)  # (P, 1)
+    return total / count
 
 
 def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
@@ -80,7 +98,12 @@ def uses_position(config: dict) -> bool:
         config.get("position_weighting", "none") != "none"
         or bool(config.get("term_marker", False))
         or config.get("term_query", "vectors") != "vectors"
+        or _is_term(config.get("final_state", True))
     )
+
+
+def _is_term(final_state) -> bool:
+    return isinstance(final_state, str) and final_state == "term"
 
 
 def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
@@ -98,7 +121,9 @@ class AspectAttentionModel(nn.Module):
       ``h* = tanh(W_p r + W_x h_N)``; ``y = softmax(W_s h* + b_s)``. The encoder
       does not see the aspect, so one encoder pass serves every aspect of a sentence.
       With ``final_state=False``, ``h* = tanh(W_p r)``: the final state ``h_N``,
-      the same for every aspect of an AT sentence, is left out.
+      the same for every aspect of an AT sentence, is left out; with
+      ``final_state="term"`` (terms) the encoder's summary of the term takes its
+      place (below).
     * ``"ae"``: ``v_a`` appended to every input word; the summary ``h_N`` is
       classified.
     * ``"atae"``: both.
@@ -121,7 +146,14 @@ class AspectAttentionModel(nn.Module):
       encoder input word (the encoder then sees the aspect: one pass per pair);
     * ``term_query="states"``: the mean of the encoder states over the term's
       tokens, projected to ``A``, queries the states instead of ``v_a`` (the mean
-      of the term's word vectors); ``"both"``: their sum.
+      of the term's word vectors); ``"both"``: their sum;
+    * ``final_state="term"``: ``h* = tanh(W_p r + W_x h_term)``, with ``h_term``
+      the encoder's summary of the term instead of the sentence's ``h_N``: for the
+      LSTM, the forward state at the term's last token and (bidirectional) the
+      backward state at its first, i.e. TD-LSTM's two LSTMs read from either end
+      of the sentence up to the term (Tang et al., 2016), from the one shared
+      pass; for other encoders (``term_summary`` absent), the mean of the term's
+      states.
 
     Parameters
     ----------
@@ -141,9 +173,10 @@ class AspectAttentionModel(nn.Module):
     attention_heads : int
     dropout : float
         On the final representation (as in Wang et al.'s code).
-    final_state : bool
+    final_state : {True, False, "term"}
         Whether ``h*`` takes the encoder's final state ``h_N`` besides the
-        attention pooling (ignored without attention: AE classifies ``h_N``).
+        attention pooling, or (``"term"``) the encoder's summary of the term
+        (ignored without attention: AE classifies ``h_N``).
     position_weighting : {"none", "linear", "learned"}
     term_marker : bool
     term_query : {"vectors", "states", "both"}
@@ -169,7 +202,7 @@ class AspectAttentionModel(nn.Module):
         attention_score: str = "additive",
         attention_heads: int = 1,
         dropout: float = 0.5,
-        final_state: bool = True,
+        final_state: bool | str = True,
         position_weighting: str = "none",
         term_marker: bool = False,
         term_query: str = "vectors",
@@ -186,11 +219,16 @@ class AspectAttentionModel(nn.Module):
             raise ValueError(
                 f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
             )
+        if not (final_state is True or final_state is False or _is_term(final_state)):
+            raise ValueError(
+                f"final_state must be one of {FINAL_STATES}, got {final_state!r}"
+            )
         position = uses_position(
             dict(
                 position_weighting=position_weighting,
                 term_marker=term_marker,
                 term_query=term_query,
+                final_state=final_state,
             )
         )
         if position and aspect_type != "term":
@@ -301,12 +339,10 @@ class AspectAttentionModel(nn.Module):
         ``h* = tanh(W_p r + W_x h_N)`` with ``r`` the aspect-attention pooling of the
         states, then ``W_s h* + b_s``; without attention (AE), ``h_N`` is classified.
 
-        states (B, T, D), summary (B, D), mask (B, T), v_a (N or 1, K, A),
-        sentence (N,) or None, bias (N, K, T) or None
-        -> logits (N, K, C), alpha (N, K, T) or None
+        states (B, T, D), summary (N, D) (each row's ``h_N`` or term summary),
+        mask (B, T), v_a (N or 1, K, A), sentence (N,) or None,
+        bias (N, K, T) or None -> logits (N, K, C), alpha (N, K, T) or None
         """
-        if sentence is not None:
-            summary = summary[sentence]  # (N, D)
         if not self.uses_attention:
             h = summary[:, None, :].expand(-1, v_a.shape[1], -1)  # (N, K, D)
             return self.classifier(self.dropout(h)), None
@@ -373,6 +409,13 @@ class AspectAttentionModel(nn.Module):
         mask = length_mask(lengths, width)  # (B, T)
         if term is not None:
             v_a = self._term_query(v_a, states, term, sentence)  # (P, A)
+        if _is_term(self.final_state) and self.uses_attention:
+            row = torch.arange(span.shape[0], device=span.device)
+            row = row if sentence is None else sentence  # (P,)
+            summarise = getattr(self.encoder, "term_summary", span_mean)
+            summary = summarise(states, span, row)  # (P, D)
+        elif sentence is not None:
+            summary = summary[sentence]  # (P, D)
         logits, alpha = self._head(
             states, summary, mask, v_a[:, None, :], sentence, bias
         )
@@ -547,7 +590,7 @@ _MODEL_SCHEMA = {
     "attention_score": lambda v: isinstance(v, str) and v in ATTENTION_SCORES,
     "attention_heads": _int(1, 1024),
     "dropout": _fraction,
-    "final_state": _one_of(True, False),
+    "final_state": _one_of(*FINAL_STATES),
     "position_weighting": _one_of(*POSITION_WEIGHTINGS),
     "term_marker": _one_of(True, False),
     "term_query": _one_of(*TERM_QUERIES),

@@ -460,7 +460,7 @@ def test_train_with_term_position_options(tmp_path):
         "train", "terms.csv", "--out", "terms.aam", "--embeddings", "none",
         "--embedding-dim", "8", "--hidden-size", "8", "--epochs", "1", "--quiet",
         "--position-weighting", "learned", "--term-marker", "--term-query", "both",
-        "--no-final-state", cwd=tmp_path,
+        "--final-state", "term", cwd=tmp_path,
     )  # fmt: skip
     from aspectattn import AspectAttentionClassifier
 
@@ -468,7 +468,27 @@ def test_train_with_term_position_options(tmp_path):
     assert clf.aspect_type_ == "term"
     config = clf.module_config_
     assert (config["position_weighting"], config["term_marker"]) == ("learned", True)
-    assert (config["term_query"], config["final_state"]) == ("both", False)
+    assert (config["term_query"], config["final_state"]) == ("both", "term")
+
+
+@pytest.mark.parametrize(
+    "flags, final_state",
+    [
+        ([], True),
+        (["--final-state", "none"], False),
+        (["--no-final-state"], False),
+        (["--final-state", "term"], "term"),
+    ],
+)
+def test_final_state_flags(flags, final_state):
+    from aspectattn.cli import _FINAL_STATES, build_parser
+
+    args = build_parser().parse_args(["train", "x.csv", "--out", "m.aam", *flags])
+    assert _FINAL_STATES[args.final_state] == final_state
+    with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):
+        build_parser().parse_args(
+            ["train", "x.csv", "--no-final-state", "--final-state", "term"]
+        )
 
 
 def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):

@@ -54,6 +54,9 @@ def test_without_the_final_state_the_attention_alone_is_classified(
     )
     with pytest.raises(ValueError, match="'final_state' parameter"):
         AspectAttentionClassifier(**FAST, final_state="no").fit(*pairs)
+    # the term's own summary needs a term
+    with pytest.raises(ValueError, match="final_state='term' needs aspect terms"):
+        AspectAttentionClassifier(**FAST, final_state="term").fit(*pairs)
 
 
 def test_at_with_paper_concat_score_cannot_use_the_aspect(pairs, test_pairs):

@@ -18,6 +18,7 @@ from aspectattn.modules import (
     AspectAttentionModel,
     distance_weights,
     span_mask,
+    span_mean,
     token_distances,
 )
 from aspectattn.pipelines import WordPipeline
@@ -201,6 +202,84 @@ def test_term_states_query_and_marker_reach_the_loss():
         model(tokens, lengths, aspect)
 
 
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
+    # h* = tanh(W_p r + W_x h_term): h_term is the state of an LSTM that read the
+    # sentence from its start through the term and (bidirectional) one that read it
+    # from its end back through the term -- what TD-LSTM's two LSTMs compute
+    tokens = torch.tensor([[3, 4, 5, 6, 7, 8], [8, 9, 10, 11, 0, 0]])
+    lengths = torch.tensor([6, 4])
+    aspect = torch.tensor([[5, 6], [9, 0]])
+    span = torch.tensor([[2, 4], [1, 2]])
+    model = AspectAttentionModel(
+        encoder="lstm",
+        encoder_config=dict(
+            vocab_size=20, embedding_dim=6, hidden_size=8, bidirectional=bidirectional
+        ),
+        n_classes=3,
+        aspect_type="term",
+        variant="at",
+        dropout=0.0,
+        final_state="term",
+    ).eval()
+    assert model.uses_position
+    encoder = model.encoder
+    readings = []
+    for row in range(2):
+        (start, end), n = span[row].tolist(), int(lengths[row])
+        words = encoder.embedding(tokens[row : row + 1, :n])  # (1, n, E)
+        left = encoder.forward_lstm(words[:, :end])[0][0, -1]  # read up to the end
+        if bidirectional:
+            right = encoder.backward_lstm(words[:, start:].flip(1))[0][0, -1]
+            left = torch.cat([left, right])
+        readings.append(left)
+    h_term = torch.stack(readings)  # (2, D)
+    states, _ = encoder(tokens, lengths)
+    mask = torch.arange(6)[None, :] < lengths[:, None]
+    r, _ = model.attention(states, mask, model.aspect_vectors(aspect)[:, None, :])
+    expected = model.classifier(torch.tanh(model.W_p(r[:, 0]) + model.W_x(h_term)))
+    torch.testing.assert_close(model(tokens, lengths, aspect, span=span), expected)
+    # two terms of one sentence share its encoder pass and keep their own h_term
+    both = model(
+        tokens[[0, 0]],
+        lengths[[0, 0]],
+        torch.tensor([[5, 6], [8, 0]]),
+        sentence=torch.tensor([0, 0]),
+        span=torch.tensor([[2, 4], [5, 6]]),
+    )
+    apart = model(
+        tokens[[0, 0]],
+        lengths[[0, 0]],
+        torch.tensor([[5, 6], [8, 0]]),
+        span=torch.tensor([[2, 4], [5, 6]]),
+    )
+    torch.testing.assert_close(both, apart)
+    assert not torch.allclose(both[0], both[1])
+
+
+def test_the_term_final_state_of_a_transformer_is_the_terms_mean_state():
+    model = AspectAttentionModel(
+        encoder="transformer",
+        encoder_config=dict(
+            vocab_size=20, embedding_dim=8, d_model=8, n_layers=1, n_heads=2
+        ),
+        n_classes=3,
+        aspect_type="term",
+        variant="at",
+        dropout=0.0,
+        final_state="term",
+    ).eval()
+    tokens, lengths = torch.tensor([[3, 4, 5, 6, 0]]), torch.tensor([4])
+    aspect, span = torch.tensor([[4, 5]]), torch.tensor([[1, 3]])
+    states, _ = model.encoder(tokens, lengths)
+    mask = torch.arange(5)[None, :] < lengths[:, None]
+    r, _ = model.attention(states, mask, model.aspect_vectors(aspect)[:, None, :])
+    h_term = states[:, 1:3].mean(1)
+    expected = model.classifier(torch.tanh(model.W_p(r[:, 0]) + model.W_x(h_term)))
+    torch.testing.assert_close(model(tokens, lengths, aspect, span=span), expected)
+    assert span_mean(states, span, torch.tensor([0])).shape == (1, 8)
+
+
 # -- the estimator -------------------------------------------------------------------
 def same_term_pairs(n_sentences, seed=0):
     """ "the soup was great but the soup was awful": the same term twice, with
@@ -231,8 +310,9 @@ def same_term_pairs(n_sentences, seed=0):
         dict(position_weighting="learned"),
         dict(term_marker=True),
         dict(term_query="states", bidirectional=True),
+        dict(final_state="term", bidirectional=True),
     ],
-    ids=["linear", "learned", "marker", "states"],
+    ids=["linear", "learned", "marker", "states", "term-state"],
 )
 def test_a_tiny_model_learns_which_opinion_belongs_to_which_term(options):
     X, y = same_term_pairs(220)

@@ -82,14 +82,17 @@ def test_pair_classifier_same_as_torch(encoder, variant, heads, pairs, tmp_path)
         model.predict([("the soup was great", "ambience")])
 
 
-@pytest.mark.parametrize("weighting", ["linear", "learned"])
-def test_term_positions_and_data_frames(weighting, tmp_path):
+@pytest.mark.parametrize(
+    "weighting, final_state", [("linear", True), ("learned", "term")]
+)
+def test_term_positions_and_data_frames(weighting, final_state, tmp_path):
     X, y = _term_pairs(120, 0)
     clf = AspectAttentionClassifier(
         **_params(
             "lstm",
             aspect_type="term",
             position_weighting=weighting,
+            final_state=final_state,
             term_query="both",
             term_marker=True,
             variant="atae",
