@@ -326,6 +326,13 @@ class Options:
         return cls(_FullMatch(pattern), description)
 
     def __call__(self, value: Any) -> bool:
+        if isinstance(value, numbers.Number) and not isinstance(
+            value, (bool, np.bool_)
+        ):
+            # 1 == True and 0 == False, but a number is not one of the booleans
+            if not isinstance(self.values, (set, frozenset, tuple, list)):
+                return False
+            return any(not isinstance(v, bool) and v == value for v in self.values)
         try:
             return value in self.values
         except TypeError:

@@ -173,6 +173,9 @@ def test_numpy_object_array_input(fitted, pairs):
             "'embeddings' parameter .* must be None, a string or a path",
         ),
         ({"random_state": -1}, "'random_state'"),
+        # 1 == True, but a number is not a boolean
+        ({"bidirectional": 1}, "'bidirectional' parameter .* must be one of False"),
+        ({"final_state": 0}, "'final_state' parameter .* must be one of False"),
         ({"class_weight": "auto"}, "'class_weight'"),
         ({"early_stopping": True}, "early_stopping=True needs a validation split"),
         ({"embedding_dim": 20, "embeddings": "missing/vectors.txt"}, "not found"),
