@@ -344,6 +344,7 @@ def positional():
         position_weighting="learned",
         term_marker=True,
         term_query="both",
+        final_state="term",
     )
     return clf.fit(X, y), X, y
 
