@@ -33,6 +33,7 @@ __all__ = [
     "distance_weights",
     "token_distances",
     "span_mean",
+    "clip_spans",
     "uses_position",
     "check_module_config",
 ]
@@ -63,6 +64,18 @@ def token_distances(span: torch.Tensor, width: int) -> torch.Tensor:
     before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
     after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
     return before + after
+
+
+def clip_spans(span: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """(P, 2) token spans, (P,) lengths -> (P, 2) spans inside the sentence.
+
+    A term cut off by truncation (``max_len``) lies beyond its sentence's last
+    token; it is read at that token, the nearest the model has.
+    """
+    n = lengths[:, None]  # (P, 1)
+    start = torch.minimum(span[:, :1], n - 1)  # (P, 1)
+    end = torch.maximum(torch.minimum(span[:, 1:], n), start + 1)  # (P, 1)
+    return torch.cat([start, end], dim=1)
 
 
 def span_mean(states: torch.Tensor, span: torch.Tensor, row: torch.Tensor):
@@ -413,7 +426,7 @@ class AspectAttentionModel(nn.Module):
             row = torch.arange(span.shape[0], device=span.device)
             row = row if sentence is None else sentence  # (P,)
             summarise = getattr(self.encoder, "term_summary", span_mean)
-            summary = summarise(states, span, row)  # (P, D)
+            summary = summarise(states, clip_spans(span, lengths[row]), row)  # (P, D)
         elif sentence is not None:
             summary = summary[sentence]  # (P, D)
         logits, alpha = self._head(

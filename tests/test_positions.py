@@ -255,6 +255,18 @@ def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
     )
     torch.testing.assert_close(both, apart)
     assert not torch.allclose(both[0], both[1])
+    # a term cut off by max_len (its span beyond the sentence, even beyond the
+    # batch's width) is read at the sentence's last token
+    cut = model(
+        tokens[[1, 1]],
+        lengths[[1, 1]],
+        aspect[[1, 1]],
+        span=span.new_tensor([[5, 6], [7, 9]]),
+    )
+    at_last = model(
+        tokens[[1]], lengths[[1]], aspect[[1]], span=span.new_tensor([[3, 4]])
+    )
+    torch.testing.assert_close(cut, at_last.expand(2, -1))
 
 
 def test_the_term_final_state_of_a_transformer_is_the_terms_mean_state():
