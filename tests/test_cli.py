@@ -523,3 +523,31 @@ def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
         "--out", "r.html", cwd=tmp_path, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "needs a category detector" in bad.stderr
+
+
+def test_train_choices_follow_the_library():
+    # the CLI lists its choices literally (it must not import torch to start);
+    # this keeps them in step with the library's own lists
+    import argparse
+
+    from aspectattn.attention import ATTENTION_SCORES
+    from aspectattn.cli import _FINAL_STATES, build_parser
+    from aspectattn.encoders import ENCODERS
+    from aspectattn.modules import (
+        FINAL_STATES,
+        POSITION_WEIGHTINGS,
+        TERM_QUERIES,
+        VARIANTS,
+    )
+
+    (commands,) = [
+        a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    ]
+    train = commands.choices["train"]
+    choices = {a.dest: set(a.choices) for a in train._actions if a.choices}
+    assert choices["variant"] == set(VARIANTS)
+    assert choices["encoder"] == set(ENCODERS)
+    assert choices["attention_score"] == set(ATTENTION_SCORES)
+    assert choices["position_weighting"] == set(POSITION_WEIGHTINGS)
+    assert choices["term_query"] == set(TERM_QUERIES)
+    assert set(_FINAL_STATES.values()) == set(FINAL_STATES)
