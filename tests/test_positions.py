@@ -416,6 +416,7 @@ def test_pretrained_term_states_are_its_sub_words(tiny_checkpoint):
         aspect_type="term",
         term_query="states",
         position_weighting="linear",
+        final_state="term",  # the mean of the term's sub-word states
         max_epochs=1,
         random_state=0,
     )
