@@ -331,18 +331,16 @@ class AspectAttentionModel(nn.Module):
             return self.encoder(tokens, lengths, aspect_input)
         return self.encoder(tokens, lengths, aspect_input, marker=marker)
 
-    def _term_query(self, v_a, states, term, sentence):
+    def _term_query(self, v_a, states, span, row):
         """The query of each pair: ``v_a``, or (from) the term's mean state.
 
-        v_a (P, A), states (B, T, D), term (P, T) bool, sentence (P,) or None
-        -> (P, A)
+        v_a (P, A), states (B, T, D), span (P, 2), row (P,) the ``states`` row of
+        each pair -> (P, A)
         """
         if self.term_query == "vectors" or not self.uses_attention:
             return v_a
-        rows = states if sentence is None else states[sentence]  # (P, T, D)
-        weight = term.to(states.dtype)  # (P, T)
-        count = weight.sum(1, keepdim=True).clamp(min=1)  # (P, 1)
-        mean = (weight[:, None, :] @ rows)[:, 0] / count  # (P, D)
+        # the term's tokens within the batch's width (none: a zero mean)
+        mean = span_mean(states, span.clamp(max=states.shape[1]), row)  # (P, D)
         projected = self.term_state_projection(mean)  # (P, A)
         return projected if self.term_query == "states" else v_a + projected
 
@@ -400,18 +398,17 @@ class AspectAttentionModel(nn.Module):
         """
         v_a = self.aspect_vectors(aspect)  # (P, A)
         width = tokens.shape[1]
-        term = bias = None
+        bias = None
         if self.uses_position:
             if span is None:
                 raise ValueError("this model uses the term's position: pass span=")
-            term = span_mask(span, width)  # (P, T)
             if self.position_weighting == "linear":
                 w = distance_weights(span, lengths, width)  # (P, T)
                 bias = torch.log(w)[:, None, :]  # (P, 1, T)
             elif self.position_weighting == "learned":
                 d = token_distances(span, width).clamp(max=MAX_DISTANCE)  # (P, T)
                 bias = self.distance_bias[d][:, None, :]  # (P, 1, T)
-        marker = term if self.term_marker else None
+        marker = span_mask(span, width) if self.term_marker else None  # (P, T)
         if sentence is None or self.encoder_sees_aspect:
             states, summary = self._encode(tokens, lengths, v_a, marker)
             sentence = None
@@ -420,11 +417,11 @@ class AspectAttentionModel(nn.Module):
             states, summary = self._encode(tokens[first], lengths[first], None)
             lengths = lengths[first]
         mask = length_mask(lengths, width)  # (B, T)
-        if term is not None:
-            v_a = self._term_query(v_a, states, term, sentence)  # (P, A)
-        if _is_term(self.final_state) and self.uses_attention:
+        if self.uses_position:
             row = torch.arange(span.shape[0], device=span.device)
             row = row if sentence is None else sentence  # (P,)
+            v_a = self._term_query(v_a, states, span, row)  # (P, A)
+        if _is_term(self.final_state) and self.uses_attention:
             summarise = getattr(self.encoder, "term_summary", span_mean)
             summary = summarise(states, clip_spans(span, lengths[row]), row)  # (P, D)
         elif sentence is not None:
