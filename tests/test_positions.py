@@ -128,11 +128,15 @@ def test_distance_weights_follow_the_formula():
     assert span_mask(torch.tensor([[1, 3]]), 5).tolist() == [[0, 1, 1, 0, 0]]
 
 
-def tiny_model(**options):
+def tiny_model(encoder="lstm", bidirectional=False, **options):
     torch.manual_seed(0)
+    if encoder == "lstm":
+        config = dict(hidden_size=8, bidirectional=bidirectional, embedding_dim=6)
+    else:
+        config = dict(d_model=8, n_layers=1, n_heads=2, embedding_dim=8)
     return AspectAttentionModel(
-        encoder="lstm",
-        encoder_config=dict(vocab_size=20, embedding_dim=6, hidden_size=8),
+        encoder=encoder,
+        encoder_config=dict(vocab_size=20, **config),
         n_classes=3,
         aspect_type="term",
         variant="at",
@@ -202,6 +206,15 @@ def test_term_states_query_and_marker_reach_the_loss():
         model(tokens, lengths, aspect)
 
 
+def head_with(model, tokens, lengths, aspect, h_term):
+    """An AT model's logits written out: ``W_s tanh(W_p r + W_x h_term) + b_s``,
+    with ``r`` the attention pooling of the encoder states."""
+    states, _ = model.encoder(tokens, lengths)
+    mask = torch.arange(tokens.shape[1])[None, :] < lengths[:, None]
+    r, _ = model.attention(states, mask, model.aspect_vectors(aspect)[:, None, :])
+    return model.classifier(torch.tanh(model.W_p(r[:, 0]) + model.W_x(h_term)))
+
+
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
     # h* = tanh(W_p r + W_x h_term): h_term is the state of an LSTM that read the
@@ -211,17 +224,7 @@ def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
     lengths = torch.tensor([6, 4])
     aspect = torch.tensor([[5, 6], [9, 0]])
     span = torch.tensor([[2, 4], [1, 2]])
-    model = AspectAttentionModel(
-        encoder="lstm",
-        encoder_config=dict(
-            vocab_size=20, embedding_dim=6, hidden_size=8, bidirectional=bidirectional
-        ),
-        n_classes=3,
-        aspect_type="term",
-        variant="at",
-        dropout=0.0,
-        final_state="term",
-    ).eval()
+    model = tiny_model(bidirectional=bidirectional, final_state="term")
     assert model.uses_position
     encoder = model.encoder
     readings = []
@@ -234,10 +237,7 @@ def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
             left = torch.cat([left, right])
         readings.append(left)
     h_term = torch.stack(readings)  # (2, D)
-    states, _ = encoder(tokens, lengths)
-    mask = torch.arange(6)[None, :] < lengths[:, None]
-    r, _ = model.attention(states, mask, model.aspect_vectors(aspect)[:, None, :])
-    expected = model.classifier(torch.tanh(model.W_p(r[:, 0]) + model.W_x(h_term)))
+    expected = head_with(model, tokens, lengths, aspect, h_term)
     torch.testing.assert_close(model(tokens, lengths, aspect, span=span), expected)
     # two terms of one sentence share its encoder pass and keep their own h_term
     both = model(
@@ -270,24 +270,12 @@ def test_the_term_final_state_is_td_lstms_two_readings(bidirectional):
 
 
 def test_the_term_final_state_of_a_transformer_is_the_terms_mean_state():
-    model = AspectAttentionModel(
-        encoder="transformer",
-        encoder_config=dict(
-            vocab_size=20, embedding_dim=8, d_model=8, n_layers=1, n_heads=2
-        ),
-        n_classes=3,
-        aspect_type="term",
-        variant="at",
-        dropout=0.0,
-        final_state="term",
-    ).eval()
+    model = tiny_model("transformer", final_state="term")
     tokens, lengths = torch.tensor([[3, 4, 5, 6, 0]]), torch.tensor([4])
     aspect, span = torch.tensor([[4, 5]]), torch.tensor([[1, 3]])
     states, _ = model.encoder(tokens, lengths)
-    mask = torch.arange(5)[None, :] < lengths[:, None]
-    r, _ = model.attention(states, mask, model.aspect_vectors(aspect)[:, None, :])
     h_term = states[:, 1:3].mean(1)
-    expected = model.classifier(torch.tanh(model.W_p(r[:, 0]) + model.W_x(h_term)))
+    expected = head_with(model, tokens, lengths, aspect, h_term)
     torch.testing.assert_close(model(tokens, lengths, aspect, span=span), expected)
     assert span_mean(states, span, torch.tensor([0])).shape == (1, 8)
 
