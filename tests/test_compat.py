@@ -1,0 +1,69 @@
+"""Files written by an earlier release load and predict as they did.
+
+``tests/data/release`` holds model files, pickles, joblib and skops files written by
+the release before the package's layout changed (``make_fixtures.py`` there), with
+the probabilities they gave; ``tests/data/v1_*.aam`` are files of format 1.
+"""
+
+import pickle
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+from conftest import FOOD, SERVICE, make_pairs
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.persistence import SKOPS_TRUSTED_TYPES, load
+
+RELEASE = Path(__file__).parent / "data" / "release"
+EXPECTED = np.load(RELEASE / "expected.npz")
+
+
+def _test_data(name):
+    X_test, _ = make_pairs(12, seed=1)
+    if name == "pairs_atae":
+        return X_test
+    if name == "terms_at":
+
+        def term_of(text, aspect):
+            pool = FOOD if aspect == "food" else SERVICE
+            return next(w for w in text.rstrip(".").split() if w in pool)
+
+        return [(t, term_of(t, a)) for t, a in X_test]
+    return sorted({t for t, _ in X_test})
+
+
+def _proba(model, data):
+    proba = model.predict_proba(data)
+    return np.stack(proba, 1) if isinstance(proba, list) else proba
+
+
+def _readers():
+    return {
+        "aam": load,
+        "pkl": lambda p: pickle.loads(p.read_bytes()),
+        "joblib": joblib.load,
+    }
+
+
+@pytest.mark.parametrize("reader", ["aam", "pkl", "joblib"])
+@pytest.mark.parametrize("name", ["pairs_atae", "terms_at", "detector"])
+def test_release_files_predict_as_before(name, reader):
+    model = _readers()[reader](RELEASE / f"{name}.{reader}")
+    kind = AspectCategoryClassifier if name == "detector" else AspectAttentionClassifier
+    assert type(model) is kind
+    np.testing.assert_allclose(
+        _proba(model, _test_data(name)), EXPECTED[f"{name}_proba"], rtol=0, atol=1e-6
+    )
+
+
+def test_release_skops_pipeline_predicts_as_before():
+    sio = pytest.importorskip("skops.io")
+    pipe = sio.load(RELEASE / "pairs_pipeline.skops", trusted=SKOPS_TRUSTED_TYPES)
+    np.testing.assert_allclose(
+        pipe.predict_proba(_test_data("pairs_atae")),
+        EXPECTED["pairs_atae_proba"],
+        rtol=0,
+        atol=1e-6,
+    )
