@@ -22,17 +22,17 @@ from .exceptions import (
     MissingDependencyError,
     UnknownAspectError,
 )
-from .text import Tokenizer, Vocabulary
+from .text.tokens import Tokenizer, Vocabulary
 
 __version__ = "0.1.0"
 
 # Public name -> the module that defines it (imported when first asked for).
 _LAZY = {
-    "AspectAttentionClassifier": ".estimator",
-    "AspectCategoryClassifier": ".detection",
-    "TfidfEmbeddingVectorizer": ".baselines",
-    "POSWeightedEmbeddingVectorizer": ".baselines",
-    "make_baseline": ".baselines",
+    "AspectAttentionClassifier": ".estimators.pairs",
+    "AspectCategoryClassifier": ".estimators.categories",
+    "TfidfEmbeddingVectorizer": ".estimators.baselines",
+    "POSWeightedEmbeddingVectorizer": ".estimators.baselines",
+    "make_baseline": ".estimators.baselines",
 }
 
 __all__ = [

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from ._validation import check_labels, check_pairs
-from .positions import find_term
+from .text.spans import find_term
 
 __all__ = [
     "join_opposite",

@@ -204,7 +204,7 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
 
 
 def _read_model(path: str, trust_pickle: bool):
-    from .estimator import AspectAttentionClassifier
+    from .estimators.pairs import AspectAttentionClassifier
     from .persistence import ModelFileError
 
     if not Path(path).is_file():
@@ -230,7 +230,7 @@ def _read_model(path: str, trust_pickle: bool):
 
 
 def is_detector(model) -> bool:
-    from .detection import AspectCategoryClassifier
+    from .estimators.categories import AspectCategoryClassifier
 
     return isinstance(model, AspectCategoryClassifier)
 
@@ -299,8 +299,8 @@ ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "Mi
 
 
 def cmd_train(args) -> int:
-    from .detection import AspectCategoryClassifier
-    from .estimator import AspectAttentionClassifier
+    from .estimators.categories import AspectCategoryClassifier
+    from .estimators.pairs import AspectAttentionClassifier
 
     if args.detector:
         X, y = load_table(args.data, args)
@@ -435,7 +435,7 @@ def cmd_evaluate(args) -> int:
 
 
 def _evaluate_detector(clf, args) -> int:
-    from .detection import detection_f1, mention_f1
+    from .estimators.categories import detection_f1, mention_f1
 
     texts, Y = load_table(args.data, args)
     Y = Y.reindex(columns=list(clf.categories_), fill_value=clf.not_mentioned)

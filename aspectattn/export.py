@@ -39,9 +39,8 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from ._fields import labels_state
-from .encoders import length_mask
 from .exceptions import AspectAttnWarning, optional_import
-from .modules import uses_position
+from .nn.ops import length_mask, uses_position
 
 __all__ = ["export_onnx", "FORMAT", "FORMAT_VERSION", "OPSET"]
 
@@ -164,7 +163,7 @@ def export_onnx(estimator, directory) -> Path:
     MissingDependencyError
         When the ``onnx`` package (needed by torch's exporter) is not installed.
     """
-    from .detection import AspectCategoryClassifier
+    from .estimators.categories import AspectCategoryClassifier
 
     check_is_fitted(estimator, "module_")
     if estimator.text_pipeline_.kind != "words":

@@ -78,7 +78,10 @@ def register(cls: type) -> type:
 
 #: The modules whose import registers aspectattn's own estimators (imported by
 #: :func:`load` on first use: ``import aspectattn`` itself loads them lazily).
-_ESTIMATOR_MODULES = ("aspectattn.estimator", "aspectattn.detection")
+_ESTIMATOR_MODULES = (
+    "aspectattn.estimators.pairs",
+    "aspectattn.estimators.categories",
+)
 
 
 def _registered(name) -> type | None:
@@ -99,6 +102,13 @@ def _registered(name) -> type | None:
 #: vectorizers, like sklearn's own transformers, from their attributes (numpy arrays
 #: and plain values: nothing in them runs code).
 SKOPS_TRUSTED_TYPES = [
+    "aspectattn.estimators.pairs.AspectAttentionClassifier",
+    "aspectattn.estimators.categories.AspectCategoryClassifier",
+    "aspectattn.estimators.baselines.TfidfEmbeddingVectorizer",
+    "aspectattn.estimators.baselines.POSWeightedEmbeddingVectorizer",
+    "aspectattn.text.pipelines.WordPipeline",
+    "aspectattn.text.tokens.Vocabulary",
+    # the same types under the paths that files of earlier releases name
     "aspectattn.estimator.AspectAttentionClassifier",
     "aspectattn.detection.AspectCategoryClassifier",
     "aspectattn.baselines.TfidfEmbeddingVectorizer",
@@ -447,7 +457,7 @@ def _upgrade_v1(meta: dict, tensors: dict) -> tuple[dict, dict]:
 
 def upgrade_v1_pickle(state: dict, module_state: dict | None):
     """The ``__dict__`` of an estimator pickled by aspectattn 0.1, upgraded."""
-    from .pipelines import SubwordPipeline, WordPipeline
+    from .text.pipelines import SubwordPipeline, WordPipeline
 
     state = dict(state)
     old = state.pop("module_kwargs_")

@@ -34,7 +34,7 @@ from ._fields import _labels, _strings
 from ._validation import category_ids, check_pairs, check_texts
 from .exceptions import AspectAttnError, optional_import
 from .mentions import mentioned_aspects
-from .pipelines import pipeline_from_state
+from .text.pipelines import pipeline_from_state
 
 __all__ = [
     "load_onnx",

@@ -50,7 +50,7 @@ from aspectattn.datasets import (
     fetch_semeval2014,
     get_data_home,
 )
-from aspectattn.detection import detection_f1, mention_f1
+from aspectattn.estimators.categories import detection_f1, mention_f1
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # As benchmarks/attention_lstm.py (chosen before any test score was seen).
@@ -259,7 +259,7 @@ def joint_speed(data, embeddings, epochs=4) -> dict:
     * "sentence": whole sentences, one encoder pass for all their aspects
       (``batch_by="sentence"``, the default for AT).
     """
-    from aspectattn.modules import AspectAttentionModel
+    from aspectattn.nn.model import AspectAttentionModel
 
     original = AspectAttentionModel.forward
 

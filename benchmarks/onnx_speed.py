@@ -22,11 +22,7 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
-from aspectattn.datasets import (
-    fetch_category_table,
-    fetch_semeval2014,
-    get_data_home,
-)
+from aspectattn.datasets import fetch_category_table, fetch_semeval2014, get_data_home
 from aspectattn.export import export_onnx
 from aspectattn.runtime import load_onnx
 

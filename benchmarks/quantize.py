@@ -13,7 +13,8 @@ probability change, and test pairs per second of ``predict_proba`` end to end
 process). Each run is appended to ``results/quantize.runs.jsonl`` as it finishes
 and skipped when the command is run again (delete the file to start afresh); the
 summary of every run there goes to ``results/quantize.{json,md}``. No LSTM row:
-``quantize`` leaves the LSTM encoder as it is (see :mod:`aspectattn.quantization`).
+``quantize`` leaves the LSTM encoder as it is (see
+:mod:`aspectattn.engine.quantization`).
 """
 
 from __future__ import annotations

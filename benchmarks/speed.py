@@ -42,15 +42,15 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn._batching import (
+from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
+from aspectattn.engine.batching import (
     BucketBatchSampler,
     BucketLoader,
     PairDataset,
     length_sorted_batches,
 )
-from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
-from aspectattn.inference import INFERENCE_BATCH
-from aspectattn.text import Tokenizer
+from aspectattn.engine.inference import INFERENCE_BATCH
+from aspectattn.text.tokens import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from attention_lstm import PARAMS, PRETRAINED, TRANSFORMER  # noqa: E402

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from aspectattn.attention import (
+from aspectattn.nn.attention import (
     ATTENTION_SCORES,
     MultiHeadAspectAttention,
     make_attention,

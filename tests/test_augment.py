@@ -3,10 +3,11 @@ import pytest
 from conftest import FAST, make_pairs
 from sklearn.base import clone
 
-from aspectattn import AspectAttentionClassifier, training
+from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import flip_opinions, join_opposite, join_pairs
+from aspectattn.engine import training
+from aspectattn.engine.training import split_sentences
 from aspectattn.exceptions import AspectAttnWarning, InputError
-from aspectattn.training import split_sentences
 
 
 def test_joined_sentences_have_two_aspects_of_opposite_polarity():

@@ -10,12 +10,12 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
 from aspectattn import InputError, UnknownAspectError
-from aspectattn.baselines import (
+from aspectattn.estimators.baselines import (
     POSWeightedEmbeddingVectorizer,
     TfidfEmbeddingVectorizer,
     make_baseline,
 )
-from aspectattn.embeddings import clear_vector_cache
+from aspectattn.text.vectors import clear_vector_cache
 
 VECTORS = {
     "good": [1.0, 0.0],
@@ -190,7 +190,7 @@ def test_default_nltk_tagger_and_pickle(vec_file, monkeypatch):
     import nltk
 
     monkeypatch.setattr(nltk.data, "path", [str(SHARED_DATA / "nltk_data")])
-    from aspectattn import pos
+    from aspectattn.text import pos
 
     pos._reset_nltk_tagger()
     vec = POSWeightedEmbeddingVectorizer(embeddings=vec_file).fit(FIT)

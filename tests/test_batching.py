@@ -2,8 +2,12 @@
 
 import numpy as np
 
-from aspectattn._batching import BucketBatchSampler, PairDataset, length_sorted_batches
-from aspectattn.text import EncodedTexts
+from aspectattn.engine.batching import (
+    BucketBatchSampler,
+    PairDataset,
+    length_sorted_batches,
+)
+from aspectattn.text.tokens import EncodedTexts
 
 LENGTHS = np.random.default_rng(0).integers(1, 60, size=203)
 

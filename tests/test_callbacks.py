@@ -6,7 +6,7 @@ import torch
 from conftest import FAST, make_pairs
 
 from aspectattn import AspectAttentionClassifier, AspectAttnWarning
-from aspectattn.modules import AspectAttentionModel
+from aspectattn.nn.model import AspectAttentionModel
 
 PARAMS = {**FAST, "max_epochs": 8, "dropout": 0.2}
 

@@ -530,10 +530,10 @@ def test_train_choices_follow_the_library():
     # this keeps them in step with the library's own lists
     import argparse
 
-    from aspectattn.attention import ATTENTION_SCORES
     from aspectattn.cli import _FINAL_STATES, build_parser
-    from aspectattn.encoders import ENCODERS
-    from aspectattn.modules import (
+    from aspectattn.nn.attention import ATTENTION_SCORES
+    from aspectattn.nn.encoders import ENCODERS
+    from aspectattn.params import (
         FINAL_STATES,
         POSITION_WEIGHTINGS,
         TERM_QUERIES,

@@ -12,7 +12,8 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectCategoryClassifier, InputError
-from aspectattn.detection import MultiOutputLoss, mention_f1
+from aspectattn.estimators.categories import mention_f1
+from aspectattn.nn.categories import MultiOutputLoss
 
 PARAMS = {**FAST, "max_epochs": 30}
 

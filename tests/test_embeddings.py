@@ -5,8 +5,8 @@ import pytest
 from conftest import FAST, GLOVE, requires_shared_data
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn import embeddings as emb
 from aspectattn.exceptions import AspectAttnWarning
+from aspectattn.text import vectors as emb
 
 WORDS = ["the", "pasta", "was", "great", "waiter", "rude"]
 
@@ -205,7 +205,7 @@ def test_trained_word2vec_is_reproducible_across_processes(pairs):
     import sys
 
     script = (
-        "from aspectattn.embeddings import train_word_vectors as t;"
+        "from aspectattn.text.vectors import train_word_vectors as t;"
         "print(t('word2vec', [['a','b','c']]*20, 8, seed=3)['a'].tolist())"
     )
     outs = {

@@ -3,7 +3,9 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from aspectattn.encoders import ENCODERS, LSTMEncoder, TransformerEncoder, get_encoder
+from aspectattn.nn.encoders import ENCODERS, get_encoder
+from aspectattn.nn.encoders.lstm import LSTMEncoder
+from aspectattn.nn.encoders.transformer import TransformerEncoder
 
 
 def _lstm(input_size, hidden, bidirectional=False):

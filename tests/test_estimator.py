@@ -636,7 +636,7 @@ def test_at_prediction_encodes_each_distinct_sentence_once(pairs):
 
 
 def test_joint_training_batches_whole_sentences(pairs, monkeypatch):
-    from aspectattn.modules import AspectAttentionModel
+    from aspectattn.nn.model import AspectAttentionModel
 
     X, y = pairs
     seen = []

@@ -2,7 +2,8 @@ import pytest
 import torch
 from conftest import random_batch
 
-from aspectattn.modules import AspectAttentionModel, check_module_config
+from aspectattn.nn.model import AspectAttentionModel
+from aspectattn.nn.schema import check_module_config
 
 VOCAB, EMB = 30, 8
 

@@ -20,7 +20,7 @@ def fitted(pairs):
 
 def assert_same_fitted_state(a, b):
     """Every documented fitted attribute, dtype included."""
-    from aspectattn.estimator import FITTED_ATTRIBUTES
+    from aspectattn.estimators._base import FITTED_ATTRIBUTES
 
     for name in FITTED_ATTRIBUTES:
         assert hasattr(a, name) == hasattr(b, name), name

@@ -1,7 +1,7 @@
 import pytest
 from conftest import SHARED_DATA
 
-from aspectattn import pos
+from aspectattn.text import pos
 
 
 @pytest.mark.parametrize(

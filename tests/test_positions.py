@@ -13,16 +13,10 @@ from sklearn.base import clone
 from aspectattn import AspectAttentionClassifier
 from aspectattn._validation import check_pairs
 from aspectattn.exceptions import InputError
-from aspectattn.modules import (
-    MAX_DISTANCE,
-    AspectAttentionModel,
-    distance_weights,
-    span_mask,
-    span_mean,
-    token_distances,
-)
-from aspectattn.pipelines import WordPipeline
-from aspectattn.positions import find_term
+from aspectattn.nn.model import MAX_DISTANCE, AspectAttentionModel
+from aspectattn.nn.ops import distance_weights, span_mask, span_mean, token_distances
+from aspectattn.text.pipelines import WordPipeline
+from aspectattn.text.spans import find_term
 
 GOOD = ["great", "tasty", "lovely", "superb"]
 BAD = ["awful", "rude", "soggy", "bland"]

@@ -13,7 +13,7 @@ from aspectattn import (
     AspectAttnWarning,
     AspectCategoryClassifier,
 )
-from aspectattn.quantization import quantize_module
+from aspectattn.engine.quantization import quantize_module
 
 TINY = dict(
     variant="at",

@@ -124,7 +124,7 @@ def test_failed_fit_leaves_a_fitted_estimator_unchanged(model, pairs, monkeypatc
         model.set_params(hidden_size=-1).fit(*pairs)
     model.set_params(hidden_size=FAST["hidden_size"])
 
-    from aspectattn.modules import AspectAttentionModel
+    from aspectattn.nn.model import AspectAttentionModel
 
     def broken(*args, **kwargs):
         raise RuntimeError("out of memory (simulated)")

@@ -21,8 +21,8 @@ from aspectattn import (
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from aspectattn.export import export_onnx  # noqa: E402
-from aspectattn.runtime import (  # noqa: E402
+from aspectattn.export import export_onnx
+from aspectattn.runtime import (
     ExportFileError,
     OnnxCategoryClassifier,
     OnnxPairClassifier,

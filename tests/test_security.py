@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.persistence import ModelFileError, _digest, load
-from aspectattn.text import MAX_TOKEN_CHARS, Tokenizer, Vocabulary
+from aspectattn.text.tokens import MAX_TOKEN_CHARS, Tokenizer, Vocabulary
 
 
 @pytest.fixture(scope="module")

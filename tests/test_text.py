@@ -3,7 +3,7 @@ import pickle
 import numpy as np
 import pytest
 
-from aspectattn.text import OOV_ID, PAD_ID, Tokenizer, Vocabulary
+from aspectattn.text.tokens import OOV_ID, PAD_ID, Tokenizer, Vocabulary
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_vocabulary_pickles_without_lookup_cache():
 def test_ascii_fast_path_matches_full_normalisation(text):
     import unicodedata
 
-    from aspectattn.text import _FOLD, _INVISIBLE_RE, _TOKEN_RE
+    from aspectattn.text.tokens import _FOLD, _INVISIBLE_RE, _TOKEN_RE
 
     full = _INVISIBLE_RE.sub(
         "", unicodedata.normalize("NFKC", text).translate(_FOLD)

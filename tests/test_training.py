@@ -6,10 +6,8 @@ import torch
 from conftest import FAST, make_pairs
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn._batching import PairDataset
-from aspectattn.modules import AspectAttentionModel
-from aspectattn.text import EncodedTexts
-from aspectattn.training import (
+from aspectattn.engine.batching import PairDataset
+from aspectattn.engine.training import (
     TrainingConfig,
     build_net,
     class_weight_tensor,
@@ -17,6 +15,8 @@ from aspectattn.training import (
     fingerprint,
     split_sentences,
 )
+from aspectattn.nn.model import AspectAttentionModel
+from aspectattn.text.tokens import EncodedTexts
 
 TINY_BERT = {
     "model_type": "bert",

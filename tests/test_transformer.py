@@ -9,8 +9,8 @@ from conftest import BAD, FAST, GOOD, random_batch
 from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.encoders import MultiHeadSelfAttention
-from aspectattn.modules import AspectAttentionModel
+from aspectattn.nn.encoders.transformer import MultiHeadSelfAttention
+from aspectattn.nn.model import AspectAttentionModel
 
 TF = {**FAST, "encoder": "transformer", "d_model": 32, "n_heads": 4, "lr": 1e-3}
 

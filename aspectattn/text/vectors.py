@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import MissingDependencyError
+from ..exceptions import MissingDependencyError
 
 __all__ = [
     "load_word_vectors",
@@ -125,7 +125,7 @@ LOCAL_FILES = {
 
 def local_vectors_file(name: str) -> Path | None:
     """A file in the data home holding the vectors of gensim-data model ``name``."""
-    from .datasets import get_data_home
+    from ..datasets import get_data_home
 
     home = get_data_home()
     for relative in LOCAL_FILES.get(name, ()):

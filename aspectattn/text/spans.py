@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .exceptions import InputError
+from ..exceptions import InputError
 
 __all__ = ["find_term", "token_spans"]
 

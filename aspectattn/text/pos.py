@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from .exceptions import MissingDependencyError
+from ..exceptions import MissingDependencyError
 
 __all__ = ["UNIVERSAL_TAGS", "to_universal", "tag_sentences", "nltk_tagger"]
 

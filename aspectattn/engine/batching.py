@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from .text import EncodedTexts
+from ..text.tokens import EncodedTexts
 
 __all__ = ["PairDataset", "BucketBatchSampler", "BucketLoader", "length_sorted_batches"]
 

@@ -1,10 +1,10 @@
 """From parameters and training text to an initialised model.
 
-``prepare_model(est, ...)`` returns the fitted text pipeline, the configuration of
-:class:`~aspectattn.modules.AspectAttentionModel`, a function that initialises a
+``prepare_model(config, ...)`` returns the fitted text pipeline, the configuration of
+:class:`~aspectattn.nn.model.AspectAttentionModel`, a function that initialises a
 freshly built module (word vectors of the vocabulary, category queries started from
 the word or sub-word vectors of the category names), and the share of words that had
-a pretrained vector. ``est`` is the estimator, read for its parameters only.
+a pretrained vector. ``config`` is the fit's :class:`~aspectattn.params.ModelConfig`.
 """
 
 from __future__ import annotations
@@ -14,84 +14,73 @@ import json
 import numpy as np
 import torch
 
-from .embeddings import phrase_vector
-from .encoders import masked_mean_embedding
-from .pipelines import SubwordPipeline, WordPipeline
+from ..nn.encoders import get_encoder
+from ..nn.ops import masked_mean_embedding
+from ..params import ENCODER_GROUPS, ModelConfig
+from ..text.pipelines import SubwordPipeline, WordPipeline
+from ..text.vectors import phrase_vector
 
 __all__ = ["prepare_model"]
 
 
-def prepare_model(est, texts, aspects, aspect_type, categories, n_classes, seed, rng):
+def prepare_model(
+    config: ModelConfig, texts, aspects, aspect_type, categories, n_classes, seed, rng
+):
     """The text pipeline, the module's configuration, how to initialise its
     weights (word vectors, category names), and the word-vector coverage."""
-    if est.encoder == "pretrained":
-        pipeline, config, init, coverage = _pretrained_pipeline(
-            est, aspect_type, categories
+    encoder = get_encoder(config.encoder)  # an unknown name is an error
+    if "words" in ENCODER_GROUPS[config.encoder]:
+        pipeline, built, init, coverage = _word_pipeline(
+            config, encoder, texts, aspects, aspect_type, categories, seed, rng
         )
     else:
-        pipeline, config, init, coverage = _word_pipeline(
-            est, texts, aspects, aspect_type, categories, seed, rng
+        pipeline, built, init, coverage = _pretrained_pipeline(
+            config, aspect_type, categories
         )
     module_config = dict(
-        config,
+        built,
         n_classes=n_classes,
         aspect_type=aspect_type,
         n_aspects=max(len(categories), 1),
-        variant=est.variant,
-        attention_score=est.attention_score,
-        attention_heads=est.attention_heads,
-        dropout=est.dropout,
-        final_state=est.final_state,
+        variant=config.variant,
+        attention_score=config.attention_score,
+        attention_heads=config.attention_heads,
+        dropout=config.dropout,
+        final_state=config.final_state,
     )
-    if est.final_state == "term" and aspect_type != "term":
-        raise ValueError(
-            f"final_state='term' needs aspect terms (the term's encoder states); "
-            f"{type(est).__name__} was given aspect categories. Use "
-            "final_state=True or False."
-        )
     if aspect_type == "term":  # the term-position options (unused for categories)
-        attention = est.variant != "ae"  # what the unused-parameter warnings say
+        attention = config.variant != "ae"  # what the unused-parameter warnings say
         module_config.update(
-            final_state=est.final_state if attention else True,
-            position_weighting=est.position_weighting if attention else "none",
-            term_marker=est.term_marker and est.encoder != "pretrained",
-            term_query=est.term_query if attention else "vectors",
+            final_state=config.final_state if attention else True,
+            position_weighting=config.position_weighting if attention else "none",
+            term_marker=config.term_marker and config.encoder != "pretrained",
+            term_query=config.term_query if attention else "vectors",
         )
     return pipeline, module_config, init, coverage
 
 
-def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
+def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, seed, rng):
     """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
     how to initialise the module; the share of words with a vector."""
     terms = aspects if aspect_type == "term" else []
-    pipeline = WordPipeline(est.lowercase, est.min_count, est.max_len)
+    pipeline = WordPipeline(config.lowercase, config.min_count, config.max_len)
     pipeline.fit(texts, terms)
     n_text_words = len(pipeline.vocabulary)
     matrix, found, vectors, dim = pipeline.word_vectors(
-        est.embeddings, est.embedding_dim, texts, seed, rng, est.extra_vocabulary
+        config.embeddings,
+        config.embedding_dim,
+        texts,
+        seed,
+        rng,
+        config.extra_vocabulary,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
-    if est.encoder == "lstm":
-        encoder_config.update(
-            hidden_size=est.hidden_size, bidirectional=est.bidirectional
-        )
-    else:
-        encoder_config.update(
-            d_model=est.d_model,
-            n_layers=est.n_layers,
-            n_heads=est.n_heads,
-            ff_size=est.ff_size or 4 * est.d_model,
-            dropout=est.transformer_dropout,
-            norm_first=est.norm_first,
-            positional=est.positional,
-            position_merge=est.position_merge,
-            max_len=est.max_len,
-        )
-    encoder_config["embedding_dropout"] = est.embedding_dropout
-    config = dict(
-        encoder=est.encoder,
+    encoder_config.update(encoder.config_from(config))
+    encoder_config["embedding_dropout"] = config.embedding_dropout
+    built = dict(
+        encoder=config.encoder,
         encoder_config=encoder_config,
-        aspect_size=est.aspect_size or _default_aspect_size(est, encoder_config),
+        aspect_size=config.aspect_size or _default_aspect_size(config, encoder, dim),
     )
     names = (
         [phrase_vector(vectors, name) for name in categories]
@@ -109,30 +98,28 @@ def _word_pipeline(est, texts, aspects, aspect_type, categories, seed, rng):
 
     return (
         pipeline,
-        config,
+        built,
         init,
         # coverage of the training text's words (not of the extra words)
         float(found[2:n_text_words].mean()) if n_text_words > 2 else 0.0,
     )
 
 
-def _default_aspect_size(est, encoder_config) -> int:
+def _default_aspect_size(config, encoder, embedding_dim: int) -> int:
     """``A`` when ``aspect_size=None``: the word-vector size, except for the
     single-head dot form, where ``v_a`` has the states' size ``D`` so that it is
     itself the query (with a projection, ``<W v_a, h_i>`` *is* the general form)."""
-    if est.attention_score == "dot" and est.attention_heads == 1:
-        if est.encoder == "lstm":
-            return est.hidden_size * (2 if est.bidirectional else 1)
-        return est.d_model
-    return encoder_config["embedding_dim"]
+    if config.attention_score == "dot" and config.attention_heads == 1:
+        return encoder.states_size(config)
+    return embedding_dim
 
 
-def _pretrained_pipeline(est, aspect_type, categories):
+def _pretrained_pipeline(config, aspect_type, categories):
     """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.pretrained`)."""
     pipeline, pretrained_config, weights = SubwordPipeline.from_checkpoint(
-        est.pretrained_model, est.max_len, est.pretrained_input == "pair"
+        config.pretrained_model, config.max_len, config.pretrained_input == "pair"
     )
-    config = dict(
+    built = dict(
         encoder="pretrained",
         encoder_config=dict(
             # JSON-clean (integer keys of label maps become strings), so the
@@ -154,4 +141,4 @@ def _pretrained_pipeline(est, aspect_type, categories):
                     masked_mean_embedding(module.embedding, torch.from_numpy(ids))
                 )
 
-    return pipeline, config, init, 1.0
+    return pipeline, built, init, 1.0

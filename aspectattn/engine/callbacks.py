@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,16 @@ from skorch.callbacks import Callback
 __all__ = ["BestWeights", "StopWhenStalled", "EpochCheckpoint", "load_checkpoint"]
 
 CHECKPOINT_VERSION = 1
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def log_line(text: str) -> None:
+    """Where training progress goes: stderr (stdout is for results), with skorch's
+    colours only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        text = _ANSI_RE.sub("", text)
+    print(text, file=sys.stderr, flush=True)
 
 
 class BestWeights(Callback):
@@ -132,8 +144,6 @@ class StopWhenStalled(Callback):
         if self.tracker.misses_ >= self.patience:
             self.stopped_ = self.tracker.stopped_ = True
             if net.verbose:
-                from .training import log_line
-
                 log_line(
                     f"Stopping: {self.tracker.monitor} has not improved for "
                     f"{self.patience} epochs (best: epoch {self.tracker.best_epoch_})."

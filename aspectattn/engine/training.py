@@ -14,20 +14,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import sys
 import time
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ._batching import BucketLoader, PairDataset
-from .callbacks import BestWeights, EpochCheckpoint, StopWhenStalled, load_checkpoint
-from .exceptions import AspectAttnWarning, InputError
+from ..exceptions import AspectAttnWarning, InputError
+from ..params import TrainingConfig
+from .batching import BucketLoader, PairDataset
+from .callbacks import (
+    BestWeights,
+    EpochCheckpoint,
+    StopWhenStalled,
+    load_checkpoint,
+    log_line,
+)
 
 __all__ = [
     "train_module",
@@ -57,25 +62,6 @@ def private_torch_rng(seed: int, device: str):
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
         yield
-
-
-@dataclass
-class TrainingConfig:
-    """The training settings of the estimator's flat parameters."""
-
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    embedding_lr: float | None = None
-    batch_size: int = 32
-    max_epochs: int = 20
-    gradient_clip: float | None = None
-    class_weight: object = None
-    scoring: str = "loss"
-    early_stopping: bool = False
-    patience: int = 5
-    keep_sentences: bool = False
-    verbose: int = 0
 
 
 def split_sentences(
@@ -140,17 +126,6 @@ def embedding_parameter_name(module: torch.nn.Module) -> str:
     whatever the encoder calls it."""
     table = module.embedding.weight
     return next(n for n, p in module.named_parameters() if p is table)
-
-
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def log_line(text: str) -> None:
-    """Where training progress goes: stderr (stdout is for results), with skorch's
-    colours only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        text = _ANSI_RE.sub("", text)
-    print(text, file=sys.stderr, flush=True)
 
 
 def build_net(
@@ -318,7 +293,7 @@ def fit_net(net, train_ds, tracker: BestWeights, rng, checkpoint=None):
 
 
 def train_module(
-    est,
+    config: TrainingConfig,
     build,
     init,
     dataset,
@@ -332,9 +307,9 @@ def train_module(
     criterion=None,
     synthetic_source=None,
 ):
-    """Build the module of estimator ``est`` (``build()``, then ``init(module)``)
-    under the fit's seed, hold out validation sentences, and train it through
-    skorch; ``rng`` (the fit's generator) draws the split and the batch order.
+    """Build the module (``build()``, then ``init(module)``) under the fit's seed,
+    hold out validation sentences, and train it through skorch (the settings of
+    ``config``); ``rng`` (the fit's generator) draws the split and the batch order.
 
     ``criterion(module)`` gives a loss module for outputs that are not one
     class per row. Returns the trained module (eval mode), the history, the
@@ -360,39 +335,25 @@ def train_module(
             groups[source],
         ]
     train_ds, valid_ds = split_sentences(
-        dataset, groups, est.validation_fraction, rng, synthetic
+        dataset, groups, config.validation_fraction, rng, synthetic
     )
     with private_torch_rng(seed, device):
         module = build()
         init(getattr(module, "model", module))
-        module.embedding.weight.requires_grad_(not est.freeze_embeddings)
+        module.embedding.weight.requires_grad_(not config.freeze_embeddings)
+        # Whole sentences per batch (every aspect of a sentence from one encoder
+        # pass) where the encoder does not see the aspect (the estimators check
+        # batch_by="sentence" against the settings before any data work).
         sees_aspect = getattr(module, "encoder_sees_aspect", False)
-        if est.batch_by == "sentence" and sees_aspect:
-            raise ValueError(
-                "batch_by='sentence' needs an encoder that does not see the "
-                "aspect (variant='at', and pretrained_input='vector' with a "
-                f"pretrained encoder); got variant={est.variant!r}."
-            )
-        config = TrainingConfig(
-            optimizer=est.optimizer,
-            lr=est.lr,
-            weight_decay=est.weight_decay,
-            embedding_lr=est.embedding_lr,
-            batch_size=est.batch_size,
-            max_epochs=est.max_epochs,
-            gradient_clip=est.gradient_clip,
-            class_weight=est.class_weight,
-            scoring=est.scoring,
-            early_stopping=est.early_stopping,
-            patience=est.patience,
-            keep_sentences=est.batch_by == "sentence"
-            or (est.batch_by == "auto" and not sees_aspect),
-            verbose=est.verbose,
+        config = replace(
+            config,
+            keep_sentences=config.batch_by == "sentence"
+            or (config.batch_by == "auto" and not sees_aspect),
         )
         checkpoint = None
-        if est.checkpoint_dir is not None:
-            run = fingerprint(est.get_params(), seed, *run_data)
-            checkpoint = (checkpoint_path(est.checkpoint_dir, run), run)
+        if config.checkpoint_dir is not None:
+            run = fingerprint(config.run_params, seed, *run_data)
+            checkpoint = (checkpoint_path(config.checkpoint_dir, run), run)
         net, tracker = build_net(
             module,
             config,

@@ -1,0 +1,8 @@
+"""The estimators: the pair classifier (:mod:`.pairs`) and the category detector
+(:mod:`.categories`), siblings on one base (:mod:`._base`), and the pooled
+word-vector baselines (:mod:`.baselines`)."""
+
+from .categories import AspectCategoryClassifier
+from .pairs import AspectAttentionClassifier
+
+__all__ = ["AspectAttentionClassifier", "AspectCategoryClassifier"]

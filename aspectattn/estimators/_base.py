@@ -1,0 +1,360 @@
+"""What the two attention estimators share: parameters from the one table, their
+checks before any data work, seeding and device, the fitted state, pickling and the
+safe model file.
+
+:class:`AspectAttentionBase` is the base of the pair classifier
+(:mod:`~aspectattn.estimators.pairs`) and the category detector
+(:mod:`~aspectattn.estimators.categories`), siblings that each declare their own
+parameters (groups of :mod:`aspectattn.params`) and methods; neither masks the other.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from .. import params as P
+from .. import persistence
+from .._fields import labels_state
+from .._validation import validate_params
+from ..engine.quantization import quantize_module
+from ..nn.model import AspectAttentionModel
+from ..nn.schema import check_module_config
+from ..text.pipelines import SubwordPipeline, pipeline_from_state
+
+__all__ = ["AspectAttentionBase", "FITTED_ATTRIBUTES", "resolve_seed", "resolve_device"]
+
+#: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
+FITTED_ATTRIBUTES = (
+    "classes_",
+    "aspect_type_",
+    "aspects_",
+    "text_pipeline_",
+    "embedding_coverage_",
+    "module_config_",
+    "module_",
+    "device_",
+    "history_",
+    "best_epoch_",
+    "interrupted_",
+    "fit_time_",
+    "n_features_in_",
+    "feature_names_in_",  # only when fitted on a DataFrame
+)
+
+
+def resolve_seed(random_state) -> int:
+    """A seed for this fit, drawn without touching any global RNG."""
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1)[0] >> 1)
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2**31 - 1))
+    return int(random_state.integers(2**31 - 1))  # np.random.Generator
+
+
+def resolve_device(device: str) -> str:
+    """``"auto"`` -> ``"cuda"`` when available, else ``"cpu"``; a CUDA device
+    asked for where there is none is an error."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} was requested but CUDA is not available; "
+            "use device='auto' or 'cpu'."
+        )
+    return device
+
+
+class AspectAttentionBase(BaseEstimator):
+    """Shared machinery of the attention estimators (not an estimator itself).
+
+    A subclass sets ``_groups_excluded`` (the table's groups it lacks), builds its
+    ``__init__`` and ``_parameter_constraints`` from :mod:`aspectattn.params`, and
+    may fix settings of the shared machinery that are not its parameters in
+    ``_fixed_params``.
+    """
+
+    #: Settings that are not parameters of the estimator, fixed for the machinery.
+    _fixed_params: dict = {}
+    #: Parameters of earlier releases that the estimator no longer has, with the
+    #: one value they could hold: tolerated in saved models, dropped.
+    _retired_params: dict = {}
+    _parameter_constraints: dict = {}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    # ------------------------------------------------------------ parameter checks
+    def _values(self) -> dict:
+        """Every setting: the parameters and the estimator's fixed settings."""
+        return {**self._fixed_params, **self.get_params(deep=False)}
+
+    def _check_params(self) -> dict:
+        """Validate every parameter and every combination of them (before any data
+        work), warn about the ones the other settings leave unused; the settings."""
+        validate_params(self, self._parameter_constraints)
+        values = self._values()
+        self._check_combinations(values)
+        own = self.get_params(deep=False)
+        aspect_type = values.get("aspect_type")
+        P.warn_unused(
+            values,
+            [(n, s) for n, s in P.unused(values, aspect_type) if n in own],
+            stacklevel=4,
+        )
+        return values
+
+    def _check_combinations(self, values: dict) -> None:
+        name = type(self).__name__
+        if values["encoder"] == "pretrained":
+            if values["pretrained_model"] is None:
+                raise ValueError(
+                    f"encoder='pretrained' needs pretrained_model= (a local Hugging "
+                    f"Face checkpoint directory) in {name}."
+                )
+            if values["variant"] != "at":
+                raise ValueError(
+                    "encoder='pretrained' supports variant='at' only (the aspect "
+                    "reaches the encoder through pretrained_input='pair' instead of "
+                    f"being appended to word vectors); got "
+                    f"variant={values['variant']!r}."
+                )
+        if values["encoder"] == "transformer" and values["d_model"] % values["n_heads"]:
+            raise ValueError(
+                f"d_model={values['d_model']} must be divisible by "
+                f"n_heads={values['n_heads']} in {name} (each head gets d_model / "
+                "n_heads dimensions)."
+            )
+        if values["early_stopping"] and values["validation_fraction"] is None:
+            raise ValueError(
+                f"early_stopping=True needs a validation split: set validation_fraction"
+                f" (e.g. 0.1) on {name}."
+            )
+        if values.get("aspect_type") in ("category", "term"):
+            self._check_aspect_settings(values, values["aspect_type"])
+
+    def _check_aspect_settings(self, values: dict, aspect_type: str) -> None:
+        """The checks that depend on the aspect type (resolved from the data when
+        ``aspect_type="auto"``, before the vocabulary is built)."""
+        if values["final_state"] == "term" and aspect_type != "term":
+            raise ValueError(
+                f"final_state='term' needs aspect terms (the term's encoder states); "
+                f"{type(self).__name__} was given aspect categories. Use "
+                "final_state=True or False."
+            )
+        config = P.ModelConfig.from_params(values)
+        if values["batch_by"] == "sentence" and config.encoder_sees_aspect(aspect_type):
+            raise ValueError(
+                "batch_by='sentence' needs an encoder that does not see the "
+                "aspect (variant='at', and pretrained_input='vector' with a "
+                f"pretrained encoder); got variant={values['variant']!r}."
+            )
+
+    def _configs(self, values: dict, aspect_type: str):
+        """The model and training configs of this fit (what goes down)."""
+        return (
+            P.ModelConfig.from_params(values),
+            P.TrainingConfig.from_params(values, self.get_params(deep=False)),
+        )
+
+    def _seeding(self):
+        """``(seed, rng, device)`` of this fit."""
+        seed = resolve_seed(self.random_state)
+        return seed, np.random.default_rng(seed), resolve_device(self.device)
+
+    # ------------------------------------------------------------------ inference
+    def _inference_module(self) -> tuple[torch.nn.Module, str]:
+        """``(module, device)`` that predictions run on: ``module_`` on ``device_``,
+        or with ``quantize="int8"`` its int8 copy on the CPU (made on first use and
+        kept until the model is refitted)."""
+        check_is_fitted(self, "module_")
+        if self.quantize is None:
+            return self.module_, self.device_
+        validate_params(self, {"quantize": self._parameter_constraints["quantize"]})
+        source, quantized = self.__dict__.get("_quantized", (None, None))
+        if source is not self.module_:
+            quantized = quantize_module(self.module_)
+            self._quantized = (self.module_, quantized)
+        return quantized, "cpu"
+
+    # ---------------------------------------------------------------- fitted state
+    @property
+    def vocabulary_(self):
+        """The word vocabulary (:class:`aspectattn.text.Vocabulary`), or None for a
+        pretrained encoder."""
+        return getattr(self.text_pipeline_, "vocabulary", None)
+
+    @property
+    def tokenizer_(self):
+        """The tokenizer of the text pipeline."""
+        return self.text_pipeline_.tokenizer
+
+    def _set_fitted(self, **state) -> None:
+        """Set the fitted state: every name in :data:`FITTED_ATTRIBUTES`."""
+        if set(state) != set(FITTED_ATTRIBUTES):
+            raise AssertionError(f"fitted state mismatch: {sorted(state)}")
+        for name in FITTED_ATTRIBUTES:
+            value = state[name]
+            if value is None and name == "feature_names_in_":
+                self.__dict__.pop(name, None)
+            else:
+                setattr(self, name, value)
+        self.__dict__.pop("_quantized", None)  # the int8 copy of an older module_
+
+    def _saved_classes(self):
+        """``classes_`` as stored (the detector stores its one label set once)."""
+        return self.classes_
+
+    def _fitted_state(self) -> dict:
+        """The fitted state as data: JSON-able values, the module as CPU tensors."""
+        state = {
+            name: getattr(self, name, None)
+            for name in FITTED_ATTRIBUTES
+            if name != "module_"
+        }
+        state["text_pipeline_"] = self.text_pipeline_.to_state()
+        state["classes_"] = labels_state(self._saved_classes())
+        state["aspects_"] = [str(a) for a in self.aspects_]
+        if state["feature_names_in_"] is not None:
+            state["feature_names_in_"] = [str(c) for c in self.feature_names_in_]
+        return state
+
+    def _module_tensors(self) -> dict[str, torch.Tensor]:
+        return {
+            k: v.detach().cpu().contiguous()
+            for k, v in self.module_.state_dict().items()
+        }
+
+    @classmethod
+    def _from_saved(cls, params: dict, state: dict, tensors: dict):
+        """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
+        read from a file. Validates every field; raises ``ValueError`` or
+        ``TypeError`` on anything unexpected."""
+        estimator = cls()
+        params = {
+            k: v
+            for k, v in params.items()
+            if not (k in cls._retired_params and v == cls._retired_params[k])
+        }
+        unknown = set(params) - set(estimator.get_params())
+        if unknown:
+            raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
+        estimator.set_params(**params)
+        validate_params(estimator, cls._parameter_constraints)
+        expected = set(FITTED_ATTRIBUTES) - {"module_"}
+        if not isinstance(state, dict) or set(state) != expected:
+            raise ValueError(f"the fitted state must have the keys {sorted(expected)}")
+        fitted = persistence.check_fitted_state(state)
+        fitted["text_pipeline_"] = pipeline_from_state(state["text_pipeline_"])
+        config = fitted["module_config_"] = check_module_config(state["module_config_"])
+        if (
+            config["n_classes"] != len(fitted["classes_"])
+            or config["aspect_type"] != fitted["aspect_type_"]
+            or config["n_aspects"] != max(len(fitted["aspects_"]), 1)
+            or (config["encoder"] == "pretrained")
+            != isinstance(fitted["text_pipeline_"], SubwordPipeline)
+        ):
+            raise ValueError(
+                "the module configuration does not match the classes, aspects or "
+                "text pipeline"
+            )
+        device = fitted["device_"]
+        fitted["device_"] = (
+            device
+            if not device.startswith("cuda") or torch.cuda.is_available()
+            else "cpu"
+        )
+        fitted["module_"] = build_module(
+            fitted["module_config_"], tensors, fitted["device_"]
+        )
+        fitted["classes_"] = cls._loaded_classes(fitted["classes_"], fitted["aspects_"])
+        estimator._set_fitted(**fitted)
+        if isinstance(estimator.text_pipeline_, SubwordPipeline):
+            n_ids = len(estimator.text_pipeline_.tokenizer._get())
+            if n_ids > estimator.module_.embedding.num_embeddings:
+                raise ValueError("the tokenizer has more ids than the model embeds")
+        return estimator
+
+    @classmethod
+    def _loaded_classes(cls, classes, aspects):
+        """``classes_`` from what :meth:`_saved_classes` stored."""
+        return classes
+
+    def __getstate__(self):
+        if getattr(self, "module_", None) is None:
+            return self.__dict__.copy()  # parameters only
+        # The model file's content (JSON text and numpy arrays): no torch or gensim
+        # objects, loads on any device, and __setstate__ checks every field, so a
+        # skops file of a Pipeline holding the model is as safe as a .aam file.
+        payload = persistence.to_payload(self)
+        payload["tensors"] = {k: v.numpy() for k, v in payload["tensors"].items()}
+        # A RandomState is not JSON data (the file stores None): kept beside it.
+        return {"_aspectattn_model": payload, "random_state": self.random_state}
+
+    def __setstate__(self, state):
+        if "_aspectattn_model" in state:
+            model = persistence.from_payload(state["_aspectattn_model"], "the pickle")
+            if type(model) is not type(self):
+                raise persistence.ModelFileError(
+                    f"the state holds a {type(model).__name__}, not a "
+                    f"{type(self).__name__}"
+                )
+            self.__dict__.update(model.__dict__)
+            random_state = state.get("random_state")
+            if isinstance(random_state, np.random.RandomState):
+                self.random_state = random_state
+            return
+        # Pickles of aspectattn before the payload state: the estimator's __dict__
+        # with the module's weights as numpy arrays.
+        module_state = state.pop("_module_state", None)
+        if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
+            state, module_state = persistence.upgrade_v1_pickle(state, module_state)
+        self.__dict__.update(state)
+        if module_state is not None:
+            tensors = {
+                k: torch.from_numpy(np.array(v)) for k, v in module_state.items()
+            }
+            if self.device_.startswith("cuda") and not torch.cuda.is_available():
+                self.device_ = "cpu"
+            self.module_ = build_module(self.module_config_, tensors, self.device_)
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` in a format that runs no code on load.
+
+        See :func:`aspectattn.persistence.save`.
+        """
+        persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save` (see :mod:`aspectattn.persistence`)."""
+        model = persistence.load(path)
+        if not isinstance(model, cls):
+            raise TypeError(
+                f"{path} holds a {type(model).__name__}, not a {cls.__name__}"
+            )
+        return model
+
+
+def build_module(config: dict, tensors: dict, device: str) -> AspectAttentionModel:
+    """The module of ``config`` with weights ``tensors`` (CPU), on ``device``."""
+    with torch.device("meta"):  # no random init: the weights come next
+        module = AspectAttentionModel(**config)
+    module.load_state_dict(tensors, assign=True)
+    if any(t.is_meta for t in module.buffers()):
+        # A library module registered buffers outside the state dict (e.g.
+        # position ids): build for real, without touching the global RNG.
+        with torch.random.fork_rng(devices=[]):
+            module = AspectAttentionModel(**config)
+        module.load_state_dict(tensors)
+    return module.to(device).eval()

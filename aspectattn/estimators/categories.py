@@ -1,0 +1,362 @@
+"""Which aspect categories does a sentence talk about, and how? One model for both.
+
+:class:`AspectCategoryClassifier` follows scikit-learn's multi-output convention:
+``X`` is a sequence of texts, ``Y`` has one column per category holding a polarity
+or a "not mentioned" value. The model is the aspect attention of Wang et al. (2016)
+in its AT form, with one learnable query per category: the encoder runs *once per
+sentence* and every category attends to its states (Hu et al., 2019, CAN). Each
+category is classified into its polarities or "not mentioned", so detection and
+sentiment are learnt together; optional regularisers keep the attention of
+different categories apart (CAN's sparse and orthogonal terms, in
+:mod:`aspectattn.nn.categories`).
+
+It is a sibling of :class:`~aspectattn.AspectAttentionClassifier` on the shared
+:class:`~aspectattn.estimators._base.AspectAttentionBase`: its parameters are the
+table of :mod:`aspectattn.params` less the pair classifier's groups.
+
+References
+----------
+Yequan Wang, Minlie Huang, Xiaoyan Zhu and Li Zhao. 2016. Attention-based LSTM for
+Aspect-level Sentiment Classification. EMNLP, 606-615.
+
+Mengting Hu, Shiwan Zhao, Li Zhang, Keke Cai, Zhong Su, Renhong Cheng and Xiaowei
+Shen. 2019. CAN: Constrained Attention Networks for Multi-Aspect Sentiment Analysis.
+EMNLP-IJCNLP, 4601-4610.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.special import softmax
+from sklearn.base import MultiOutputMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import params as P
+from .. import persistence
+from .._validation import category_ids, check_pairs, check_texts
+from ..engine import inference
+from ..engine.batching import PairDataset
+from ..engine.building import prepare_model
+from ..engine.training import train_module
+from ..exceptions import InputError
+from ..mentions import mentioned_aspects
+from ..nn.categories import CategoryModel, MultiOutputLoss
+from ..text.pipelines import distinct_index
+from ._base import AspectAttentionBase
+
+__all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
+
+#: The parameters of the detector, in the order of the table.
+PARAMETERS = P.names_for(P.PAIR_GROUPS)
+
+
+@persistence.register
+class AspectCategoryClassifier(MultiOutputMixin, AspectAttentionBase):
+    __doc__ = P.document(
+        """Aspect-category detection and sentiment in one model, multi-output style.
+
+    For each text and each aspect category (``food``, ``service``...), predicts a
+    polarity or ``not_mentioned``. One encoder pass per sentence serves all
+    categories; each category has a learnable query ``v_a`` that attends to the
+    encoder states (the AT form of Wang et al., 2016, as in CAN, Hu et al., 2019).
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    Attributes
+    ----------
+    categories_ : ndarray of str
+        The categories, in the order of ``Y``'s columns and of the outputs.
+    labels_ : ndarray of str
+        The labels of every output: the polarities seen in ``fit`` and
+        ``not_mentioned``.
+    classes_ : list of ndarray
+        Per category, the labels of its output (``labels_`` for all), the columns
+        of ``predict_proba``.
+    text_pipeline_, vocabulary_, embedding_coverage_, module_, module_config_, \
+device_, history_, best_epoch_, fit_time_, interrupted_
+        As :class:`~aspectattn.AspectAttentionClassifier`.
+
+    Examples
+    --------
+    >>> from aspectattn import AspectCategoryClassifier
+    >>> from aspectattn.datasets import fetch_category_table
+    >>> texts, Y = fetch_category_table("semeval2014", "train")  # doctest: +SKIP
+    >>> clf = AspectCategoryClassifier(random_state=0).fit(texts, Y)  # doctest: +SKIP
+    >>> clf.analyze(["Great pasta, rude waiter."])  # doctest: +SKIP
+    [[{'aspect': 'food', 'label': 'positive', ...}, {'aspect': 'service', ...}]]
+    """,
+        PARAMETERS,
+    )
+
+    # Settings of the shared machinery that are not parameters of the detector.
+    _fixed_params = dict(
+        variant="at",
+        aspect_type="category",
+        batch_by="sentence",
+        pretrained_input="vector",
+        class_weight=None,
+        scoring="loss",  # the validation loss selects the epoch
+    )
+    # Parameters of earlier releases that could hold one value only.
+    _retired_params = {"scoring": "loss"}
+    _parameter_constraints = P.constraints(PARAMETERS)
+    __init__ = P.init_for(PARAMETERS, "AspectCategoryClassifier")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
+
+    def _check_combinations(self, values: dict) -> None:
+        super()._check_combinations(values)
+        if not self.not_mentioned.strip():
+            raise ValueError(
+                f"The 'not_mentioned' parameter of {type(self).__name__} must be a "
+                f"non-empty string. Got {self.not_mentioned!r} instead."
+            )
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, Y):
+        """Train on texts ``X`` and the table ``Y`` (one column per category).
+
+        Parameters
+        ----------
+        X : sequence of str
+        Y : DataFrame or array-like of shape (n_texts, n_categories)
+            A polarity or ``not_mentioned`` per cell.
+
+        Returns
+        -------
+        self
+        """
+        values = self._check_params()
+        texts = check_texts(X, what="X")
+        categories, table = _check_table(Y, len(texts), self.not_mentioned)
+        labels = sorted({str(v) for v in table.ravel()} | {self.not_mentioned})
+        if len(labels) < 2:
+            raise InputError("Y holds a single label; nothing to learn.")
+        label_index = {v: i for i, v in enumerate(labels)}
+        targets = np.array(
+            [[label_index[str(v)] for v in row] for row in table], dtype=np.int64
+        ).reshape(table.shape)
+        model_config, training_config = self._configs(values, "category")
+        seed, rng, device = self._seeding()
+        names = np.array(categories, dtype=object)
+        pipeline, module_config, init, coverage = prepare_model(
+            model_config, texts, [], "category", names, len(labels), seed, rng
+        )
+        n = len(texts)
+        dataset = PairDataset(
+            pipeline.encode(texts), np.arange(n), np.zeros(n, np.int64), targets
+        )
+        none_index = label_index[self.not_mentioned]
+        weight = None
+        if self.mention_weight != 1.0:
+            weight = torch.full((len(labels),), float(self.mention_weight))
+            weight[none_index] = 1.0
+        criterion = _Criterion(
+            none_index, weight, self.sparse_penalty, self.orthogonal_penalty
+        )
+        fitted_module, history, best_epoch, interrupted, fit_time = train_module(
+            training_config,
+            _CategoryBuilder(module_config),
+            init,
+            dataset,
+            texts,
+            seed,
+            rng,
+            device,
+            run_data=(texts, [" ".join(categories)] * n, targets.tolist()),
+            classes=np.arange(len(labels)),
+            criterion=criterion,
+        )
+        fitted_module.last_alpha = None
+        self._set_fitted(
+            classes_=[np.asarray(labels)] * len(categories),
+            aspect_type_="category",
+            aspects_=names,
+            text_pipeline_=pipeline,
+            embedding_coverage_=coverage,
+            module_config_=module_config,
+            module_=fitted_module.model,
+            device_=device,
+            history_=history,
+            best_epoch_=best_epoch,
+            interrupted_=interrupted,
+            fit_time_=fit_time,
+            n_features_in_=1,
+            feature_names_in_=None,
+        )
+        return self
+
+    # ---------------------------------------------------------------- prediction
+    @property
+    def categories_(self) -> np.ndarray:
+        """The categories, in the order of the outputs."""
+        return self.aspects_
+
+    @property
+    def labels_(self) -> np.ndarray:
+        """The labels of every output: polarities and ``not_mentioned``."""
+        return self.classes_[0]
+
+    def _category_proba(self, texts, encoded=None, attention: bool = False):
+        """(n_texts, n_categories, n_labels) probabilities [and, with
+        ``attention``, per text the (n_categories, n_tokens) weights, same pass]."""
+        check_is_fitted(self, "module_")
+        if encoded is None:
+            encoded = self.text_pipeline_.encode(check_texts(texts, what="X"))
+        module, device = self._inference_module()
+        out = inference.aspect_logits(
+            module,
+            encoded,
+            torch.arange(len(self.aspects_)),
+            device,
+            len(self.labels_),
+            attention=attention,
+        )
+        logits, alphas = out if attention else (out, None)
+        proba = softmax(logits.astype(np.float64), axis=-1)
+        return (proba, alphas) if attention else proba
+
+    def predict_proba(self, X) -> list[np.ndarray]:
+        """Per category, probabilities (n_texts, n_labels), columns as
+        ``classes_[k]`` (sklearn's multi-output convention)."""
+        proba = self._category_proba(X)
+        return [proba[:, k] for k in range(proba.shape[1])]
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``."""
+        proba = self._category_proba(X)
+        return self.labels_[proba.argmax(-1)]
+
+    def predict_sentiment(self, X) -> np.ndarray:
+        """Polarity of given ``(text, category)`` pairs, "not mentioned" excluded:
+        the pair task of :class:`~aspectattn.AspectAttentionClassifier`."""
+        check_is_fitted(self, "module_")
+        texts, aspects, _ = check_pairs(X)
+        # category ids, with the pair classifier's error for an unseen category
+        category = category_ids(aspects, self.aspects_)
+        distinct, row = distinct_index(texts)
+        proba = self._category_proba(distinct)
+        none = self.labels_ == self.not_mentioned
+        picked = proba[row, category]
+        picked[:, none] = -1.0
+        return self.labels_[picked.argmax(-1)]
+
+    def score(self, X, Y, sample_weight=None) -> float:
+        """Micro-F1 of the (category, polarity) pairs found: a predicted pair is
+        right when the text mentions that category with that polarity (the
+        end-to-end measure; the default scorer of GridSearchCV)."""
+        check_is_fitted(self, "module_")
+        _, table = _check_table(Y, len(check_texts(X, what="X")), self.not_mentioned)
+        return mention_f1(table, self.predict(X), self.not_mentioned)
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """Per text, the categories it mentions with label, probability and the
+        category's attention over the tokens.
+
+        A category is mentioned when the probability of ``not_mentioned`` is below
+        ``1 - min_probability``; its label is then its most probable polarity.
+        """
+        check_is_fitted(self, "module_")
+        texts = check_texts(X, what="X")
+        encoded = self.text_pipeline_.encode(texts)
+        tokens = self.text_pipeline_.tokens(encoded, texts)
+        proba, alphas = self._category_proba(texts, encoded, attention=True)
+        return mentioned_aspects(
+            texts,
+            tokens,
+            proba,
+            alphas,
+            self.aspects_,
+            self.labels_,
+            self.not_mentioned,
+            min_probability,
+        )
+
+    # -------------------------------------------------------------- fitted state
+    def _saved_classes(self):
+        return self.classes_[0]  # stored once: the same for every output
+
+    @classmethod
+    def _loaded_classes(cls, classes, aspects):
+        return [classes] * len(aspects)
+
+
+class _CategoryBuilder:
+    """Builds the detector's module of a configuration (picklable, no closure)."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def __call__(self) -> CategoryModel:
+        return CategoryModel(**self.config)
+
+
+class _Criterion:
+    """The detector's loss for a module: :class:`MultiOutputLoss` (picklable)."""
+
+    def __init__(self, none_index, weight, sparse_penalty, orthogonal_penalty):
+        self.args = (none_index, weight, sparse_penalty, orthogonal_penalty)
+
+    def __call__(self, module) -> MultiOutputLoss:
+        return MultiOutputLoss(module, *self.args)
+
+
+def _check_table(Y, n_texts: int, not_mentioned):
+    """``Y`` as (categories, an object array (n, K)); missing cells not mentioned."""
+    if Y is None:
+        raise InputError("Y is required: one column per aspect category.")
+    if hasattr(Y, "columns") and hasattr(Y, "to_numpy"):
+        categories = [str(c) for c in Y.columns]
+        values = Y.to_numpy(dtype=object)
+    else:
+        values = np.asarray(Y, dtype=object)
+        if values.ndim != 2:
+            raise InputError(
+                f"Y must be 2-dimensional (n_texts, n_categories), got shape "
+                f"{values.shape}; a DataFrame names the categories by its columns."
+            )
+        categories = [str(i) for i in range(values.shape[1])]
+    if values.ndim != 2 or values.shape[0] != n_texts:
+        raise InputError(
+            f"X has {n_texts} texts but Y has shape {values.shape}; one row per text."
+        )
+    if values.shape[1] == 0 or len(set(categories)) != len(categories):
+        raise InputError("Y needs at least one column, with distinct names.")
+    out = values.copy()
+    for index, value in np.ndenumerate(values):
+        if value is None or (isinstance(value, float) and value != value):
+            out[index] = not_mentioned
+        elif isinstance(value, str) and not value.strip():
+            out[index] = not_mentioned
+        elif not isinstance(value, (str, int, np.integer)) or isinstance(value, bool):
+            raise InputError(
+                f"Y[{index[0]}, {categories[index[1]]!r}] is {value!r}; expected a "
+                f"polarity label or {not_mentioned!r}."
+            )
+    return categories, out
+
+
+def detection_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
+    """Micro-F1 of the (text, category) cells found mentioned, whatever polarity."""
+    true = np.asarray(Y_true, dtype=object) != not_mentioned
+    pred = np.asarray(Y_pred, dtype=object) != not_mentioned
+    total = true.sum() + pred.sum()
+    return float(2 * (true & pred).sum() / total) if total else 0.0
+
+
+def mention_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
+    """Micro-F1 of (text, category, polarity) triples that are mentioned."""
+    Y_true, Y_pred = np.asarray(Y_true, dtype=object), np.asarray(Y_pred, dtype=object)
+    true = Y_true != not_mentioned
+    pred = Y_pred != not_mentioned
+    hits = np.sum(true & pred & (Y_true.astype(str) == Y_pred.astype(str)))
+    precision = hits / max(pred.sum(), 1)
+    recall = hits / max(true.sum(), 1)
+    return float(0.0 if hits == 0 else 2 * precision * recall / (precision + recall))

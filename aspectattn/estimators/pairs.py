@@ -1,0 +1,515 @@
+"""The pair classifier: Wang et al. (2016) aspect attention, sklearn-style.
+
+The estimator validates its input and parameters, then hands the work to one module
+per concern::
+
+    fit:      (text, aspect) pairs --text.pipelines--> PairDataset
+              --engine.building / engine.training--> module_
+    predict:  (text, aspect) pairs --text.pipelines--> PairDataset
+              --engine.inference--> logits
+
+Its parameters are the table of :mod:`aspectattn.params` less the detector's group;
+what it shares with the detector (fitted state, pickling, saving) is
+:class:`~aspectattn.estimators._base.AspectAttentionBase`.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import torch
+from scipy.special import softmax
+from sklearn.base import ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import augment, persistence
+from .. import params as P
+from .._validation import (
+    category_ids,
+    check_labels,
+    check_pairs,
+    check_texts,
+    resolve_aspect_type,
+)
+from ..engine import inference
+from ..engine.batching import PairDataset
+from ..engine.building import prepare_model
+from ..engine.training import train_module
+from ..exceptions import AspectAttnWarning, InputError
+from ..nn.model import AspectAttentionModel
+from ..nn.ops import uses_position
+from ..text.pipelines import distinct_index
+from ..text.tokens import EncodedTexts
+from ._base import AspectAttentionBase
+
+__all__ = ["AspectAttentionClassifier"]
+
+#: The parameters of the pair classifier, in the order of the table.
+PARAMETERS = P.names_for(P.CATEGORY_GROUPS)
+
+
+@persistence.register
+class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
+    __doc__ = P.document(
+        """Aspect-level sentiment classifier: an encoder with aspect attention.
+
+    Implements AT-LSTM, AE-LSTM and ATAE-LSTM (Wang et al., 2016). Each aspect gets a
+    vector ``v_a``; attention weights ``alpha = softmax(w^T tanh(W_h H + W_v v_a))``
+    pool the encoder states ``H`` of the sentence into one vector, which is
+    classified. ``encoder="transformer"`` swaps the LSTM for multi-head
+    self-attention and keeps everything else. Training runs through a skorch
+    ``NeuralNetClassifier`` built inside :meth:`fit`.
+
+    Input: ``X`` is a sequence of ``(text, aspect)`` pairs or a pandas DataFrame with
+    a text and an aspect column; ``y`` holds any labels (e.g. ``"positive"``).
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels, in the column order of :meth:`predict_proba`.
+    aspect_type_ : {"category", "term"}
+        The aspect kind used.
+    aspects_ : ndarray of str
+        The aspect categories seen in ``fit`` (empty for terms).
+    text_pipeline_ : :class:`aspectattn.pipelines.WordPipeline` or \
+:class:`~aspectattn.pipelines.SubwordPipeline`
+        Turns text into model input, the same way in fit and predict.
+    vocabulary_ : :class:`aspectattn.text.Vocabulary` or None
+        Word-to-id mapping (``vocabulary_.index_``); None with a pretrained encoder.
+    embedding_coverage_ : float
+        Share of vocabulary words that had a pretrained vector.
+    module_ : :class:`aspectattn.modules.AspectAttentionModel`
+        The trained torch module.
+    module_config_ : dict
+        The keyword arguments that rebuild ``module_``.
+    device_ : str
+        The device ``module_`` lives on.
+    history_ : list of dict
+        Per-epoch training record (``train_loss``, ``valid_loss``, ``valid_acc``,
+        ``valid_f1``, ``dur``...).
+    best_epoch_ : int
+        The epoch whose weights are kept.
+    fit_time_ : float
+        Seconds spent training.
+    interrupted_ : bool
+        Training was interrupted (``KeyboardInterrupt``) before ``max_epochs``: the
+        weights are those of the best epoch so far (validation metric, or training
+        loss without validation), and a warning was issued.
+    n_features_in_ : int
+        Always 2 (text and aspect).
+    feature_names_in_ : ndarray of str
+        The text and aspect column names, when fitted on a DataFrame.
+
+    References
+    ----------
+    Yequan Wang, Minlie Huang, Xiaoyan Zhu and Li Zhao. 2016. Attention-based LSTM
+    for Aspect-level Sentiment Classification. In Proceedings of EMNLP, 606-615.
+
+    Examples
+    --------
+    >>> from aspectattn import AspectAttentionClassifier
+    >>> X = [("The pasta was great but the waiter was rude", "food"),
+    ...      ("The pasta was great but the waiter was rude", "service")]
+    >>> clf = AspectAttentionClassifier(max_epochs=2, random_state=0).fit(
+    ...     X, ["positive", "negative"])
+    >>> clf.predict(X).shape
+    (2,)
+    """,
+        PARAMETERS,
+    )
+
+    _parameter_constraints = P.constraints(PARAMETERS)
+    __init__ = P.init_for(PARAMETERS, "AspectAttentionClassifier")
+
+    # ------------------------------------------------------------------------- fitting
+    def fit(self, X, y):
+        """Train on ``(text, aspect)`` pairs ``X`` with labels ``y``.
+
+        Parameters
+        ----------
+        X : sequence of (str, str) pairs or DataFrame
+        y : array-like of shape (n_pairs,)
+
+        Returns
+        -------
+        self : AspectAttentionClassifier
+        """
+        values = self._check_params()
+        texts, aspects, feature_names, char_spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
+        )
+        labels = check_labels(y, len(texts))
+        classes, y_index = np.unique(labels, return_inverse=True)
+        if len(classes) < 2:
+            raise InputError(
+                f"y has a single class ({classes[0]!r}); a classifier "
+                "needs samples of at least 2 classes."
+            )
+        aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
+        if self.aspect_type == "auto":  # the checks that needed the data's aspects
+            self._check_aspect_settings(values, aspect_type)
+            if aspect_type == "category":
+                P.warn_unused(values, _unused_term_params(), stacklevel=3)
+        model_config, training_config = self._configs(values, aspect_type)
+        seed, rng, device = self._seeding()
+        run_data = (texts, aspects, labels)
+        synthetic_source = None
+        if self.augment is not None and aspect_type == "term":
+            texts, aspects, char_spans, labels, synthetic_source = _augment(
+                self.augment,
+                self.antonyms,
+                type(self).__name__,
+                texts,
+                aspects,
+                char_spans,
+                labels,
+                classes,
+                seed,
+            )
+            y_index = np.searchsorted(classes, labels)
+        categories = np.array(
+            sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
+        )
+        plain_rng = None
+        if synthetic_source is not None and self.encoder != "pretrained":
+            # The copies' new words take random vectors too, which moves the
+            # generator; the split is drawn from where a fit without copies stands,
+            # so both hold out the same sentences and their validation scores compare.
+            plain_rng = copy.deepcopy(rng)
+            prepare_model(
+                model_config,
+                *run_data[:2],
+                aspect_type,
+                categories,
+                0,
+                seed,
+                plain_rng,
+            )
+        pipeline, module_config, init, coverage = prepare_model(
+            model_config,
+            texts,
+            aspects,
+            aspect_type,
+            categories,
+            len(classes),
+            seed,
+            rng,
+        )
+        rng = rng if plain_rng is None else plain_rng
+        sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
+        spans = _term_spans(pipeline, module_config, texts, aspects, char_spans)
+        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index, spans)
+        module, history, best_epoch, interrupted, fit_time = train_module(
+            training_config,
+            _ModelBuilder(module_config),
+            init,
+            dataset,
+            run_data[0],
+            seed,
+            rng,
+            device,
+            run_data=run_data,
+            y_index=y_index,
+            classes=classes,
+            synthetic_source=synthetic_source,
+        )
+        # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
+        # the fitted model stays small and pickle-safe.
+        self._set_fitted(
+            classes_=classes,
+            aspect_type_=aspect_type,
+            aspects_=categories,
+            text_pipeline_=pipeline,
+            embedding_coverage_=coverage,
+            module_config_=module_config,
+            module_=module,
+            device_=device,
+            history_=history,
+            best_epoch_=best_epoch,
+            interrupted_=interrupted,
+            fit_time_=fit_time,
+            n_features_in_=2,
+            feature_names_in_=feature_names,
+        )
+        return self
+
+    def _aspect_input(self, pipeline, aspect_type, categories, aspects):
+        """Category ids (n,), or the terms' token ids (EncodedTexts)."""
+        if aspect_type == "term":
+            return pipeline.encode_terms(aspects)
+        return category_ids(aspects, categories)
+
+    # ---------------------------------------------------------------------- inference
+    def encode(self, X) -> PairDataset:
+        """The model input for pairs ``X``: each distinct sentence encoded once, the
+        aspects as ids. The first step of every prediction method; a seam for
+        benchmarks and custom loops (see :mod:`aspectattn.inference`)."""
+        check_is_fitted(self, "module_")
+        texts, aspects, _, spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
+        )
+        return self._dataset(texts, aspects, spans)
+
+    def _dataset(self, texts, aspects, char_spans=None) -> PairDataset:
+        pipeline = self.text_pipeline_
+        sentences, index = pipeline.encode_pairs(texts, aspects)
+        aspect_data = self._aspect_input(
+            pipeline, self.aspect_type_, self.aspects_, aspects
+        )
+        spans = _term_spans(pipeline, self.module_config_, texts, aspects, char_spans)
+        return PairDataset(sentences, index, aspect_data, spans=spans)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Unnormalised class scores (logits).
+
+        Returns
+        -------
+        ndarray of shape (n_pairs, n_classes), or (n_pairs,) with two classes: the
+        score of ``classes_[1]`` against ``classes_[0]``, as scikit-learn expects.
+        """
+        logits = self._logits(self.encode(X))
+        if len(self.classes_) == 2:
+            return logits[:, 1] - logits[:, 0]
+        return logits
+
+    def _logits(self, dataset: PairDataset) -> np.ndarray:
+        module, device = self._inference_module()
+        return inference.pair_logits(module, dataset, device, len(self.classes_))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n_pairs, n_classes), columns as ``classes_``."""
+        return softmax(self._logits(self.encode(X)).astype(np.float64), axis=1)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels (the original labels of ``y``), shape (n_pairs,)."""
+        logits = self._logits(self.encode(X))  # checks fitted first
+        return self.classes_[np.argmax(logits, axis=1)]
+
+    def explain(self, X) -> list[dict]:
+        """Attention weights per token, with the prediction, for each pair.
+
+        Returns
+        -------
+        list of dict
+            One per pair with keys ``text``, ``aspect``, ``tokens`` (as the model saw
+            them, after lower-casing and truncation), ``weights`` (ndarray, one per
+            token, summing to 1; with several attention heads their mean, which also
+            sums to 1), ``head_weights`` (ndarray (heads, tokens), only with
+            ``attention_heads > 1``), ``label`` and ``proba`` (ndarray over
+            ``classes_``).
+        """
+        check_is_fitted(self, "module_")
+        if not self.module_.uses_attention:
+            raise ValueError(
+                f"variant={self.variant!r} has no attention layer; "
+                "use variant='at' or 'atae' to get attention weights."
+            )
+        texts, aspects, _, spans = check_pairs(
+            X, self.text_column, self.aspect_column, return_spans=True
+        )
+        dataset = self._dataset(texts, aspects, spans)
+        pipeline = self.text_pipeline_
+        sentence_tokens = pipeline.tokens(dataset.sentences, distinct_index(texts)[0])
+        module, device = self._inference_module()
+        logits, alphas = inference.pair_logits(
+            module, dataset, device, len(self.classes_), attention=True
+        )
+        proba = softmax(logits.astype(np.float64), axis=1)
+        out = []
+        for i, (t, a, w, p) in enumerate(
+            zip(texts, aspects, alphas, proba, strict=True)
+        ):
+            w = w.astype(np.float64)
+            entry = {
+                "text": t,
+                "aspect": a,
+                "tokens": sentence_tokens[dataset.sentence[i]],
+                "weights": w if w.ndim == 1 else w.mean(0),
+                "label": self.classes_[p.argmax()],
+                "proba": p,
+            }
+            if w.ndim == 2:
+                entry["head_weights"] = w
+            out.append(entry)
+        return out
+
+    def self_attention(self, X) -> list[np.ndarray]:
+        """Self-attention maps of the transformer (or pretrained) encoder, per pair.
+
+        Returns
+        -------
+        list of ndarray of shape (n_layers, n_heads, n_tokens, n_tokens)
+            Entry ``[l, h, i, j]``: how much token ``i`` attends to token ``j`` in
+            head ``h`` of layer ``l``; rows sum to 1. Tokens as in :meth:`explain`.
+        """
+        # An encoder without self-attention (the LSTM) says so with a ValueError.
+        dataset = self.encode(X)
+        module, device = self._inference_module()
+        return inference.self_attention_maps(module, dataset, device)
+
+    def predict_proba_aspects(self, texts, aspects=None) -> np.ndarray:
+        """Probabilities of every sentence for each of several aspects.
+
+        When the encoder does not see the aspect (``variant="at"``), each sentence is
+        encoded once and the encoder states are shared by all aspects; otherwise
+        each (sentence, aspect) pair is encoded. A model that uses the term's
+        position scores each (sentence, term) pair, with the term found in the
+        sentence (an error where it is not).
+
+        Parameters
+        ----------
+        texts : sequence of str
+        aspects : sequence of str or None
+            Aspects to score every sentence on; ``None`` uses every category seen
+            in ``fit`` (``aspects_``).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_texts, n_aspects, n_classes)
+        """
+        check_is_fitted(self, "module_")
+        texts = check_texts(texts)
+        if aspects is None:
+            if self.aspect_type_ != "category":
+                raise ValueError(
+                    "aspects is required for a model of aspect_type 'term'."
+                )
+            aspects = list(self.aspects_)
+        aspects = check_texts(aspects, what="aspects")
+        if self.text_pipeline_.aspect_in_tokens or uses_position(self.module_config_):
+            # The aspect is part of the input, or its place in the sentence is:
+            # every pair is its own sequence.
+            pairs = [(t, a) for t in texts for a in aspects]
+            proba = self.predict_proba(pairs)
+            return proba.reshape(len(texts), len(aspects), -1)
+        aspect_data = self._aspect_input(
+            self.text_pipeline_, self.aspect_type_, self.aspects_, aspects
+        )
+        if isinstance(aspect_data, EncodedTexts):
+            aspect_data = aspect_data.pad(np.arange(len(aspects)))[0]
+        module, device = self._inference_module()
+        logits = inference.aspect_logits(
+            module,
+            self.text_pipeline_.encode(texts),
+            torch.from_numpy(aspect_data),
+            device,
+            len(self.classes_),
+        )
+        return softmax(logits.astype(np.float64), axis=-1)
+
+    def predict_aspects(self, texts, aspects=None) -> np.ndarray:
+        """Labels of every sentence for each aspect, shape (n_texts, n_aspects).
+
+        See :meth:`predict_proba_aspects`.
+        """
+        proba = self.predict_proba_aspects(texts, aspects)  # checks fitted first
+        return self.classes_[proba.argmax(-1)]
+
+
+# ------------------------------------------------------------------------ helpers
+def _augment(
+    augment_, antonyms, name, texts, aspects, char_spans, labels, classes, seed
+):
+    """The training pairs plus the copies ``augment_`` makes of them.
+
+    Returns the extended ``texts``, ``aspects``, ``char_spans`` and ``labels``, and
+    ``source`` (n_new, 2): the given pairs each new pair was made from (the same
+    twice for a flipped copy; one of each sentence for a joined one).
+    """
+    missing = {"positive", "negative"} - set(classes.tolist())
+    if missing:
+        raise InputError(
+            f"augment={augment_!r} in {name} makes pairs labelled 'positive' "
+            f"and 'negative'; y has no {sorted(missing)} among its classes "
+            f"{classes.tolist()!r}."
+        )
+    spans = [None] * len(texts) if char_spans is None else list(char_spans)
+    columns = (texts, aspects, spans, labels.tolist(), "positive", "negative")
+    X_new, y_new, sources = [], [], []
+    if "flip" in augment_:
+        X, y, _, source = augment.flip_pairs(
+            *columns, antonyms=_check_antonyms(antonyms, name)
+        )
+        X_new, y_new = X_new + X, y_new + y
+        sources.append(np.c_[source, source])
+    if "join" in augment_:
+        # its own generator: the fit's draws stay those of a fit without copies
+        X, y, source = augment.join_pairs(*columns, random_state=[seed, 1])
+        X_new, y_new = X_new + X, y_new + y
+        sources.append(source)
+    source = np.concatenate(sources).astype(np.intp)
+    # A copy identical to a given sentence (possibly on the other side of the
+    # validation split, with another label) is dropped.
+    given = set(texts)
+    kept = [k for k, x in enumerate(X_new) if x[0] not in given]
+    X_new, y_new, source = (
+        [X_new[k] for k in kept],
+        [y_new[k] for k in kept],
+        source[kept],
+    )
+    if not X_new:
+        warnings.warn(
+            f"augment={augment_!r} in {name} made no new pair (no opinion word "
+            "next to a term to flip, no sentences of opposite polarity to join); "
+            "training on the given pairs only.",
+            AspectAttnWarning,
+            stacklevel=3,
+        )
+    new_texts, new_terms, new_spans = ([x[k] for x in X_new] for k in range(3))
+    return (
+        list(texts) + new_texts,
+        list(aspects) + new_terms,
+        spans + new_spans,
+        np.concatenate([labels, np.asarray(y_new, dtype=labels.dtype)]),
+        source,
+    )
+
+
+def _check_antonyms(antonyms, name):
+    """The ``antonyms`` parameter, validated (sklearn's wording)."""
+    if antonyms is not None:
+        bad = [
+            (k, v)
+            for k, v in antonyms.items()
+            if not (isinstance(k, str) and isinstance(v, str) and k and v)
+            or k != k.lower()
+        ]
+        if bad:
+            raise ValueError(
+                f"The 'antonyms' parameter of {name} must map lower-case words to "
+                f"words (non-empty strings). Got {bad[0]!r} instead."
+            )
+    return antonyms
+
+
+def _term_spans(pipeline, module_config, texts, aspects, char_spans):
+    """The terms' token spans when the model reads them, else None."""
+    if not uses_position(module_config):
+        return None
+    return pipeline.term_spans(texts, aspects, char_spans)
+
+
+def _unused_term_params() -> list[tuple[str, str]]:
+    """The term parameters, unused when ``aspect_type="auto"`` finds categories."""
+    return [
+        (p.name, "the aspects are categories")
+        for p in P.PARAMS
+        if "terms" in p.needs and p.name in PARAMETERS
+    ]
+
+
+class _ModelBuilder:
+    """Builds the module of a configuration (a picklable callable, no closure)."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def __call__(self) -> AspectAttentionModel:
+        return AspectAttentionModel(**self.config)

@@ -1,0 +1,97 @@
+"""The detector's torch side: every sentence on every category in one pass, and
+the multi-output loss with CAN's attention regularisers (Hu et al., 2019)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .model import AspectAttentionModel
+
+__all__ = ["CategoryModel", "MultiOutputLoss"]
+
+
+class CategoryModel(nn.Module):
+    """Every sentence on every category: (tokens, lengths) -> logits (B, K, C).
+
+    Wraps an AT :class:`~aspectattn.modules.AspectAttentionModel` whose aspect
+    vectors are the K category queries; the attention weights of the last forward
+    pass are kept (``last_alpha``) for the attention regularisers.
+    """
+
+    def __init__(self, **config):
+        super().__init__()
+        self.model = AspectAttentionModel(**config)
+        self.register_buffer(
+            "categories", torch.arange(config["n_aspects"]), persistent=False
+        )
+        self.last_alpha = None
+
+    @property
+    def embedding(self) -> nn.Embedding:
+        return self.model.embedding
+
+    def forward(self, tokens, lengths, aspect=None, sentence=None):
+        """Logits (B, K, C); ``aspect`` and ``sentence`` (of the batch) are unused."""
+        logits, alpha = self.model.forward_many(tokens, lengths, self.categories)
+        self.last_alpha = alpha  # (B, K, T) or (B, K, heads, T)
+        return logits
+
+
+class MultiOutputLoss(nn.Module):
+    """Cross-entropy over every (sentence, category) cell, plus CAN's attention
+    regularisers over the categories a sentence mentions.
+
+    * sparse: ``sparse_penalty * mean_k (1 - sum_t alpha_kt^2)`` -- each mentioned
+      category attends to few words;
+    * orthogonal: ``orthogonal_penalty * ||A A^T - I||_F^2`` over the attention rows
+      ``A`` of the mentioned categories -- different categories attend to
+      different words.
+
+    Parameters
+    ----------
+    module : CategoryModel
+        Where the last attention weights are read.
+    none_index : int
+        The class index of "not mentioned".
+    weight : tensor of shape (C,) or None
+    """
+
+    def __init__(
+        self,
+        module: CategoryModel,
+        none_index: int,
+        weight=None,
+        sparse_penalty: float = 0.0,
+        orthogonal_penalty: float = 0.0,
+    ):
+        super().__init__()
+        self.module = [module]  # a reference, not a submodule (no double weights)
+        self.none_index = none_index
+        self.weight = weight
+        self.sparse_penalty = sparse_penalty
+        self.orthogonal_penalty = orthogonal_penalty
+
+    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        C = logits.shape[-1]
+        weight = None if self.weight is None else self.weight.to(logits.device)
+        loss = nn.functional.cross_entropy(
+            logits.reshape(-1, C), target.reshape(-1), weight=weight
+        )
+        alpha = self.module[0].last_alpha
+        if alpha is None or not (self.sparse_penalty or self.orthogonal_penalty):
+            return loss
+        if alpha.dim() == 4:  # heads: regularise their mean
+            alpha = alpha.mean(2)
+        mentioned = (target != self.none_index).to(alpha.dtype)  # (B, K)
+        n = mentioned.sum().clamp(min=1.0)
+        if self.sparse_penalty:
+            sparse = ((1 - (alpha**2).sum(-1)) * mentioned).sum() / n
+            loss = loss + self.sparse_penalty * sparse
+        if self.orthogonal_penalty:
+            rows = alpha * mentioned[:, :, None]  # (B, K, T), unmentioned rows 0
+            gram = rows @ rows.transpose(1, 2)  # (B, K, K)
+            eye = torch.diag_embed(mentioned)  # I on the mentioned categories
+            ortho = ((gram - eye) ** 2).sum() / n
+            loss = loss + self.orthogonal_penalty * ortho
+        return loss

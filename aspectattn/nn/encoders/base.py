@@ -1,0 +1,74 @@
+"""What the word-level encoders share: the token embedding, dropout, and the
+aspect vector appended to every word (AE/ATAE)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class _WordEncoder(nn.Module):
+    """Word embeddings (id 0 is padding), the optional aspect vector appended to
+    every word, and dropout: the input of the LSTM and transformer encoders."""
+
+    accepts_aspect_input = True
+    marker_size = 0  # modules pickled before the term marker existed
+
+    @staticmethod
+    def embedding_size(config: dict) -> int:
+        """Size of the token embeddings an encoder built from ``config`` has."""
+        return config["embedding_dim"]
+
+    @staticmethod
+    def make_embedding(config: dict) -> nn.Embedding:
+        """The token-embedding table of ``config``, for the ``embedding=`` argument
+        (the model creates it first, so seeded initialisation follows the order
+        weights were always drawn in)."""
+        return nn.Embedding(
+            config["vocab_size"], config["embedding_dim"], padding_idx=0
+        )
+
+    def _init_words(
+        self,
+        vocab_size: int,
+        embedding_dim: int,
+        aspect_input_size: int,
+        embedding_dropout: float,
+        embedding: nn.Embedding | None,
+        marker_size: int = 0,
+    ) -> int:
+        if embedding is None:
+            embedding = self.make_embedding(
+                {"vocab_size": vocab_size, "embedding_dim": embedding_dim}
+            )
+        self.embedding = embedding
+        self.embedding_dropout = nn.Dropout(embedding_dropout)
+        self.aspect_input_size = aspect_input_size
+        self.marker_size = marker_size
+        return embedding_dim + aspect_input_size + marker_size
+
+    def _inputs(
+        self,
+        tokens: torch.Tensor,
+        aspect_input: torch.Tensor | None,
+        marker: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        x = self.embedding(tokens)  # (B, T, E)
+        if self.aspect_input_size:
+            if aspect_input is None:
+                raise ValueError("this encoder was built to take an aspect input")
+            x = torch.cat([x, aspect_input[:, None, :].expand(-1, x.shape[1], -1)], -1)
+        x = self.embedding_dropout(x)  # (B, T, E [+ A])
+        if self.marker_size:
+            # The term indicator joins after dropout: a 0/1 flag is not noised.
+            if marker is None:
+                raise ValueError("this encoder was built to take a term marker")
+            x = torch.cat([x, marker[:, :, None].to(x.dtype)], -1)  # (B, T, I)
+        return x
+
+    def self_attention_maps(self, tokens, lengths, aspect_input=None, marker=None):
+        raise ValueError(
+            f"self_attention needs encoder='transformer' or 'pretrained'; the "
+            f"{type(self).__name__} has no self-attention (use explain for the "
+            "aspect attention)."
+        )

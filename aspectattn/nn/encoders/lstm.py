@@ -1,0 +1,126 @@
+"""The LSTM encoder (Wang et al., 2016), uni- or bidirectional, exact on padded
+batches without packing."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .base import _WordEncoder
+
+
+class LSTMEncoder(_WordEncoder):
+    """Word embeddings into a (bi)LSTM over right-padded batches, exact without
+    packing.
+
+    The forward direction reads each sentence left to right; padding sits after the
+    last real token, so it cannot change any real state. The backward direction
+    reads every sentence reversed *within its own length* (padding stays at the end),
+    so it is exact as well. This avoids ``pack_padded_sequence`` and its sorting
+    overhead while keeping the fused LSTM kernels. The summary is the state after the
+    last real token (for the backward direction, after the first).
+
+    Parameters
+    ----------
+    vocab_size, embedding_dim : int
+    aspect_input_size : int
+        Size of the vector appended to every word (0: none).
+    marker_size : int
+        1: a 0/1 flag appended to every word, 1 on the aspect term's tokens
+        (``marker=`` in :meth:`forward`); 0: none.
+    hidden_size : int
+    bidirectional : bool
+    embedding_dropout : float
+    embedding : nn.Embedding or None
+        The token-embedding table, when made by the caller.
+    """
+
+    @staticmethod
+    def config_from(config) -> dict:
+        """This encoder's keyword arguments from a model config
+        (:class:`~aspectattn.params.ModelConfig`), besides the vocabulary and
+        word-vector sizes."""
+        return dict(hidden_size=config.hidden_size, bidirectional=config.bidirectional)
+
+    @staticmethod
+    def states_size(config) -> int:
+        """``D``, the size of the states, for a model config."""
+        return config.hidden_size * (2 if config.bidirectional else 1)
+
+    def __init__(
+        self,
+        *,
+        vocab_size: int,
+        embedding_dim: int,
+        aspect_input_size: int = 0,
+        hidden_size: int = 300,
+        bidirectional: bool = False,
+        embedding_dropout: float = 0.0,
+        embedding: nn.Embedding | None = None,
+        marker_size: int = 0,
+    ):
+        super().__init__()
+        input_size = self._init_words(
+            vocab_size,
+            embedding_dim,
+            aspect_input_size,
+            embedding_dropout,
+            embedding,
+            marker_size,
+        )
+        self.bidirectional = bidirectional
+        self.forward_lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
+        if bidirectional:
+            self.backward_lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
+        self.output_size = hidden_size * (2 if bidirectional else 1)
+
+    def term_summary(
+        self, states: torch.Tensor, span: torch.Tensor, row: torch.Tensor
+    ) -> torch.Tensor:
+        """TD-LSTM's view of each pair's term (Tang et al., 2016), from the one pass.
+
+        The forward state at the term's last token has read the sentence from its
+        start through the term; the backward state at the term's first token, from
+        its end back through the term.
+
+        states (B, T, D), span (P, 2) token spans ``[start, end)``, row (P,) the
+        ``states`` row of each pair -> (P, D)
+        """
+        at_end = states[row, span[:, 1] - 1]  # (P, D)
+        if not self.bidirectional:
+            return at_end
+        at_start = states[row, span[:, 0]]  # (P, D)
+        half = states.shape[-1] // 2
+        return torch.cat([at_end[:, :half], at_start[:, half:]], dim=-1)
+
+    @staticmethod
+    def _reverse_index(lengths: torch.Tensor, width: int) -> torch.Tensor:
+        # (B, T): position t -> L-1-t for real tokens, t for padding. An involution.
+        pos = torch.arange(width, device=lengths.device)[None, :]  # (1, T)
+        rev = lengths[:, None] - 1 - pos  # (B, T)
+        return torch.where(rev >= 0, rev, pos)
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        aspect_input: torch.Tensor | None = None,
+        marker: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """tokens (B, T), lengths (B,), aspect_input (B, A), marker (B, T) ->
+        states (B, T, D), summary (B, D)."""
+        x = self._inputs(tokens, aspect_input, marker)  # (B, T, I)
+        batch = torch.arange(x.shape[0], device=x.device)
+        last_index = lengths - 1  # (B,)
+        # nn.LSTM returns a (B, T, H) view of time-major memory; made contiguous once
+        # here, so that every later matmul over the states folds into a single GEMM.
+        fwd = self.forward_lstm(x)[0].contiguous()  # (B, T, H)
+        if not self.bidirectional:
+            return fwd, fwd[batch, last_index]
+        rev = self._reverse_index(lengths, x.shape[1])  # (B, T)
+        x_rev = x.gather(1, rev[:, :, None].expand_as(x))  # (B, T, I)
+        bwd_rev, _ = self.backward_lstm(x_rev)  # (B, T, H), reversed order
+        bwd = bwd_rev.gather(1, rev[:, :, None].expand_as(bwd_rev))  # (B, T, H)
+        states = torch.cat([fwd, bwd], dim=-1)  # (B, T, 2H)
+        last = torch.cat([fwd[batch, last_index], bwd_rev[batch, last_index]], dim=-1)
+        return states, last

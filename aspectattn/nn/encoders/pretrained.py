@@ -1,0 +1,115 @@
+"""A pretrained Hugging Face checkpoint as the encoder, fine-tuned end to end
+(needs ``pip install 'aspectattn[pretrained]'``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from torch import nn
+
+from ...text.subwords import _SPECIAL, _quiet, _transformers
+from ..ops import length_mask
+
+__all__ = ["PretrainedEncoder", "read_checkpoint_dir"]
+
+
+def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
+    """(config dict, tokenizer files, state dict) of a local checkpoint directory.
+
+    The tokenizer files are the checkpoint's fast-tokenizer definition
+    (``tokenizer.json``) and, where present, its configuration files
+    (:data:`TOKENIZER_FILES`), as text.
+    """
+    tf = _transformers()
+    path = Path(os.fspath(path)).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"pretrained_model={str(path)!r} is not a directory "
+            "holding a Hugging Face checkpoint (config.json, "
+            "weights, tokenizer files)."
+        )
+    with _quiet(tf):  # no loading bar: aspectattn prints only with verbose
+        model = tf.AutoModel.from_pretrained(str(path))
+        tokenizer = tf.AutoTokenizer.from_pretrained(str(path))
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError(
+            f"The checkpoint {str(path)!r} has no fast tokenizer (tokenizer.json); "
+            "aspectattn needs one (convert it with transformers and save it again)."
+        )
+    files = {"tokenizer.json": tokenizer.backend_tokenizer.to_str()}
+    files["special_tokens_map.json"] = json.dumps(
+        {k: str(v) for k, v in tokenizer.special_tokens_map.items() if k in _SPECIAL}
+    )
+    files["tokenizer_config.json"] = json.dumps(
+        {"model_max_length": int(min(tokenizer.model_max_length, 1_000_000))}
+    )
+    return model.config.to_dict(), files, model.state_dict()
+
+
+class PretrainedEncoder(nn.Module):
+    """A Hugging Face encoder, fine-tuned end to end (the ``"pretrained"`` entry of
+    :data:`aspectattn.encoders.ENCODERS`).
+
+    The state of the first token ([CLS]) is the summary. With ``pair_input`` the
+    aspect is a second segment of the input (``[CLS] sentence [SEP] aspect [SEP]``);
+    segment ids are derived from the first ``sep_id``.
+
+    Parameters
+    ----------
+    pretrained_config : dict
+        The checkpoint's configuration (``config.to_dict()``).
+    pair_input : bool
+    sep_id : int
+    """
+
+    accepts_aspect_input = False
+
+    @staticmethod
+    def embedding_size(config: dict) -> int:
+        pretrained = config["pretrained_config"]
+        return int(pretrained.get("embedding_size") or pretrained["hidden_size"])
+
+    def __init__(
+        self, *, pretrained_config: dict, pair_input: bool = False, sep_id: int = 102
+    ):
+        super().__init__()
+        tf = _transformers()
+        config = tf.AutoConfig.for_model(**pretrained_config)
+        self.model = tf.AutoModel.from_config(config, attn_implementation="sdpa")
+        self.output_size = config.hidden_size
+        self.aspect_in_tokens = pair_input
+        self.sep_id = sep_id
+
+    @property
+    def embedding(self) -> nn.Embedding:
+        return self.model.get_input_embeddings()
+
+    def _run(self, tokens, lengths, output_attentions=False):
+        mask = length_mask(lengths, tokens.shape[1])  # (B, T)
+        kwargs = {}
+        if self.aspect_in_tokens:
+            # Segment 1 starts after the first [SEP]: (B, T) 0/1
+            is_sep = (tokens == self.sep_id).long()
+            kwargs["token_type_ids"] = ((is_sep.cumsum(1) - is_sep) > 0).long()
+        return self.model(
+            input_ids=tokens,
+            attention_mask=mask.long(),
+            output_attentions=output_attentions,
+            **kwargs,
+        )
+
+    def forward(self, tokens, lengths, aspect_input=None):
+        """tokens (B, T), lengths (B,) -> states (B, T, d), [CLS] state (B, d)."""
+        states = self._run(tokens, lengths).last_hidden_state  # (B, T, d)
+        return states, states[:, 0]
+
+    def self_attention_maps(self, tokens, lengths, aspect_input=None):
+        """Per-layer (B, heads, T, T) self-attention of the pretrained encoder."""
+        self.model.set_attn_implementation("eager")
+        try:
+            maps = self._run(tokens, lengths, output_attentions=True).attentions
+        finally:
+            self.model.set_attn_implementation("sdpa")
+        return list(maps)

@@ -1,0 +1,103 @@
+"""Tensor helpers shared by the torch modules: padding masks, term spans and
+distances, means over spans and embeddings.
+
+Shapes in comments: ``B`` sentences, ``P`` (sentence, aspect) pairs, ``T`` tokens,
+``D`` state size, ``L`` tokens of an aspect term.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def masked_mean_embedding(embedding: nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    """Mean of the embeddings of the non-padding ids of each row: (N, L) -> (N, E).
+
+    How an aspect term (several words or sub-words) becomes one vector.
+    """
+    words = embedding(ids)  # (N, L, E)
+    real = (ids != 0).to(words.dtype)[:, :, None]  # (N, L, 1)
+    return (words * real).sum(1) / real.sum(1).clamp(min=1.0)  # (N, E)
+
+
+def length_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
+    """(B,) lengths -> (B, T) bool mask, True on real tokens."""
+    return torch.arange(width, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def span_mask(span: torch.Tensor, width: int) -> torch.Tensor:
+    """(P, 2) token spans -> (P, T) bool, True on the term's tokens."""
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    return (pos >= span[:, :1]) & (pos < span[:, 1:])
+
+
+def token_distances(span: torch.Tensor, width: int) -> torch.Tensor:
+    """(P, 2) token spans -> (P, T) long: each token's distance in tokens from the
+    term, 0 on the term's tokens."""
+    pos = torch.arange(width, device=span.device)[None, :]  # (1, T)
+    before = (span[:, :1] - pos).clamp(min=0)  # (P, T)
+    after = (pos - (span[:, 1:] - 1)).clamp(min=0)  # (P, T)
+    return before + after
+
+
+def clip_spans(span: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """(P, 2) token spans, (P,) lengths -> (P, 2) spans inside the sentence.
+
+    A term cut off by truncation (``max_len``) lies beyond its sentence's last
+    token; it is read at that token, the nearest the model has.
+    """
+    n = lengths[:, None]  # (P, 1)
+    start = torch.minimum(span[:, :1], n - 1)  # (P, 1)
+    end = torch.maximum(torch.minimum(span[:, 1:], n), start + 1)  # (P, 1)
+    return torch.cat([start, end], dim=1)
+
+
+def span_mean(states: torch.Tensor, span: torch.Tensor, row: torch.Tensor):
+    """The mean of each pair's states over its term.
+
+    states (B, T, D), span (P, 2) token spans ``[start, end)``, row (P,) the
+    ``states`` row of each pair -> (P, D). Two gathers from running sums: no
+    (P, T, D) copy of the states.
+    """
+    running = F.pad(states.cumsum(1), (0, 0, 1, 0))  # (B, T+1, D), [:, t]: first t
+    total = running[row, span[:, 1]] - running[row, span[:, 0]]  # (P, D)
+    count = (span[:, 1:] - span[:, :1]).clamp(min=1).to(states.dtype)  # (P, 1)
+    return total / count
+
+
+def distance_weights(span: torch.Tensor, lengths: torch.Tensor, width: int):
+    """Linear position weights ``w_i = 1 - d_i / n`` (Tang et al. 2016; Chen et al.
+    2017): ``d_i`` is token ``i``'s distance from the term (0 on the term's tokens),
+    ``n`` the sentence length; ``w_i`` lies in ``[1/n, 1]``.
+
+    span (P, 2), lengths (P,) -> (P, T) float weights (meaningless on padding).
+    """
+    n = lengths[:, None]  # (P, 1)
+    d = torch.minimum(token_distances(span, width), n - 1)  # (P, T)
+    return 1.0 - d.float() / n.float()
+
+
+def uses_position(config: dict) -> bool:
+    """Whether a model of this configuration (keyword arguments of
+    :class:`AspectAttentionModel`; missing keys take their defaults) reads the
+    terms' token spans."""
+    return (
+        config.get("position_weighting", "none") != "none"
+        or bool(config.get("term_marker", False))
+        or config.get("term_query", "vectors") != "vectors"
+        or _is_term(config.get("final_state", True))
+    )
+
+
+def _is_term(final_state) -> bool:
+    return isinstance(final_state, str) and final_state == "term"
+
+
+def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
+    """(P,) group ids 0..B-1 -> (B,) index of the first row of each group."""
+    n_groups = int(sentence.max()) + 1
+    rows = torch.arange(len(sentence), device=sentence.device)
+    first = torch.full((n_groups,), len(sentence), device=sentence.device)
+    return first.scatter_reduce(0, sentence, rows, "amin")
