@@ -1,8 +1,10 @@
-"""Every example runs as a user would run it (shortened), and the web app answers
-real HTTP requests on 127.0.0.1."""
+"""Every example runs as a user would run it (shortened; as ``__main__`` with its
+command line, in the test process so that imports and word vectors load once), and
+the web app, started as its own process, answers real HTTP requests on 127.0.0.1."""
 
 import json
 import os
+import runpy
 import socket
 import subprocess
 import sys
@@ -28,21 +30,28 @@ needs_data = requires_shared_data(
 )
 
 
-def run_example(name, *args, cwd=None):
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLES / name), *map(str, args)],
-        env=ENV,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+@pytest.fixture
+def run_example(monkeypatch, capsys):
+    """Run an example script as ``python examples/NAME ARGS`` would, in this
+    process (imports, word vectors and the POS tagger are loaded once for all the
+    examples), and return what it printed."""
+
+    def run(name, *args, cwd=None):
+        monkeypatch.setattr(sys, "argv", [str(EXAMPLES / name), *map(str, args)])
+        monkeypatch.syspath_prepend(str(EXAMPLES))
+        for key in ("ASPECTATTN_DATA", "NLTK_DATA"):
+            monkeypatch.setenv(key, ENV[key])
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+        return capsys.readouterr().out
+
+    return run
 
 
 @needs_data
-def test_train_semeval_example():
+def test_train_semeval_example(run_example):
     out = run_example("train_semeval.py", "--epochs", "1")
     assert "3518 train / 973 test pairs" in out
     assert "test accuracy" in out and "macro-F1" in out
@@ -50,21 +59,21 @@ def test_train_semeval_example():
 
 
 @needs_data
-def test_quickstart():
+def test_quickstart(run_example):
     out = run_example("quickstart.py", "--epochs", "1")
     assert "test accuracy" in out and "attends to" in out
     assert "identical predictions" in out
 
 
 @requires_shared_data("mams_acsa/train.xml", "glove/glove.6B.50d.100k.txt.gz")
-def test_multi_aspect():
+def test_multi_aspect(run_example):
     out = run_example("multi_aspect.py", "--epochs", "1")
     assert "staff" in out and "food" in out
     assert "with one encoder pass per sentence" in out
 
 
 @needs_data
-def test_grid_search_compares_baselines_and_attention():
+def test_grid_search_compares_baselines_and_attention(run_example):
     out = run_example("grid_search.py", "--pairs", "300", "--epochs", "1")
     for name in (
         "TfidfEmbeddingVectorizer",
@@ -76,7 +85,7 @@ def test_grid_search_compares_baselines_and_attention():
 
 
 @needs_data
-def test_visualize_attention(tmp_path):
+def test_visualize_attention(run_example, tmp_path):
     run_example("visualize_attention.py", "--epochs", "1", "--out", tmp_path)
     page = (tmp_path / "attention.html").read_text()
     assert "outrageous" in page and "price" in page
@@ -184,7 +193,7 @@ def test_web_app_rejects_bad_requests(served):
     "semeval2015_restaurants/ABSA-15_Restaurants_Train_Final.xml",
     "glove/glove.6B.50d.100k.txt.gz",
 )
-def test_analyze_reviews_example(tmp_path):
+def test_analyze_reviews_example(run_example, tmp_path):
     out = run_example("analyze_reviews.py", "--epochs", "1", cwd=tmp_path)
     assert "95 reviews, 507 sentences" in out and "aspect mentions" in out
     assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()

@@ -116,8 +116,11 @@ def _default_aspect_size(config, encoder, embedding_dim: int) -> int:
 
 def _pretrained_pipeline(config, aspect_type, categories):
     """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.pretrained`)."""
-    pipeline, pretrained_config, weights = SubwordPipeline.from_checkpoint(
-        config.pretrained_model, config.max_len, config.pretrained_input == "pair"
+    from ..nn.encoders.pretrained import read_checkpoint_dir
+
+    pretrained_config, files, weights = read_checkpoint_dir(config.pretrained_model)
+    pipeline = SubwordPipeline.from_tokenizer_files(
+        files, config.max_len, config.pretrained_input == "pair"
     )
     built = dict(
         encoder="pretrained",

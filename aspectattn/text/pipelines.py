@@ -226,13 +226,12 @@ class SubwordPipeline(_Pipeline):
         self.aspect_in_tokens = pair_input
 
     @classmethod
-    def from_checkpoint(cls, path, max_len: int, pair_input: bool):
-        """The pipeline, the checkpoint's configuration and weights."""
-        from ..nn.encoders.pretrained import read_checkpoint_dir
+    def from_tokenizer_files(cls, files: dict, max_len: int, pair_input: bool):
+        """The pipeline of a checkpoint's tokenizer files (see
+        :func:`aspectattn.nn.encoders.pretrained.read_checkpoint_dir`)."""
         from .subwords import SubwordTokenizer
 
-        config, files, weights = read_checkpoint_dir(path)
-        return cls(SubwordTokenizer(files), max_len, pair_input), config, weights
+        return cls(SubwordTokenizer(files), max_len, pair_input)
 
     def fit(self, texts, terms=()) -> SubwordPipeline:
         return self  # the checkpoint's vocabulary is fixed

@@ -13,10 +13,11 @@ and exposes ``embedding`` (its token-embedding table, also used for aspect-term
 vectors), ``output_size`` (``D``) and ``accepts_aspect_input``. Encoders with
 self-attention also have ``self_attention_maps``.
 
-Adding an encoder is one module in this folder, one entry in :data:`ENCODERS`, and
-its parameters in :mod:`aspectattn.params` (a group named after it, and its entry
-in :data:`aspectattn.params.ENCODER_GROUPS`); its class builds its own keyword
-arguments from the model config (``config_from``).
+Adding an encoder is one module in this folder and, in :mod:`aspectattn.params`,
+its entry in :data:`~aspectattn.params.ENCODERS` (the class's path and the parameter
+groups it reads) and its parameters (:mod:`aspectattn.params.encoders`). A word
+encoder builds its keyword arguments from the model config (``config_from``) and
+says the size of its states (``states_size``).
 
 Shapes in comments: ``B`` batch, ``T`` tokens (the batch's longest sentence), ``E``
 word-vector size, ``A`` aspect-vector size, ``H`` LSTM hidden size, ``D`` encoder
@@ -25,31 +26,21 @@ output size.
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from torch import nn
 
+from ...params import ENCODERS
 from .lstm import LSTMEncoder
 from .transformer import TransformerEncoder
 
 __all__ = ["LSTMEncoder", "TransformerEncoder", "ENCODERS", "get_encoder"]
 
 
-def _pretrained_encoder():
-    from .pretrained import PretrainedEncoder
-
-    return PretrainedEncoder
-
-
-#: Name -> encoder class (or a function returning it, for optional dependencies).
-ENCODERS = {
-    "lstm": LSTMEncoder,
-    "transformer": TransformerEncoder,
-    "pretrained": _pretrained_encoder,
-}
-
-
 def get_encoder(name: str) -> type[nn.Module]:
-    """The encoder class registered as ``name``."""
+    """The encoder class registered as ``name`` in :data:`aspectattn.params.ENCODERS`
+    (its module imported on first use, so optional dependencies load lazily)."""
     if name not in ENCODERS:
         raise ValueError(f"encoder must be one of {sorted(ENCODERS)}, got {name!r}")
-    entry = ENCODERS[name]
-    return entry if isinstance(entry, type) else entry()
+    module, _, cls = ENCODERS[name].path.partition(":")
+    return getattr(import_module(module), cls)

@@ -1,0 +1,319 @@
+"""What the commands share: reading data sets, tables and models, writing rows,
+progress, and the data and model options."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from .. import params as P
+from .._validation import Interval, Options
+
+
+class CLIError(Exception):
+    """Bad command-line input; reported as one line, exit status 2."""
+
+
+# ----------------------------------------------------------------------------- data
+def _read_text(path: Path, encoding: str) -> str:
+    """The file's text; a clear error naming the file and the encoding."""
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise CLIError(
+            f"{path} is not valid {encoding} text (byte {exc.start}); pass its "
+            "encoding with --encoding (e.g. --encoding latin-1)"
+        ) from None
+
+
+def _read_table(
+    path: Path,
+    text_col: str,
+    aspect_col: str,
+    label_col: str,
+    need_aspect: bool = True,
+    encoding: str = "utf-8-sig",
+):
+    """Rows of a CSV/JSONL file as (texts, aspects or None, labels or None)."""
+    text = _read_text(path, encoding)
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CLIError(
+                    f"{path}:{n}: not valid JSON ({exc.msg}); expected one JSON "
+                    "object per line (JSON Lines)"
+                ) from None
+            if not isinstance(row, dict):
+                raise CLIError(
+                    f"{path}:{n}: expected a JSON object per line with keys "
+                    f"{text_col!r}, {aspect_col!r}, got a {type(row).__name__}"
+                )
+            rows.append(row)
+    else:
+        rows = list(csv.DictReader(text.splitlines()))
+    if not rows:
+        raise CLIError(f"{path} has no rows")
+    needed = [text_col] + ([aspect_col] if need_aspect else [])
+    for n, row in enumerate(rows, 1):
+        missing = [c for c in needed if row.get(c) is None]
+        if missing:
+            raise CLIError(
+                f"{path}: row {n} has no {missing[0]!r} (it has {sorted(row)[:10]}); "
+                "use --text-column/--aspect-column"
+            )
+    columns = set(rows[0])
+    texts = [r[text_col] for r in rows]
+    aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
+    labels = [r.get(label_col) for r in rows] if label_col in columns else None
+    return texts, aspects, labels
+
+
+def load_data(source: str, args, need_labels: bool, aspect_type: str | None = None):
+    """``(X, y)`` from a data-set name or a file; ``y`` may be None.
+
+    ``aspect_type``: the kind of aspect a model expects (its ``aspect_type_``), which
+    decides whether terms or categories are read from an XML file.
+    """
+    from .. import datasets
+
+    if aspect_type is None and args.aspect_type != "auto":
+        aspect_type = args.aspect_type
+    if source in datasets.DATASETS:
+        return datasets.DATASETS[source].load(args.split)
+    path = Path(source)
+    if not path.is_file():
+        raise CLIError(
+            f"{source!r} is neither a data-set name nor a file "
+            f"(data sets: {', '.join(datasets.DATASETS)})"
+        )
+    if path.suffix.lower() == ".xml":
+        text = _read_text(path, args.encoding)
+        aspect = aspect_type or (
+            "term"
+            if "<aspectTerm " in text and "<aspectCategory " not in text
+            else "category"
+        )
+        try:
+            if "<Opinion " in text:
+                X, y = datasets.read_semeval2015(
+                    path, "target" if aspect == "term" else "category"
+                )
+            else:
+                X, y = datasets.read_semeval2014(path, aspect)
+        except ET.ParseError as exc:
+            raise CLIError(f"{path} is not well-formed XML ({exc})") from None
+        if not X:
+            raise CLIError(f"{path} has no aspect {aspect}s with a polarity")
+        return X, y
+    texts, aspects, labels = _read_table(
+        path,
+        args.text_column,
+        args.aspect_column,
+        args.label_column,
+        encoding=args.encoding,
+    )
+    if need_labels and labels is None:
+        raise CLIError(
+            f"{path} has no {args.label_column!r} column; labels are "
+            "needed here (or set --label-column)"
+        )
+    return list(zip(texts, aspects, strict=True)), labels
+
+
+def labels_like(y, classes: np.ndarray) -> np.ndarray:
+    """Labels read from a file (strings) in the dtype of the model's classes."""
+    y = np.asarray(y, dtype=object)
+    if classes.dtype.kind in "iufb":
+        try:
+            return y.astype(classes.dtype)
+        except (TypeError, ValueError):
+            raise CLIError(
+                f"the labels are not {classes.dtype.name} like the model's classes "
+                f"{classes.tolist()}"
+            ) from None
+    return y.astype(str)
+
+
+def load_model(path: str, trust_pickle: bool = False, quantize: str | None = None):
+    """The model in ``path`` (``.aam``, or a pickle with ``trust_pickle``), set to
+    predict with ``quantize`` ("int8" or None)."""
+    model = _read_model(path, trust_pickle)
+    if quantize is not None:
+        model.set_params(quantize=quantize)
+    return model
+
+
+def _read_model(path: str, trust_pickle: bool):
+    from ..persistence import ModelFileError
+
+    if not Path(path).is_file():
+        raise CLIError(f"model file {path!r} not found")
+    if Path(path).suffix.lower() in (".pkl", ".pickle", ".joblib"):
+        if not trust_pickle:
+            raise CLIError(
+                f"{path} is a pickle, which runs code when it is loaded; pass "
+                "--trust-pickle if you made it yourself (or save models as .aam)"
+            )
+        import joblib
+
+        from ..estimators._base import AspectAttentionBase
+
+        model = joblib.load(path)
+        if not isinstance(model, AspectAttentionBase):
+            raise CLIError(f"{path} holds a {type(model).__name__}, not a model")
+        return model
+    from ..persistence import load
+
+    try:
+        return load(path)  # a pair classifier or a category detector
+    except ModelFileError as exc:
+        raise CLIError(str(exc)) from exc
+
+
+def is_detector(model) -> bool:
+    from ..estimators.categories import AspectCategoryClassifier
+
+    return isinstance(model, AspectCategoryClassifier)
+
+
+def load_table(source: str, args):
+    """``(texts, Y)`` for the category detector, from a data-set name or an XML file."""
+    from .. import datasets
+
+    tables = [n for n, d in datasets.DATASETS.items() if d.table is not None]
+    if source in tables:
+        return datasets.DATASETS[source].load_table(args.split)
+    path = Path(source)
+    if path.is_file() and path.suffix.lower() == ".xml":
+        try:
+            texts, Y = datasets.read_category_table(path)
+        except ET.ParseError as exc:
+            raise CLIError(f"{path} is not well-formed XML ({exc})") from None
+        if not texts:
+            raise CLIError(f"{path} has no sentences")
+        return texts, Y
+    raise CLIError(
+        f"the category detector reads {', '.join(tables)} or a SemEval/MAMS "
+        f"XML file; got {source!r}"
+    )
+
+
+class Progress:
+    """A minimal progress bar on stderr (silent when stderr is not a terminal unless
+    forced)."""
+
+    def __init__(self, total: int, label: str, enabled: bool):
+        self.total, self.label = total, label
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / max(self.total, 1))
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        sys.stderr.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done}/{self.total} ({rate:,.0f}/s)"
+        )
+        if done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _chunks(n: int, size: int):
+    for start in range(0, n, size):
+        yield start, min(n, start + size)
+
+
+def _write_rows(rows: list[dict], out: str | None) -> None:
+    if not rows:
+        raise CLIError("nothing to write: the input has no rows")
+    if out and Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        with open(out, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+        return
+    handle = open(out, "w", encoding="utf-8", newline="") if out else sys.stdout
+    try:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    finally:
+        if out:
+            handle.close()
+
+
+def add_data_options(p, split_default="train", model_options=True):
+    p.add_argument(
+        "--split",
+        default=split_default,
+        choices=["train", "test", "val"],
+        help="split of a named data set",
+    )
+    p.add_argument("--text-column", default="text", help="column with the sentence")
+    p.add_argument("--aspect-column", default="aspect", help="column with the aspect")
+    p.add_argument("--label-column", default="label", help="column with the label")
+    p.add_argument(
+        "--aspect-type",
+        default="auto",
+        choices=["auto", "category", "term"],
+        help="read categories or terms from XML (auto: as the model was trained)",
+    )
+    p.add_argument(
+        "--encoding",
+        default="utf-8-sig",
+        help="text encoding of the input file (utf-8, with or without a BOM)",
+    )
+    if model_options:
+        add_model_options(p)
+
+
+def add_model_options(p, quantize=True):
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="allow a .pkl/.joblib model (pickles run code when loaded)",
+    )
+    if quantize:
+        p.add_argument(
+            "--quantize",
+            choices=["int8"],
+            help="predict with int8 linear layers on the CPU (faster for a "
+            "pretrained encoder; see the README for the accuracy change)",
+        )
+
+
+def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
+    """A model option from the parameter table (:mod:`aspectattn.params`): the flag
+    ``--name-with-dashes``, the estimator's default, type, choices and one-line
+    help; ``overrides`` replace any of them."""
+    param = P.TABLE[name]
+    kwargs = {"dest": name, "default": param.default, "help": param.help}
+    options = [
+        c.values
+        for c in param.constraints
+        if isinstance(c, Options) and isinstance(c.values, (set, frozenset, tuple))
+    ]
+    numbers = [c.kind for c in param.constraints if isinstance(c, Interval)]
+    if options and set(options[0]) == {True, False}:
+        kwargs["action"] = "store_true"
+        kwargs.pop("default")
+    elif options:
+        kwargs["choices"] = sorted(options[0], key=str)
+    elif numbers:
+        kwargs["type"] = numbers[0]
+    kwargs.update(overrides)
+    p.add_argument(flag or "--" + name.replace("_", "-"), **kwargs)

@@ -1,0 +1,162 @@
+"""``aspectattn analyze``: reviews -> sentences -> aspects, an HTML report and a
+sentence table."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ._common import (
+    CLIError,
+    add_model_options,
+    is_detector,
+    load_model,
+)
+
+#: Position in ``aspectattn --help``.
+ORDER = 5
+HELP = "reviews -> sentences -> aspects: an HTML report and a sentence table"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("reviews", help="CSV or JSONL file of reviews, one per row")
+    p.add_argument("--model", required=True, help="category detector model file")
+    p.add_argument("--out", required=True, help="the report (.html)")
+    p.add_argument("--table", help="sentence table (.csv or .parquet)")
+    p.add_argument("--text-column", default="text", help="column of the review text")
+    p.add_argument("--id-column", help="column of the review id (default: row number)")
+    p.add_argument("--date-column", help="column of the review date (for trends)")
+    p.add_argument("--group-column", help="column of a business or product id")
+    p.add_argument("--freq", default="M", help="trend period (pandas: M, W, Q, Y)")
+    p.add_argument(
+        "--min-probability",
+        type=float,
+        default=0.5,
+        help="a category is mentioned above this probability",
+    )
+    p.add_argument("--chunk-size", type=int, default=10_000, help="reviews per chunk")
+    p.add_argument("--title", default="Aspect sentiment report", help="report title")
+    p.add_argument("--encoding", default="utf-8", help="text encoding of the file")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    add_model_options(p)
+
+
+def _review_chunks(path: Path, args):
+    """The reviews file as DataFrame chunks (CSV or JSON Lines), read lazily."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise CLIError(f"{path} is not a file")
+    kwargs = dict(chunksize=args.chunk_size, encoding=args.encoding)
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        reader = pd.read_json(path, lines=True, dtype=False, **kwargs)
+    else:
+        reader = pd.read_csv(path, dtype=str, keep_default_na=False, **kwargs)
+    try:
+        yield from reader
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        raise CLIError(f"{path} could not be read: {message}") from None
+
+
+class _TableWriter:
+    """The sentence table, written chunk by chunk (CSV, or Parquet through
+    pyarrow), so that memory does not grow with the reviews."""
+
+    def __init__(self, path: str | None):
+        self.path = None if path is None else Path(path)
+        self.started = False  # the file holds the header (CSV) or the schema
+        self.parquet = None  # the pyarrow writer of a .parquet table
+        if self.path is not None and self.path.suffix.lower() not in (
+            ".csv",
+            ".parquet",
+        ):
+            raise CLIError(f"--table must end in .csv or .parquet, got {self.path}")
+
+    def write(self, table) -> None:
+        if self.path is None:
+            return
+        table = table.drop(columns=["tokens", "weights"])
+        if self.path.suffix.lower() == ".csv":
+            mode = "a" if self.started else "w"
+            table.to_csv(self.path, mode=mode, header=not self.started, index=False)
+        else:
+            self._write_parquet(table)
+        self.started = True
+
+    def _write_parquet(self, table) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise CLIError(
+                "--table .parquet needs pyarrow: pip install pyarrow (or use .csv)"
+            ) from None
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        if self.parquet is None:
+            self.parquet = pq.ParquetWriter(self.path, arrow.schema)
+        self.parquet.write_table(arrow.cast(self.parquet.schema))
+
+    def close(self) -> None:
+        if self.parquet is not None:
+            self.parquet.close()
+
+
+def run(args) -> int:
+    from ..report import write_report
+    from ..reviews import ReviewSummary, iter_analysis
+
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
+    if not is_detector(clf):
+        raise CLIError(
+            f"{args.model} is a pair classifier; analyze needs a category detector "
+            "(aspectattn train ... --detector)"
+        )
+    out = Path(args.out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise CLIError(f"--out must be an .html file, got {out}")
+    summary = ReviewSummary(args.freq)
+    writer = _TableWriter(args.table)
+    show = not args.quiet and sys.stderr.isatty()
+    start = time.perf_counter()
+    try:
+        for table in iter_analysis(
+            _review_chunks(Path(args.reviews), args),
+            clf,
+            text_column=args.text_column,
+            id_column=args.id_column,
+            date_column=args.date_column,
+            group_column=args.group_column,
+            min_probability=args.min_probability,
+        ):
+            summary.update(table)
+            writer.write(table)
+            if show:
+                rate = summary.n_sentences / max(time.perf_counter() - start, 1e-9)
+                sys.stderr.write(
+                    f"\ranalysing: {summary.n_reviews:,} reviews, "
+                    f"{summary.n_sentences:,} sentences ({rate:,.0f} sentences/s)"
+                )
+                sys.stderr.flush()
+    finally:
+        writer.close()
+    if show:
+        sys.stderr.write("\n")
+    write_report(summary, out, args.title)
+    seconds = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "reviews": summary.n_reviews,
+                "sentences": summary.n_sentences,
+                "mentions": int(sum(summary.counts.values())),
+                "seconds": round(seconds, 3),
+                "sentences_per_second": round(summary.n_sentences / max(seconds, 1e-9)),
+                "report": str(out),
+                "table": args.table,
+            }
+        )
+    )
+    return 0

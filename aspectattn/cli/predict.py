@@ -1,0 +1,110 @@
+"""``aspectattn predict``: labels and probabilities for new pairs, or every
+sentence on every aspect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._common import (
+    CLIError,
+    Progress,
+    _chunks,
+    _read_table,
+    _read_text,
+    _write_rows,
+    add_data_options,
+    is_detector,
+    load_data,
+    load_model,
+)
+
+#: Position in ``aspectattn --help``.
+ORDER = 3
+HELP = "labels and probabilities for new pairs"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("model", help="model file (.aam)")
+    p.add_argument(
+        "data",
+        help="CSV/JSONL/XML of pairs; with --aspects also a text file of sentences",
+    )
+    p.add_argument(
+        "--aspects",
+        help="comma-separated aspects to score every sentence on, e.g. food,service",
+    )
+    p.add_argument("--out", help="CSV or JSONL file (default: CSV on stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_data_options(p, "test")
+
+
+def _sentences(source: str, args) -> list[str]:
+    path = Path(source)
+    if path.suffix.lower() in (".csv", ".jsonl", ".json", ".ndjson"):
+        texts, _, _ = _read_table(
+            path,
+            args.text_column,
+            args.aspect_column,
+            args.label_column,
+            need_aspect=False,
+            encoding=args.encoding,
+        )
+        return list(dict.fromkeys(texts))
+    if not path.is_file():
+        raise CLIError(f"input file {source!r} not found")
+    lines = [ln.strip() for ln in _read_text(path, args.encoding).splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        raise CLIError(f"{path} has no sentences")
+    return lines
+
+
+def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
+    """One output row: the pair, the label and one probability column per class."""
+    return {
+        "text": text,
+        "aspect": aspect,
+        "label": classes[int(proba.argmax())],
+        **{f"p_{c}": round(float(v), 6) for c, v in zip(classes, proba, strict=True)},
+    }
+
+
+def run(args) -> int:
+    clf = load_model(args.model, args.trust_pickle, args.quantize)
+    rows = []
+    show = not args.quiet
+    if is_detector(clf):  # every sentence on every category: a table
+        texts = _sentences(args.data, args)
+        labels = clf.predict(texts)
+        rows = [
+            {
+                "text": t,
+                **{str(c): str(v) for c, v in zip(clf.categories_, row, strict=True)},
+            }
+            for t, row in zip(texts, labels, strict=True)
+        ]
+        _write_rows(rows, args.out)
+        return 0
+    classes = [str(c) for c in clf.classes_]
+    if args.aspects:
+        aspects = [a.strip() for a in args.aspects.split(",") if a.strip()]
+        texts = _sentences(args.data, args)
+        progress = Progress(len(texts), "predicting", show and len(texts) > 1000)
+        for start, end in _chunks(len(texts), 1024):
+            proba = clf.predict_proba_aspects(texts[start:end], aspects)
+            for text, per_aspect in zip(texts[start:end], proba, strict=True):
+                for aspect, p in zip(aspects, per_aspect, strict=True):
+                    rows.append(_prediction_row(text, aspect, p, classes))
+            progress.update(end)
+    else:
+        X, _ = load_data(
+            args.data, args, need_labels=False, aspect_type=clf.aspect_type_
+        )
+        progress = Progress(len(X), "predicting", show and len(X) > 1000)
+        for start, end in _chunks(len(X), 4096):
+            proba = clf.predict_proba(X[start:end])
+            for (text, aspect), p in zip(X[start:end], proba, strict=True):
+                rows.append(_prediction_row(text, aspect, p, classes))
+            progress.update(end)
+    _write_rows(rows, args.out)
+    return 0

@@ -1,0 +1,177 @@
+"""``aspectattn train``: train a pair classifier or a category detector and write
+it to a file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .. import params as P
+from ._common import (
+    add_data_options,
+    add_param,
+    load_data,
+    load_table,
+)
+
+#: Position in ``aspectattn --help``.
+ORDER = 1
+HELP = "train a model and write it to a file"
+DESCRIPTION = (
+    "Train an aspect-attention model and write a model file "
+    "(safe format; .pkl/.joblib for a pickle)."
+)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
+    p.add_argument("--out", required=True, help="model file to write, e.g. model.aam")
+    # The model's options: flag, default, type, choices and help from the parameter
+    # table (aspectattn.params), the same as the estimators' docstrings.
+    for name in ("variant", "encoder", "pretrained_model", "pretrained_input"):
+        add_param(p, name)
+    add_param(
+        p,
+        "embeddings",
+        help=P.cli_help("embeddings"),
+        type=str,
+    )
+    for name in (
+        "embedding_dim",
+        "embedding_dropout",
+        "hidden_size",
+        "bidirectional",
+        "n_layers",
+        "n_heads",
+        "d_model",
+        "attention_score",
+        "attention_heads",
+    ):
+        add_param(p, name)
+    final = p.add_mutually_exclusive_group()
+    final.add_argument(
+        "--final-state",
+        choices=list(_FINAL_STATES),
+        default="sentence",
+        help=P.cli_help("final_state"),
+    )
+    final.add_argument(
+        "--no-final-state",
+        dest="final_state",
+        action="store_const",
+        const="none",
+        help="the same as --final-state none",
+    )
+    for name in ("position_weighting", "term_marker", "term_query"):
+        add_param(p, name)
+    add_param(p, "max_epochs", flag="--epochs", dest="epochs")
+    for name in ("lr", "batch_size", "batch_by", "dropout"):
+        add_param(p, name)
+    add_param(
+        p,
+        "validation_fraction",
+        default=0.1,
+        help="held-out share of sentences for early stopping (0: none)",
+    )
+    add_param(p, "random_state", flag="--seed", dest="seed", default=0, type=int)
+    p.add_argument(
+        "--detector",
+        action="store_true",
+        help="train a category detector (which aspects, and how) on a category "
+        "data set or XML file instead of a pair classifier",
+    )
+    p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
+    p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
+    add_data_options(p, model_options=False)
+
+
+#: --final-state choices -> the estimators' ``final_state``.
+_FINAL_STATES = {"sentence": True, "term": "term", "none": False}
+ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
+
+
+def run(args) -> int:
+    from ..estimators.categories import AspectCategoryClassifier
+    from ..estimators.pairs import AspectAttentionClassifier
+
+    if args.detector:
+        X, y = load_table(args.data, args)
+        estimator, extra = AspectCategoryClassifier, {}
+    else:
+        X, y = load_data(args.data, args, need_labels=True)
+        estimator = AspectAttentionClassifier
+        extra = dict(
+            variant=args.variant,
+            aspect_type=args.aspect_type,
+            pretrained_input=args.pretrained_input,
+            batch_by=args.batch_by,
+            position_weighting=args.position_weighting,
+            term_marker=args.term_marker,
+            term_query=args.term_query,
+            scoring="accuracy",
+        )
+    embeddings = None if args.embeddings.lower() == "none" else args.embeddings
+    clf = estimator(
+        **extra,
+        encoder=args.encoder,
+        embeddings=embeddings,
+        embedding_dim=args.embedding_dim,
+        embedding_dropout=args.embedding_dropout,
+        hidden_size=args.hidden_size,
+        n_layers=args.n_layers,
+        n_heads=args.n_heads,
+        d_model=args.d_model,
+        pretrained_model=args.pretrained_model,
+        attention_score=args.attention_score,
+        attention_heads=args.attention_heads,
+        final_state=_FINAL_STATES[args.final_state],
+        max_epochs=args.epochs,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        dropout=args.dropout,
+        bidirectional=args.bidirectional,
+        validation_fraction=args.validation_fraction or None,
+        early_stopping=bool(args.validation_fraction),
+        random_state=args.seed,
+        verbose=0 if args.quiet else 1,
+    )
+    name = f"{args.variant.upper()}-{ENCODER_NAMES[args.encoder]}"
+    if args.encoder == "pretrained":
+        name = f"{args.variant.upper()} over {args.pretrained_model}"
+    if args.detector:
+        name = f"a category detector (AT-{ENCODER_NAMES[args.encoder]})"
+    if not args.quiet:
+        unit = "sentences" if args.detector else "pairs"
+        print(f"training {name} on {len(X)} {unit}", file=sys.stderr)
+    clf.fit(X, y)
+    out = Path(args.out)
+    if out.suffix in (".pkl", ".joblib"):
+        import joblib
+
+        joblib.dump(clf, out)
+    else:
+        clf.save(out)
+    if args.history_plot:
+        from ..viz import plot_history
+
+        plot_history(clf.history_, args.history_plot)
+    print(
+        json.dumps(
+            {
+                "model": str(out),
+                "encoder": args.encoder,
+                "variant": "detector" if args.detector else args.variant,
+                "pairs": len(X),
+                "classes": np.asarray(
+                    clf.classes_[0] if args.detector else clf.classes_
+                ).tolist(),
+                "epochs": len(clf.history_),
+                "best_epoch": clf.best_epoch_,
+                "seconds": round(clf.fit_time_, 2),
+            }
+        )
+    )
+    return 0

@@ -1,0 +1,150 @@
+"""The data home and the files of public releases: where they are, their
+SHA-256, and fetching them (downloaded once, checked, then read locally)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import NamedTuple
+
+from ..exceptions import ChecksumError
+
+DATA_HOME_ENV = "ASPECTATTN_DATA"
+
+
+class RemoteFile(NamedTuple):
+    """A file of a public release: where to get it and its SHA-256."""
+
+    url: str
+    sha256: str
+
+
+def _github(repo: str, commit: str, path: str) -> str:
+    return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+
+
+_ABSA_KERAS = ("AlexYangLi/ABSA_Keras", "8de8f6a3d8861c68e3f552a4b77bf60d75ee05f6")
+_BERT_PAIR = ("HSLCY/ABSA-BERT-pair", "7d238eb8c772946b9e572373c144b11151e4187f")
+_BATISTA = (
+    "davidsbatista/Aspect-Based-Sentiment-Analysis",
+    "1d9c8ec1131993d924e96676fa212db6b53cb870",
+)
+_MAMS = ("siat-nlp/MAMS-for-ABSA", "cddcdb0f423b3fdb2c76b70744737abed3a00d17")
+
+#: Relative path under the data home -> where to download it and its checksum.
+REMOTE_FILES: dict[str, RemoteFile] = {
+    "semeval2014_restaurants/Restaurants_Train_v2.xml": RemoteFile(
+        _github(*_ABSA_KERAS, "raw_data/semeval14_restaurant/Restaurants_Train_v2.xml"),
+        "223601da1bded6caa4ef9cf91a7007578141ca6d8ed50d5a5c217565f89d2fc5",
+    ),
+    "semeval2014_restaurants/Restaurants_Test_Gold.xml": RemoteFile(
+        _github(*_BERT_PAIR, "data/semeval2014/Restaurants_Test_Gold.xml"),
+        "f21509cfa37e16534cd5b2da043be487355b64ef48fe8d6aaacaeca6b49cc0fb",
+    ),
+    "semeval2014_laptops/Laptop_Train_v2.xml": RemoteFile(
+        _github(*_ABSA_KERAS, "raw_data/semeval14_laptop/Laptop_Train_v2.xml"),
+        "efec2ed73b4efb83b47c697114d800149c558118884afa80362a6e975ba7248c",
+    ),
+    "semeval2014_laptops/Laptops_Test_Gold.xml": RemoteFile(
+        _github(*_ABSA_KERAS, "raw_data/semeval14_laptop/Laptops_Test_Gold.xml"),
+        "aa3a30c9dd7e0eacf9b69e898eb4118a36c1b4f391a30a08dfc41a38d8b8745b",
+    ),
+    "semeval2015_restaurants/ABSA-15_Restaurants_Train_Final.xml": RemoteFile(
+        _github(
+            *_BATISTA, "datasets/ABSA-SemEval2015/ABSA-15_Restaurants_Train_Final.xml"
+        ),
+        "813c3bf02cfdce98e1eccac93eca46e0123ebd8a2848a506d18bd3c1be9037df",
+    ),
+    "semeval2015_restaurants/ABSA15_Restaurants_Test.xml": RemoteFile(
+        _github(*_BATISTA, "datasets/ABSA-SemEval2015/ABSA15_Restaurants_Test.xml"),
+        "26085008a5182381504fefdb7b56654baccd08851c900e6b05452055d9cfede9",
+    ),
+    "mams_acsa/train.xml": RemoteFile(
+        _github(*_MAMS, "data/MAMS-ACSA/raw/train.xml"),
+        "24c6a1a9f769ec5a9a1fc9a63077001339cec65317e3e72cf053d8055ec5f1ac",
+    ),
+    "mams_acsa/val.xml": RemoteFile(
+        _github(*_MAMS, "data/MAMS-ACSA/raw/val.xml"),
+        "d4536b0ced8e77f53f88ff1835fcf561e0de02e41a509982f76eb9b8a375b2ed",
+    ),
+    "mams_atsa/train.xml": RemoteFile(
+        _github(*_MAMS, "data/MAMS-ATSA/raw/train.xml"),
+        "26ba39142b28169ebc80408294f4e27493bd1e127c6aa2e85ab4bc750bf8017a",
+    ),
+    "mams_atsa/val.xml": RemoteFile(
+        _github(*_MAMS, "data/MAMS-ATSA/raw/val.xml"),
+        "5b7d225e2f9482a3814f15aed04ff8323105171a47d22d9899d871c4e0ba86ca",
+    ),
+}
+
+_COLUMNS = ("text", "aspect", "polarity", "sentence_id", "start", "end")
+
+
+# ------------------------------------------------------------------------ data home
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """The folder that holds (or will hold) the data sets.
+
+    ``data_home`` if given, else ``$ASPECTATTN_DATA``, else ``~/aspectattn_data``.
+    """
+    if data_home is None:
+        data_home = os.environ.get(DATA_HOME_ENV) or Path.home() / "aspectattn_data"
+    return Path(data_home).expanduser()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _download(remote: RemoteFile, target: Path, timeout: float = 60.0) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    tmp = Path(tmp_name)
+    try:
+        with (
+            os.fdopen(fd, "wb") as out,
+            urllib.request.urlopen(remote.url, timeout=timeout) as response,
+        ):
+            shutil.copyfileobj(response, out)
+        actual = _sha256(tmp)
+        if actual != remote.sha256:
+            raise ChecksumError(
+                f"The file downloaded from {remote.url} has SHA-256 {actual}, expected "
+                f"{remote.sha256}; it was discarded. The server may have changed the "
+                "file, or the download was corrupted: try again."
+            )
+        os.replace(tmp, target)  # atomic: no half-written file under the real name
+    except urllib.error.URLError as exc:
+        raise OSError(
+            f"Could not download {remote.url}: {exc.reason}. Without "
+            f"internet access, place the file at {target} (or point "
+            f"${DATA_HOME_ENV} at a folder that holds it)."
+        ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _fetch_file(relative: str, data_home, download_if_missing: bool) -> Path:
+    path = get_data_home(data_home) / relative
+    if path.is_file():
+        return path
+    if not download_if_missing:
+        raise FileNotFoundError(
+            f"{path} does not exist and download_if_missing=False. Set data_home= or "
+            f"${DATA_HOME_ENV} to the folder that holds {relative!r}."
+        )
+    _download(REMOTE_FILES[relative], path)
+    return path
+
+
+def _check_choice(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}.")

@@ -1,0 +1,297 @@
+"""The one parameter table of the attention estimators.
+
+Every parameter of :class:`~aspectattn.AspectAttentionClassifier` and
+:class:`~aspectattn.AspectCategoryClassifier` is one :class:`Param` of
+:data:`PARAMS`: its default, its constraints, its group, a one-line help and its
+docstring entry. From the table come
+
+* each estimator's ``__init__`` (generated, as :mod:`dataclasses` does, with an
+  explicit keyword-only signature that scikit-learn reads) and its
+  ``_parameter_constraints`` (:func:`init_for`, :func:`constraints`);
+* the Parameters section of both docstrings (:func:`parameters_doc`), the
+  ``--help`` strings of the command line (:func:`cli_help`) and the README's
+  parameter table (checked by a test);
+* the warnings for parameters that the other settings leave unused
+  (:func:`unused`), and the configs that building and training take whole
+  (:class:`ModelConfig`, :class:`TrainingConfig`): nothing below the estimators
+  reads the estimator.
+
+A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair
+classifier only; ``"categories"``: the detector only; the rest: both) and who
+uses it (an encoder's own group; ``"words"``: encoders that read word vectors).
+The table is kept in three modules by theme: :mod:`.model` (variant, aspects, word
+vectors, attention, aspect terms), :mod:`.encoders` (one group per encoder; adding
+an encoder: its parameters there and its entry in :data:`ENCODERS`) and
+:mod:`.training` (training, prediction, input columns, the detector's own).
+
+This module imports neither torch nor gensim, so the command line starts fast.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..exceptions import AspectAttnWarning
+from . import encoders as _encoders
+from . import model as _model
+from . import training as _training
+from ._core import (
+    ATTENTION_SCORES,
+    AUGMENTATIONS,
+    FINAL_STATES,
+    OPTIMIZERS,
+    POSITION_WEIGHTINGS,
+    QUANTIZE_OPTIONS,
+    TERM_QUERIES,
+    TRAINABLE_VECTORS,
+    VARIANTS,
+    EncoderEntry,
+    Param,
+)
+from .encoders import ENCODER_GROUPS, ENCODERS
+
+__all__ = [
+    "Param",
+    "PARAMS",
+    "TABLE",
+    "ENCODERS",
+    "ENCODER_GROUPS",
+    "EncoderEntry",
+    "ModelConfig",
+    "TrainingConfig",
+    "constraints",
+    "init_for",
+    "parameters_doc",
+    "document",
+    "cli_help",
+    "unused",
+    "warn_unused",
+    "VARIANTS",
+    "ATTENTION_SCORES",
+    "FINAL_STATES",
+    "POSITION_WEIGHTINGS",
+    "TERM_QUERIES",
+    "AUGMENTATIONS",
+    "OPTIMIZERS",
+    "QUANTIZE_OPTIONS",
+    "TRAINABLE_VECTORS",
+]
+
+#: Groups that only one estimator has.
+PAIR_GROUPS = ("pairs", "terms")
+CATEGORY_GROUPS = ("categories",)
+
+#: The table: every parameter of both estimators, in documentation order.
+PARAMS: list[Param] = [*_model.PARAMS, *_encoders.PARAMS, *_training.PARAMS]
+
+#: Name -> :class:`Param`.
+TABLE = {p.name: p for p in PARAMS}
+
+
+def _default(name: str):
+    return field(default=TABLE[name].default)
+
+
+def names_for(exclude_groups) -> list[str]:
+    """The parameters of an estimator that lacks ``exclude_groups``, table order."""
+    return [p.name for p in PARAMS if p.group not in exclude_groups]
+
+
+def constraints(names) -> dict[str, list]:
+    """``_parameter_constraints`` for the parameters ``names``."""
+    return {name: list(TABLE[name].constraints) for name in names}
+
+
+def init_for(names, qualname: str):
+    """An ``__init__(self, *, name=default, ...)`` for ``names`` that only stores its
+    keyword arguments, as scikit-learn requires; generated from the table (the way
+    :mod:`dataclasses` writes ``__init__``) so that no parameter list is kept by
+    hand in two places. ``inspect.signature`` shows every parameter and default."""
+    if not all(name.isidentifier() for name in names):  # table names only
+        raise ValueError(f"not identifiers: {names}")
+    namespace = {f"_{name}": TABLE[name].default for name in names}
+    arguments = ", ".join(f"{name}=_{name}" for name in names)
+    body = "".join(f"    self.{name} = {name}\n" for name in names)
+    exec(f"def __init__(self, *, {arguments}):\n{body}", namespace)  # noqa: S102
+    init = namespace["__init__"]
+    init.__qualname__ = f"{qualname}.__init__"
+    init.__doc__ = "Store the keyword arguments; see the class docstring."
+    return init
+
+
+def _default_doc(value) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def parameters_doc(names, indent: str = "    ") -> str:
+    """The numpydoc Parameters entries of ``names``, indented for a class docstring."""
+    lines = []
+    for name in names:
+        p = TABLE[name]
+        lines.append(f"{name} : {p.type}, default={_default_doc(p.default)}")
+        lines += [f"    {line}" if line else "" for line in p.doc.splitlines()]
+    return textwrap.indent("\n".join(lines), indent)
+
+
+def document(template: str, names) -> str:
+    """``template`` with ``%(parameters)s`` replaced by the entries of ``names``."""
+    return template.replace("%(parameters)s", parameters_doc(names).lstrip())
+
+
+def cli_help(name: str) -> str:
+    """The one-line help of parameter ``name`` (the command line's ``--help``)."""
+    return TABLE[name].help
+
+
+# ------------------------------------------------------------ unused parameters
+def unused(values: dict, aspect_type: str | None = None) -> list[tuple[str, str]]:
+    """``(parameter, setting)`` for each parameter of ``values`` that the other
+    values leave unused, in the words of the warning: "... is not used when
+    {setting}". ``aspect_type``: the (resolved) aspect type, when known."""
+    encoder = values.get("encoder")
+    groups = ENCODER_GROUPS.get(encoder, ())
+    embeddings = values.get("embeddings")
+    conditions = [
+        (
+            lambda need: (
+                need in ("words", "lstm", "transformer", "pretrained")
+                and need not in groups
+            ),
+            f"encoder={encoder!r}",
+        ),
+        (
+            lambda need: need == "attention" and values.get("variant") == "ae",
+            "variant='ae'",
+        ),
+        (
+            lambda need: need == "terms" and aspect_type == "category",
+            "aspect_type='category'",
+        ),
+        (
+            lambda need: (
+                need == "vector_file"
+                and (embeddings is None or embeddings in TRAINABLE_VECTORS)
+            ),
+            f"embeddings={embeddings!r}",
+        ),
+    ]
+    out = []
+    for applies, setting in conditions:
+        for p in PARAMS:
+            if p.name in values and any(applies(need) for need in p.needs):
+                out.append((p.name, setting))
+    return out
+
+
+def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
+    """Warn, in scikit-learn's words, for each ``(parameter, setting)`` of ``pairs``
+    whose value in ``values`` is not its default."""
+    for name, setting in pairs:
+        value, default = values[name], TABLE[name].default
+        if value is not default and value != default:
+            warnings.warn(
+                f"The parameter {name!r} is not used when {setting}.",
+                AspectAttnWarning,
+                stacklevel=stacklevel,
+            )
+
+
+# ---------------------------------------------------------------------- configs
+def _pick(cls, values: dict):
+    return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The parameters that building a model reads (text pipeline, word vectors,
+    encoder, attention, head). Built once in ``fit`` by :meth:`from_params`."""
+
+    encoder: str = _default("encoder")
+    variant: str = _default("variant")
+    embeddings: Any = _default("embeddings")
+    embedding_dim: int | None = _default("embedding_dim")
+    embedding_dropout: float = _default("embedding_dropout")
+    aspect_size: int | None = _default("aspect_size")
+    lowercase: bool = _default("lowercase")
+    min_count: int = _default("min_count")
+    extra_vocabulary: int = _default("extra_vocabulary")
+    max_len: int = _default("max_len")
+    hidden_size: int = _default("hidden_size")
+    bidirectional: bool = _default("bidirectional")
+    n_layers: int = _default("n_layers")
+    n_heads: int = _default("n_heads")
+    d_model: int = _default("d_model")
+    ff_size: int | None = _default("ff_size")
+    norm_first: bool = _default("norm_first")
+    positional: str = _default("positional")
+    position_merge: str = _default("position_merge")
+    transformer_dropout: float = _default("transformer_dropout")
+    pretrained_model: Any = _default("pretrained_model")
+    pretrained_input: str = _default("pretrained_input")
+    attention_score: str = _default("attention_score")
+    attention_heads: int = _default("attention_heads")
+    dropout: float = _default("dropout")
+    final_state: Any = _default("final_state")
+    position_weighting: str = _default("position_weighting")
+    term_marker: bool = _default("term_marker")
+    term_query: str = _default("term_query")
+    #: The values of the chosen encoder's own group (what a newly added encoder
+    #: reads in ``config_from``, without a field here).
+    encoder_params: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, values: dict) -> ModelConfig:
+        encoder = values.get("encoder", TABLE["encoder"].default)
+        own = {
+            p.name: values[p.name]
+            for p in PARAMS
+            if p.group == encoder and p.name in values
+        }
+        return _pick(cls, {**values, "encoder_params": own})
+
+    def encoder_sees_aspect(self, aspect_type: str) -> bool:
+        """Whether the encoder's input depends on the aspect (each pair is then its
+        own encoder pass): the aspect in every word, as a second segment, or the
+        term's tokens flagged."""
+        return (
+            self.variant != "at"
+            or (self.encoder == "pretrained" and self.pretrained_input == "pair")
+            or (
+                aspect_type == "term"
+                and self.term_marker
+                and self.encoder != "pretrained"
+            )
+        )
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """The parameters that training reads (optimizer, batches, validation,
+    stopping, checkpoints). Built once in ``fit`` by :meth:`from_params`;
+    ``run_params`` (every parameter) identifies a run for resuming."""
+
+    optimizer: str = _default("optimizer")
+    lr: float = _default("lr")
+    weight_decay: float = _default("weight_decay")
+    embedding_lr: float | None = _default("embedding_lr")
+    freeze_embeddings: bool = _default("freeze_embeddings")
+    batch_size: int = _default("batch_size")
+    batch_by: str = _default("batch_by")
+    max_epochs: int = _default("max_epochs")
+    gradient_clip: float | None = _default("gradient_clip")
+    class_weight: Any = _default("class_weight")
+    validation_fraction: float | None = _default("validation_fraction")
+    scoring: str = _default("scoring")
+    early_stopping: bool = _default("early_stopping")
+    patience: int = _default("patience")
+    checkpoint_dir: Any = _default("checkpoint_dir")
+    verbose: int = _default("verbose")
+    keep_sentences: bool = False
+    run_params: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, values: dict, run_params: dict) -> TrainingConfig:
+        return _pick(cls, {**values, "run_params": run_params})

@@ -1,0 +1,80 @@
+"""What the parameter table is made of: :class:`Param`, the option values that the
+constraints name, and the encoder registry (torch-free: names and where the torch
+classes are)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .._validation import Options
+
+__all__ = [
+    "Param",
+    "EncoderEntry",
+    "VARIANTS",
+    "ATTENTION_SCORES",
+    "FINAL_STATES",
+    "POSITION_WEIGHTINGS",
+    "TERM_QUERIES",
+    "AUGMENTATIONS",
+    "OPTIMIZERS",
+    "QUANTIZE_OPTIONS",
+    "TRAINABLE_VECTORS",
+]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One hyperparameter: default, constraints, group, one-line help, docstring.
+
+    ``group`` says who has the parameter (``"pairs"`` and ``"terms"``: the pair
+    classifier only; ``"categories"``: the detector only; any other: both).
+    ``needs`` lists the conditions under which it is used (see
+    :func:`aspectattn.params.unused`): an encoder's group (``"lstm"``,
+    ``"transformer"``, ``"pretrained"``, or ``"words"`` for every encoder that reads
+    word vectors), ``"attention"`` (a variant with an attention layer), ``"terms"``
+    (aspect terms), ``"vector_file"`` (word vectors read from a file).
+    """
+
+    name: str
+    default: Any
+    constraints: list
+    group: str
+    help: str
+    type: str = ""
+    needs: tuple = ()
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class EncoderEntry:
+    """A sentence encoder: where its torch class is (``"module:Class"``, imported on
+    first use by :func:`aspectattn.nn.encoders.get_encoder`) and the parameter
+    groups it reads."""
+
+    path: str
+    groups: tuple
+
+
+#: Values of ``variant`` (Wang et al., 2016).
+VARIANTS = ("at", "ae", "atae")
+#: Values of ``attention_score`` (classes in :mod:`aspectattn.nn.attention`).
+ATTENTION_SCORES = ("additive", "dot", "general", "scaled_dot", "concat")
+#: Values of ``final_state``: what joins the attention pooling in ``h*``.
+FINAL_STATES = (True, False, "term")
+#: Values of ``position_weighting``: attention prior from the term's position.
+POSITION_WEIGHTINGS = ("none", "linear", "learned")
+#: Values of ``term_query``: what queries the states for an aspect term.
+TERM_QUERIES = ("vectors", "states", "both")
+#: Values of ``augment``.
+AUGMENTATIONS = ("flip", "join", "flip+join")
+#: Values of ``optimizer`` (torch.optim classes in :mod:`aspectattn.engine.training`).
+OPTIMIZERS = ("adam", "adamw", "adagrad", "sgd")
+#: Values of ``quantize``.
+QUANTIZE_OPTIONS = ("int8",)
+#: Word vectors trained with gensim on the fitting texts.
+TRAINABLE_VECTORS = ("word2vec", "fasttext")
+DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")
+BOOL = Options({True, False})

@@ -1,0 +1,347 @@
+"""Parameters of the model: the variant and aspects, word vectors, the aspect
+attention, and the aspect-term options."""
+
+from __future__ import annotations
+
+import os
+
+from .._validation import InstanceOf, Interval, Options
+from ._core import (
+    ATTENTION_SCORES,
+    AUGMENTATIONS,
+    BOOL,
+    FINAL_STATES,
+    POSITION_WEIGHTINGS,
+    TERM_QUERIES,
+    VARIANTS,
+    Param,
+)
+from .encoders import ENCODERS
+
+PARAMS = [
+    Param(
+        "variant",
+        "atae",
+        [Options(set(VARIANTS))],
+        "pairs",
+        "AT: aspect as attention query; AE: aspect with every word; ATAE: both",
+        type='{"atae", "at", "ae"}',
+        needs=(),
+        doc="""\
+``"at"``: attention with the aspect as query over an aspect-independent
+encoder (one encoder pass serves all aspects of a sentence); ``"ae"``: the
+aspect vector appended to every word, last state classified; ``"atae"``: both.""",
+    ),
+    Param(
+        "aspect_type",
+        "auto",
+        [Options({"auto", "category", "term"})],
+        "pairs",
+        "aspect categories, terms found in the text, or auto",
+        type='{"auto", "category", "term"}',
+        needs=(),
+        doc="""\
+``"category"``: aspects form a closed set (``food``, ``service``...); each
+gets a learnable vector, initialised from the word vectors of its name where
+they exist; an unseen category at predict time is an error. ``"term"``:
+aspects are phrases from the text (``"pasta carbonara"``); ``v_a`` is the
+mean of the term's (trainable) word embeddings, so unseen terms work.
+``"auto"`` picks ``"term"`` when at least 90% of the training aspects occur
+in their text, else ``"category"``; see ``aspect_type_``.""",
+    ),
+    Param(
+        "encoder",
+        "lstm",
+        [Options(set(ENCODERS))],
+        "model",
+        "sentence encoder under the aspect attention",
+        type='{"lstm", "transformer", "pretrained"}',
+        needs=(),
+        doc="""\
+The sentence encoder under the aspect attention. ``"transformer"``: multi-head
+self-attention with position encodings, residual connections and LayerNorm
+(``n_layers``, ``n_heads``, ``d_model``, ``ff_size``, ``norm_first``,
+``positional``, ``transformer_dropout``); the mean of its states replaces the
+LSTM's last state. ``hidden_size`` and ``bidirectional`` apply to the LSTM only.""",
+    ),
+    Param(
+        "freeze_embeddings",
+        False,
+        [BOOL],
+        "model",
+        "keep the word vectors fixed",
+        type="bool",
+        needs=(),
+        doc="""\
+Keep the word vectors fixed during training.""",
+    ),
+    Param(
+        "embedding_lr",
+        None,
+        [None, Interval(float, 0, None, "neither")],
+        "model",
+        "learning rate of the word vectors (default: lr)",
+        type="float or None",
+        needs=(),
+        doc="""\
+Learning rate of the word vectors (``None``: same as ``lr``). Weight decay
+is never applied to them.""",
+    ),
+    Param(
+        "dropout",
+        0.5,
+        [Interval(float, 0, 1, "left")],
+        "model",
+        "dropout before the classifier",
+        type="float",
+        needs=(),
+        doc="""\
+Dropout on the final sentence representation, as in Wang et al.'s code.""",
+    ),
+    Param(
+        "max_len",
+        100,
+        [Interval(int, 1, None)],
+        "model",
+        "tokens kept per sentence",
+        type="int",
+        needs=(),
+        doc="""\
+Sentences are truncated to their first ``max_len`` tokens.""",
+    ),
+    Param(
+        "embeddings",
+        "word2vec",
+        [None, InstanceOf((str,), "a string"), InstanceOf((os.PathLike,), "a path")],
+        "words",
+        "'word2vec', 'fasttext', a vector file, a gensim-data name, or none for "
+        "random vectors",
+        type="str, path-like or None",
+        needs=("words",),
+        doc="""\
+Word vectors: ``"word2vec"``/``"fasttext"`` trains them with gensim on the
+fitting texts; a path loads word2vec text/binary, GloVe text or gensim
+``.kv`` vectors (``.gz`` allowed); a gensim-data name such as
+``"glove-wiki-gigaword-50"`` downloads them; ``None`` initialises randomly.
+Files are loaded once per process and cached. Only the rows of the fitted
+vocabulary are kept in the fitted model.""",
+    ),
+    Param(
+        "embedding_dim",
+        None,
+        [None, Interval(int, 1, None)],
+        "words",
+        "size of trained or random vectors (default 100)",
+        type="int or None",
+        needs=("words",),
+        doc="""\
+Word-vector size when vectors are trained or random (default 100); must
+match the file when vectors are loaded (``None`` takes the file's size).""",
+    ),
+    Param(
+        "aspect_size",
+        None,
+        [None, Interval(int, 1, None)],
+        "words",
+        "size of the aspect vector v_a",
+        type="int or None",
+        needs=("words",),
+        doc="""\
+Size of ``v_a``; ``None`` uses the word-vector size, or the encoder
+states' size for the single-head ``"dot"`` form (so that ``v_a`` itself
+is the query).""",
+    ),
+    Param(
+        "embedding_dropout",
+        0.5,
+        [Interval(float, 0, 1, "left")],
+        "words",
+        "dropout on word vectors",
+        type="float",
+        needs=("words",),
+        doc="""\
+Dropout on the word vectors entering the LSTM. (The authors' code has none;
+with 50-d GloVe it improves validation accuracy on SemEval-2014, see
+``benchmarks/select_config.py``.)""",
+    ),
+    Param(
+        "lowercase",
+        True,
+        [BOOL],
+        "words",
+        "lower-case the text",
+        type="bool",
+        needs=("words",),
+        doc="""\
+Lower-case text before tokenizing.""",
+    ),
+    Param(
+        "min_count",
+        1,
+        [Interval(int, 1, None)],
+        "words",
+        "words seen fewer times are unknown",
+        type="int",
+        needs=("words",),
+        doc="""\
+Words seen fewer times in the training texts map to the unknown token.""",
+    ),
+    Param(
+        "extra_vocabulary",
+        0,
+        [Interval(int, 0, None)],
+        "words",
+        "keep the vectors of this many frequent words the training text lacks",
+        type="int",
+        needs=("words", "vector_file"),
+        doc="""\
+With pretrained word vectors (a file or name in ``embeddings``): the words
+among the first ``extra_vocabulary`` of the vectors (their most frequent
+words; only lower-case ones with ``lowercase=True``) that the training
+texts lack join the vocabulary with their pretrained vectors, so that a
+word first met at prediction time is read as its vector instead of as the
+unknown token. Training never updates those rows (no training word uses
+them). The model grows by ``extra_vocabulary x dim`` floats at most (20 MB
+for the 100,000 50-d GloVe words).""",
+    ),
+    Param(
+        "attention_score",
+        "additive",
+        [Options(set(ATTENTION_SCORES))],
+        "attention",
+        "how the aspect vector scores the encoder states",
+        type='{"additive", "dot", "general", "scaled_dot", "concat"}',
+        needs=("attention",),
+        doc="""\
+How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.attention`):
+``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
+``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
+``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;
+``"concat"`` the formula printed in the paper, where the aspect cancels in
+the softmax (AT then ignores the aspect).""",
+    ),
+    Param(
+        "attention_heads",
+        1,
+        [Interval(int, 1, None)],
+        "attention",
+        "aspect-attention heads",
+        type="int",
+        needs=("attention",),
+        doc="""\
+Several queries per aspect, each its own projection of ``v_a`` over a
+``1/m`` slice of the projected states; the pooled vectors are
+concatenated and projected back. Must divide the encoder's state size.
+``explain`` then returns weights per head.""",
+    ),
+    Param(
+        "final_state",
+        True,
+        [Options(set(FINAL_STATES))],
+        "attention",
+        "what joins the aspect's attention pooling: the encoder's final state, "
+        "its summary of the term, or nothing",
+        type='{True, False, "term"}',
+        needs=("attention",),
+        doc="""\
+Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
+encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
+et al.). With ``variant="at"`` the encoder does not see the aspect, so
+``h_N`` is the same for every aspect of a sentence and carries its
+overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
+attention picked out, alone. ``"term"`` (aspect terms only) puts the
+encoder's summary of the term in place of ``h_N``: for the LSTM, the
+forward state at the term's last token and, with ``bidirectional=True``,
+the backward state at its first -- TD-LSTM's two readings of the sentence
+up to the term (Tang et al., 2016), taken from the one encoder pass that
+every term of the sentence shares; for the transformer and pretrained
+encoders, the mean of the term's states. Unused by ``variant="ae"``.""",
+    ),
+    Param(
+        "position_weighting",
+        "none",
+        [Options(set(POSITION_WEIGHTINGS))],
+        "terms",
+        "aspect terms: weigh words near the term more in the attention",
+        type='{"none", "linear", "learned"}',
+        needs=("attention", "terms"),
+        doc="""\
+Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
+proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
+distance in tokens from the term (0 on the term) and ``n`` the sentence
+length: nearer words weigh more (the location weighting of Tang et al.
+2016 and Chen et al. 2017, as a prior on the attention). ``"learned"``:
+proportional to ``exp(e_i + b_d)`` with one learned bias ``b_d`` per
+distance ``d`` up to 16 (farther tokens share one), started at 0: the
+model learns how fast attention falls off away from the term.""",
+    ),
+    Param(
+        "term_marker",
+        False,
+        [BOOL],
+        "terms",
+        "aspect terms: flag the term's tokens in the encoder input",
+        type="bool",
+        needs=("words", "terms"),
+        doc="""\
+Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
+every input word, 1 on the term's tokens. The encoder then sees the aspect,
+so each pair is its own encoder pass.""",
+    ),
+    Param(
+        "term_query",
+        "vectors",
+        [Options(set(TERM_QUERIES))],
+        "terms",
+        "aspect terms: query with the term's word vectors, its encoder states, or both",
+        type='{"vectors", "states", "both"}',
+        needs=("attention", "terms"),
+        doc="""\
+Aspect terms only: what queries the encoder states. ``"vectors"``: ``v_a``,
+the mean of the term's word vectors (Wang et al.); ``"states"``: the mean of
+the encoder states over the term's tokens, projected to the size of
+``v_a``; ``"both"``: their sum. With the pretrained encoder, the states are
+those of the term's sub-words.
+The three term-position options need to know where the term is: give its
+character span as a pair's third item ``(text, term, (start, end))`` or as
+``start``/``end`` columns of a DataFrame; without one the term is found in
+the text (its first whole-word occurrence, ignoring case). A term that is
+not in its text is then an error.""",
+    ),
+    Param(
+        "augment",
+        None,
+        [None, Options(set(AUGMENTATIONS))],
+        "terms",
+        "aspect terms: also train on copies with one opinion flipped, or on "
+        "sentences joined",
+        type='{None, "flip", "join", "flip+join"}',
+        needs=("terms",),
+        doc="""\
+Aspect terms only: add training pairs made from the training sentences.
+``"flip"``: for each positive or negative term, a copy of its sentence in
+which the opinion word nearest to the term (and nearer to it than to any
+other term) is replaced by its antonym, with the term's label reversed and
+the other terms' labels kept (:func:`aspectattn.augment.flip_opinions`).
+``"join"``: each sentence whose terms are all positive (or all negative)
+joined with a random one of the opposite polarity, ``"<one>, but
+<other>"``, every term keeping its label
+(:func:`aspectattn.augment.join_pairs`). Both teach the model to follow
+the words of the term rather than the sentence's overall tone. A copy
+trains only when all its source sentences are on the training side of
+the validation split, and copies are never scored in validation. Needs
+the labels ``"positive"`` and ``"negative"``.""",
+    ),
+    Param(
+        "antonyms",
+        None,
+        [None, InstanceOf((dict,), "a dict")],
+        "terms",
+        "the word -> antonym map of augment='flip'",
+        type="dict or None",
+        needs=("terms",),
+        doc="""\
+The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
+``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.""",
+    ),
+]

@@ -1,0 +1,307 @@
+"""Parameters of training and prediction, of the pair classifier's input, and the
+detector's own."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .._validation import InstanceOf, Interval, Options
+from ._core import (
+    BOOL,
+    DEVICE_RE,
+    OPTIMIZERS,
+    QUANTIZE_OPTIONS,
+    Param,
+)
+
+PARAMS = [
+    Param(
+        "optimizer",
+        "adam",
+        [Options(set(OPTIMIZERS))],
+        "training",
+        "optimizer",
+        type='{"adam", "adamw", "adagrad", "sgd"}',
+        needs=(),
+        doc="""\
+``"sgd"`` uses momentum 0.9.""",
+    ),
+    Param(
+        "lr",
+        0.001,
+        [Interval(float, 0, None, "neither")],
+        "training",
+        "learning rate",
+        type="float",
+        needs=(),
+        doc="""\
+Learning rate.""",
+    ),
+    Param(
+        "weight_decay",
+        0.0,
+        [Interval(float, 0, None)],
+        "training",
+        "weight decay (never on word vectors)",
+        type="float",
+        needs=(),
+        doc="""\
+L2 penalty on all weights except the word vectors.""",
+    ),
+    Param(
+        "batch_size",
+        32,
+        [Interval(int, 1, None)],
+        "training",
+        "pairs per batch",
+        type="int",
+        needs=(),
+        doc="""\
+Pairs per training batch.""",
+    ),
+    Param(
+        "batch_by",
+        "auto",
+        [Options({"auto", "sentence", "pair"})],
+        "pairs",
+        "train on whole sentences (all aspects at once) or on shuffled pairs",
+        type='{"auto", "sentence", "pair"}',
+        needs=(),
+        doc="""\
+``"sentence"``: training batches hold whole sentences with all their
+aspects, and the encoder runs once per sentence for all of them (joint
+training over the aspects of a sentence; same loss as per pair).
+``"pair"``: pairs are shuffled independently. ``"auto"``: ``"sentence"``
+when the encoder does not see the aspect (``variant="at"`` with any
+encoder but ``pretrained_input="pair"``), else ``"pair"``. Prediction
+always encodes each distinct sentence once when the encoder allows it.""",
+    ),
+    Param(
+        "max_epochs",
+        20,
+        [Interval(int, 1, None)],
+        "training",
+        "training epochs (most)",
+        type="int",
+        needs=(),
+        doc="""\
+Most training epochs (fewer with ``early_stopping``).""",
+    ),
+    Param(
+        "gradient_clip",
+        None,
+        [None, Interval(float, 0, None, "neither")],
+        "training",
+        "clip the gradient norm",
+        type="float or None",
+        needs=(),
+        doc="""\
+Clip the gradient norm to this value.""",
+    ),
+    Param(
+        "class_weight",
+        None,
+        [None, Options({"balanced"}), InstanceOf((dict,), "a dict")],
+        "pairs",
+        "loss weights per class",
+        type='"balanced", dict or None',
+        needs=(),
+        doc="""\
+Weights of the classes in the loss, as in scikit-learn.""",
+    ),
+    Param(
+        "validation_fraction",
+        None,
+        [None, Interval(float, 0, 1, "neither")],
+        "training",
+        "held-out share of sentences",
+        type="float or None",
+        needs=(),
+        doc="""\
+Share of the training *sentences* held out for validation (all aspects of a
+sentence go to the same side, so validation scores are not inflated by
+sentences seen in training). ``None`` trains on everything. Validation loss,
+accuracy and macro-F1 per epoch are recorded in ``history_``.""",
+    ),
+    Param(
+        "early_stopping",
+        False,
+        [BOOL],
+        "training",
+        "stop when validation stalls and keep the best epoch",
+        type="bool",
+        needs=(),
+        doc="""\
+Stop when the validation ``scoring`` has not improved for ``patience``
+epochs and restore the weights of the best epoch. (Interrupting training
+with Ctrl-C also keeps the best epoch's weights.) Needs
+``validation_fraction``.""",
+    ),
+    Param(
+        "scoring",
+        "loss",
+        [Options({"loss", "accuracy", "f1_macro"})],
+        "pairs",
+        "validation score that selects the epoch",
+        type='{"loss", "accuracy", "f1_macro"}',
+        needs=(),
+        doc="""\
+Validation metric that selects the best epoch.""",
+    ),
+    Param(
+        "patience",
+        5,
+        [Interval(int, 1, None)],
+        "training",
+        "epochs without improvement before stopping",
+        type="int",
+        needs=(),
+        doc="""\
+Epochs without improvement of the validation score before stopping.""",
+    ),
+    Param(
+        "checkpoint_dir",
+        None,
+        [None, InstanceOf((str, os.PathLike), "a path")],
+        "training",
+        "resumable checkpoint folder",
+        type="str, path-like or None",
+        needs=(),
+        doc="""\
+Write a checkpoint after every epoch into this folder (one file per run,
+named by a fingerprint of the hyperparameters and the data). A ``fit`` with
+the same hyperparameters and data resumes from it, continuing exactly where
+the interrupted run stopped (same weights, optimizer state, history and
+random states); after a completed run it returns the finished model at once.
+Delete the file to train afresh.""",
+    ),
+    Param(
+        "text_column",
+        "text",
+        [InstanceOf((str,), "a string")],
+        "pairs",
+        "column with the sentence",
+        type="str",
+        needs=(),
+        doc="""\
+Column names when ``X`` is a DataFrame.""",
+    ),
+    Param(
+        "aspect_column",
+        "aspect",
+        [InstanceOf((str,), "a string")],
+        "pairs",
+        "column with the aspect",
+        type="str",
+        needs=(),
+        doc="""\
+Column names when ``X`` is a DataFrame.""",
+    ),
+    Param(
+        "random_state",
+        None,
+        [
+            None,
+            Interval(int, 0, None),
+            InstanceOf(
+                (np.random.RandomState, np.random.Generator),
+                "a numpy RandomState or Generator",
+            ),
+        ],
+        "training",
+        "random seed",
+        type="int, RandomState, Generator or None",
+        needs=(),
+        doc="""\
+Seeds initialisation, shuffling, dropout, word-vector training and the
+validation split. Global RNGs of the caller are left untouched.""",
+    ),
+    Param(
+        "device",
+        "auto",
+        [Options.matching(DEVICE_RE, "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")],
+        "training",
+        "torch device",
+        type="str",
+        needs=(),
+        doc="""\
+``"auto"`` uses CUDA when available, else the CPU; or a torch device string.""",
+    ),
+    Param(
+        "quantize",
+        None,
+        [None, Options(set(QUANTIZE_OPTIONS))],
+        "training",
+        "predict with int8 linear layers on the CPU",
+        type='{None, "int8"}',
+        needs=(),
+        doc="""\
+``"int8"`` predicts with int8 weights in the encoder's linear layers
+(dynamic quantisation, on the CPU whatever ``device`` says); training and
+the saved weights stay float32, so it can also be set on a fitted or loaded
+model. Pays with ``encoder="pretrained"`` (1.5x on a 2-core CPU; the README
+gives the accuracy change); the LSTM encoder is left as it is. See
+:mod:`aspectattn.quantization`.""",
+    ),
+    Param(
+        "verbose",
+        0,
+        [Interval(int, 0, None)],
+        "training",
+        "1: a line per epoch",
+        type="int",
+        needs=(),
+        doc="""\
+1 prints a line per epoch (loss, validation scores, time).""",
+    ),
+    Param(
+        "not_mentioned",
+        "none",
+        [InstanceOf((str,), "a string")],
+        "categories",
+        "the label of a category a text does not mention",
+        type="str",
+        needs=(),
+        doc="""\
+The value of ``Y`` for a category a text does not talk about (missing cells,
+None/NaN and empty strings count as not mentioned too).""",
+    ),
+    Param(
+        "sparse_penalty",
+        0.0,
+        [Interval(float, 0, None)],
+        "categories",
+        "CAN's sparse attention regulariser",
+        type="float",
+        needs=(),
+        doc="""\
+CAN's attention regularisers over the categories a sentence mentions
+(:class:`MultiOutputLoss`).""",
+    ),
+    Param(
+        "orthogonal_penalty",
+        0.0,
+        [Interval(float, 0, None)],
+        "categories",
+        "CAN's orthogonal attention regulariser",
+        type="float",
+        needs=(),
+        doc="""\
+CAN's attention regularisers over the categories a sentence mentions
+(:class:`MultiOutputLoss`).""",
+    ),
+    Param(
+        "mention_weight",
+        1.0,
+        [Interval(float, 0, None, "neither")],
+        "categories",
+        "loss weight of mentioned cells",
+        type="float",
+        needs=(),
+        doc="""\
+Loss weight of the cells that are mentioned, relative to the "not
+mentioned" cells (most cells are not mentioned).""",
+    ),
+]

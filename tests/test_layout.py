@@ -1,0 +1,134 @@
+"""The package's layers: torch-free text processing, parameters, data sets, command
+line and runtime; no import circles; registries that resolve."""
+
+import ast
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aspectattn import params as P
+
+PACKAGE = Path(P.__file__).resolve().parents[1]
+
+
+def test_torch_free_modules_import_without_torch():
+    code = (
+        "import sys\n"
+        "import aspectattn, aspectattn.params, aspectattn.datasets\n"
+        "import aspectattn.runtime\n"
+        "import aspectattn.text.tokens, aspectattn.text.pipelines\n"
+        "import aspectattn.text.vectors, aspectattn.text.subwords\n"
+        "import aspectattn.text.spans, aspectattn.text.pos\n"
+        "from aspectattn.cli import build_parser\n"
+        "build_parser()\n"
+        "heavy = sorted(m for m in ('torch', 'skorch', 'gensim') if m in sys.modules)\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def _module_name(path: Path) -> tuple[str, bool]:
+    parts = list(path.with_suffix("").relative_to(PACKAGE.parent).parts)
+    is_package = parts[-1] == "__init__"
+    return ".".join(parts[:-1] if is_package else parts), is_package
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports, at any level (lazy imports too)."""
+    modules = {_module_name(p)[0]: p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        _, is_package = _module_name(path)
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here[: len(here) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                for alias in node.names:
+                    sub = f"{source}.{alias.name}"
+                    targets.add(sub if sub in modules else source)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_import_circles():
+    graph = _import_graph()
+    assert "aspectattn.engine.training" in graph["aspectattn.estimators.pairs"]
+
+    def reaches(start, goal, seen):
+        for nxt in graph[start]:
+            if nxt == goal:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                if reaches(nxt, goal, seen):
+                    return True
+        return False
+
+    circles = [m for m in graph if reaches(m, m, set())]
+    assert circles == []
+
+
+@pytest.mark.parametrize("layer", ["text", "params", "datasets"])
+def test_lower_layers_do_not_import_upper_ones(layer):
+    graph = _import_graph()
+    upper = (
+        "aspectattn.nn",
+        "aspectattn.engine",
+        "aspectattn.estimators",
+        "aspectattn.cli",
+    )
+    for module, targets in graph.items():
+        if module.startswith(f"aspectattn.{layer}"):
+            assert not [t for t in targets if t.startswith(upper)], module
+
+
+def test_encoder_registry_resolves_to_classes_that_build_from_a_config():
+    from aspectattn.nn.encoders import get_encoder
+
+    for name, entry in P.ENCODERS.items():
+        if name == "pretrained":
+            pytest.importorskip("transformers")
+        cls = get_encoder(name)
+        assert cls.__name__ == entry.path.rsplit(":", 1)[1]
+        if "words" in entry.groups:  # word encoders build from the model config
+            kwargs = cls.config_from(P.ModelConfig())
+            assert set(kwargs) <= set(inspect.signature(cls).parameters)
+            assert cls.states_size(P.ModelConfig()) > 0
+        own = {p.name for p in P.PARAMS if p.group == name}
+        assert own, f"encoder {name!r} has no parameter group"
+
+
+def test_dataset_registry_is_what_the_cli_reads(capsys):
+    from aspectattn.cli import build_parser
+    from aspectattn.datasets import DATASETS
+
+    assert {"semeval2014-restaurants-category", "mams-term"} <= set(DATASETS)
+    for dataset in DATASETS.values():
+        assert dataset.aspects in ("category", "term")
+        assert (dataset.table is None) == (dataset.aspects == "term")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in DATASETS)
+
+
+def test_commands_are_the_modules_of_the_cli_package():
+    from aspectattn.cli import commands
+
+    names = [m.__name__.rsplit(".", 1)[1] for m in commands()]
+    assert names == ["train", "evaluate", "predict", "explain", "analyze", "export"]
+    for module in commands():
+        assert callable(module.add_arguments) and callable(module.run)

@@ -1,0 +1,218 @@
+"""The one parameter table (aspectattn.params) and what is made from it: both
+estimators' signatures, constraints and docstrings, the CLI's help, the README's
+parameter table, the unused-parameter warnings and the configs."""
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn import params as P
+from aspectattn.estimators import categories as category_module
+from aspectattn.estimators import pairs as pair_module
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+ESTIMATORS = [
+    (AspectAttentionClassifier, pair_module.PARAMETERS, P.CATEGORY_GROUPS),
+    (AspectCategoryClassifier, category_module.PARAMETERS, P.PAIR_GROUPS),
+]
+
+
+@pytest.mark.parametrize("cls, names, excluded", ESTIMATORS)
+def test_signature_and_constraints_are_the_tables(cls, names, excluded):
+    signature = inspect.signature(cls.__init__).parameters
+    assert list(signature)[1:] == names  # keyword-only, in table order
+    for name in names:
+        assert signature[name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert signature[name].default is P.TABLE[name].default
+    assert set(cls._parameter_constraints) == set(names)
+    groups = {P.TABLE[n].group for n in names}
+    assert not groups & set(excluded)  # a parameter that does not apply is absent
+    assert cls().get_params() == {n: P.TABLE[n].default for n in names}
+
+
+def test_no_parameter_is_left_out_and_the_two_share_the_rest():
+    pair, det = set(pair_module.PARAMETERS), set(category_module.PARAMETERS)
+    assert pair | det == set(P.TABLE)
+    shared = {p.name for p in P.PARAMS if p.group not in (*P.PAIR_GROUPS, "categories")}
+    assert pair & det == shared
+    assert len(P.PARAMS) == len(P.TABLE)  # no name twice
+
+
+def test_init_only_stores_its_arguments():
+    clf = AspectCategoryClassifier(hidden_size=-3, not_mentioned="")
+    assert clf.hidden_size == -3 and clf.not_mentioned == ""  # checked in fit only
+    with pytest.raises(TypeError):
+        AspectCategoryClassifier(variant="at")  # not a parameter of the detector
+    with pytest.raises(TypeError):
+        AspectAttentionClassifier(0)  # keyword-only
+
+
+@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
+def test_constraint_messages_name_the_estimator(cls):
+    with pytest.raises(
+        ValueError,
+        match=rf"The 'hidden_size' parameter of "
+        rf"{cls.__name__} must be an int >= 1. Got -3 instead.",
+    ):
+        cls(hidden_size=-3).fit(None, None)
+
+
+def test_methods_that_do_not_apply_are_absent():
+    detector = AspectCategoryClassifier()
+    for name in (
+        "explain",
+        "predict_proba_aspects",
+        "predict_aspects",
+        "decision_function",
+        "self_attention",
+    ):
+        assert not hasattr(detector, name), name
+    assert not isinstance(detector, AspectAttentionClassifier)
+    for name in ("analyze", "predict_sentiment"):
+        assert not hasattr(AspectAttentionClassifier(), name), name
+
+
+@pytest.mark.parametrize("cls, names, _", ESTIMATORS)
+def test_docstrings_document_every_parameter_from_the_table(cls, names, _):
+    documented = re.findall(r"^    (\w+) : ", cls.__doc__, re.M)
+    assert documented[: len(names)] == names
+    for name in names:
+        assert P.TABLE[name].doc.splitlines()[0] in cls.__doc__
+
+
+@pytest.mark.parametrize(
+    "cls, params, message",
+    [
+        (AspectCategoryClassifier, dict(final_state="term"), "final_state='term'"),
+        (
+            AspectAttentionClassifier,
+            dict(aspect_type="category", final_state="term"),
+            "final_state='term'",
+        ),
+        (
+            AspectAttentionClassifier,
+            dict(batch_by="sentence", variant="atae", aspect_type="category"),
+            "batch_by",
+        ),
+        (
+            AspectAttentionClassifier,
+            dict(encoder="transformer", d_model=10, n_heads=4),
+            "divisible",
+        ),
+        (AspectCategoryClassifier, dict(early_stopping=True), "validation_fraction"),
+        (AspectAttentionClassifier, dict(encoder="pretrained"), "pretrained_model"),
+    ],
+)
+def test_combinations_are_checked_before_any_data_work(cls, params, message):
+    # X and y are not even data: the settings are refused first
+    with pytest.raises(ValueError, match=message):
+        cls(**params).fit(None, None)
+
+
+def test_auto_aspects_are_checked_after_resolving_them_before_the_vocabulary(
+    pairs, monkeypatch
+):
+    def no_building(*args, **kwargs):
+        raise AssertionError("the model was being built")
+
+    monkeypatch.setattr(pair_module, "prepare_model", no_building)
+    X, y = pairs
+    with pytest.raises(ValueError, match="final_state='term' needs aspect terms"):
+        AspectAttentionClassifier(final_state="term").fit(X, y)
+
+
+def test_unused_parameters_warn_in_sklearn_words():
+    values = {
+        **AspectAttentionClassifier().get_params(),
+        "encoder": "transformer",
+        "hidden_size": 10,
+        "variant": "ae",
+        "attention_heads": 2,
+        "aspect_type": "category",
+        "term_marker": True,
+    }
+    pairs_ = P.unused(values, "category")
+    assert ("hidden_size", "encoder='transformer'") in pairs_
+    assert ("attention_heads", "variant='ae'") in pairs_
+    assert ("term_marker", "aspect_type='category'") in pairs_
+    with pytest.warns(UserWarning, match="'hidden_size' is not used when encoder="):
+        P.warn_unused(values, pairs_)
+
+
+def test_configs_take_their_fields_from_the_table():
+    from dataclasses import fields
+
+    for cls in (P.ModelConfig, P.TrainingConfig):
+        for f in fields(cls):
+            if f.name in ("keep_sentences", "run_params", "encoder_params"):
+                continue
+            assert f.default == P.TABLE[f.name].default, f.name
+    config = P.ModelConfig.from_params({"hidden_size": 7, "not_a_field": 1})
+    assert config.hidden_size == 7 and config.encoder == "lstm"
+    assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
+    config = P.ModelConfig.from_params(AspectAttentionClassifier().get_params())
+    assert config.encoder_params == {"hidden_size": 300, "bidirectional": False}
+
+
+def test_an_unknown_encoder_is_an_error_never_a_fallback():
+    from aspectattn.engine.building import prepare_model
+
+    config = P.ModelConfig(encoder="gru")
+    with pytest.raises(ValueError, match="encoder must be one of"):
+        prepare_model(
+            config, ["a b"], ["a"], "term", np.array([]), 2, 0, np.random.default_rng(0)
+        )
+
+
+def test_below_the_estimators_nothing_reads_the_estimator():
+    root = Path(P.__file__).resolve().parents[1]
+    for folder in ("engine", "nn", "text"):
+        for path in (root / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            names = {
+                a.arg
+                for n in ast.walk(tree)
+                if isinstance(n, ast.arguments)
+                for a in n.args + n.kwonlyargs
+            }
+            assert not {"est", "estimator"} & names, path
+
+
+def test_cli_help_comes_from_the_table(capsys):
+    from aspectattn.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for name in ("hidden_size", "attention_score", "position_weighting", "dropout"):
+        assert " ".join(P.cli_help(name).split()) in out, name
+
+
+def _readme_parameter_rows():
+    text = README.read_text()
+    start = text.index("| parameter | default | meaning |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        names = re.findall(r"`(\w+)`", cells[0])
+        defaults = re.findall(r"`([^`]*)`", cells[1])
+        assert len(names) == len(defaults), line
+        rows.update(zip(names, defaults, strict=True))
+    return rows
+
+
+def test_readme_parameter_table_matches_the_table():
+    rows = _readme_parameter_rows()
+    assert set(rows) == set(pair_module.PARAMETERS)
+    for name, default in rows.items():
+        assert ast.literal_eval(default) == P.TABLE[name].default, name
+    text = README.read_text()
+    for name in set(category_module.PARAMETERS) - set(pair_module.PARAMETERS):
+        assert f"`{name}`" in text, name
