@@ -1,6 +1,6 @@
 """Aspect-level benchmarks: aspects that disagree, joint training, detection.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/aspect_level.py [--seeds 5]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.aspect_level [--seeds 5]
 
 For every model and seed: train on the training data minus 10% of its sentences
 (held out to choose the epoch, early stopping), then score once:
@@ -34,13 +34,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import torch
-from runlog import append_run, read_runs, write_results
-from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.augment import join_opposite
@@ -48,23 +45,14 @@ from aspectattn.datasets import (
     fetch_category_table,
     fetch_mams,
     fetch_semeval2014,
-    get_data_home,
 )
 from aspectattn.estimators.categories import detection_f1, mention_f1
+from benchmarks.common import BASE, glove, pair_scores
+from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
-# As benchmarks/attention_lstm.py (chosen before any test score was seen).
-PARAMS = dict(
-    hidden_size=300,
-    dropout=0.5,
-    embedding_dropout=0.5,
-    lr=1e-3,
-    batch_size=25,
-    max_epochs=30,
-    validation_fraction=0.1,
-    early_stopping=True,
-    patience=5,
-)
+# Wang et al.'s settings (benchmarks.common; chosen before any test score was seen).
+PARAMS = BASE
 MODELS = {
     # name -> (kind, training set, extra parameters); kind "pairs" is scored on
     # SemEval-2014 test pairs, "mams" on MAMS-ACSA val, "detector" on both
@@ -120,15 +108,6 @@ def misc(aspect: str) -> str:
     return "miscellaneous" if aspect == "anecdotes/miscellaneous" else aspect
 
 
-def disagreeing(X, y) -> np.ndarray:
-    """Mask of the pairs whose sentence has aspects of different polarities
-    (pairs or (text, term, span) triples)."""
-    polarities = defaultdict(set)
-    for (text, *_), label in zip(X, y, strict=True):
-        polarities[text].add(label)
-    return np.array([len(polarities[t]) > 1 for t, *_ in X])
-
-
 def load():
     sem_train = fetch_semeval2014("restaurants", "train", "category")
     sem_test = fetch_semeval2014("restaurants", "test", "category")
@@ -169,25 +148,6 @@ def mixed_table(data):
     Y = Y.rename(columns={"anecdotes/miscellaneous": "miscellaneous"})
     both = pd.concat([Y, m_Y.iloc[keep]], ignore_index=True).fillna("none")
     return texts + [m_texts[i] for i in keep], both[sorted(both.columns)]
-
-
-def pair_scores(predicted, X, y, prefix):
-    y = np.asarray(y)
-    hard = disagreeing(X, y)
-    right = predicted == y
-    by_sentence = defaultdict(list)
-    for (text, *_), ok, h in zip(X, right, hard, strict=True):
-        if h:
-            by_sentence[text].append(ok)
-    return {
-        f"{prefix}accuracy": 100 * accuracy_score(y, predicted),
-        f"{prefix}macro_f1": 100 * f1_score(y, predicted, average="macro"),
-        f"{prefix}disagree_accuracy": 100 * right[hard].mean(),
-        f"{prefix}disagree_sentences_all_right": 100
-        * np.mean([all(v) for v in by_sentence.values()]),
-        f"{prefix}disagree_pairs": int(hard.sum()),
-        f"{prefix}disagree_sentences": len(by_sentence),
-    }
 
 
 def training_pairs(train, data, seed):
@@ -373,7 +333,7 @@ def main():
     parser.add_argument("--out", default=str(RESULTS / "aspect_level"))
     args = parser.parse_args()
     out = Path(args.out)
-    embeddings = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    embeddings = glove()
     data = load()
     log = out.with_suffix(".runs.jsonl")
     speed_file = out.with_suffix(".speed.json")

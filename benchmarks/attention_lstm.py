@@ -1,7 +1,7 @@
 """AT-LSTM / AE-LSTM / ATAE-LSTM on SemEval-2014 aspect-level sentiment.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/attention_lstm.py [--seeds 5]
-    ASPECTATTN_DATA=../shared/data python benchmarks/attention_lstm.py \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm [--seeds 5]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
         --dataset "restaurant terms" --variants atae
 
 For each variant and seed: train on the training pairs minus 10% of the training
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from aspect_level import disagreeing
-from runlog import write_results
 from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
+from benchmarks.common import BASE, PRETRAINED, TRANSFORMER, disagreeing, glove
+from benchmarks.runlog import write_results
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
     # Wang et al. 2016, Table 2 (3-way)
@@ -45,26 +45,10 @@ DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
 }
 RESULTS = Path(__file__).resolve().parent / "results"
 
-# Settings of Wang et al. where they carry over (hidden 300, dropout 0.5), with Adam.
-# Chosen before looking at any test score; see benchmarks/README.md.
-PARAMS = dict(
-    hidden_size=300,
-    dropout=0.5,
-    embedding_dropout=0.5,
-    optimizer="adam",
-    lr=1e-3,
-    batch_size=25,
-    max_epochs=30,
-    validation_fraction=0.1,
-    early_stopping=True,
-    scoring="accuracy",
-    patience=5,
-)
+# Wang et al.'s settings (benchmarks.common), the epoch chosen on validation accuracy.
+PARAMS = dict(BASE, optimizer="adam", scoring="accuracy")
 
 
-# Transformer shape chosen on validation data (benchmarks/select_config.py): one
-# layer scored 77.8 against 77.5 for two (ATAE, restaurant categories).
-TRANSFORMER = dict(n_layers=1, n_heads=4, d_model=128)
 # Published targets for the pretrained option: BERT-pair (Sun et al. 2019, 110M
 # parameters) on restaurant categories, BERT-SPC (Song et al. 2019) on restaurant terms.
 # BERT-SPC on laptop terms: 78.99 (Song et al. 2019, Table 3).
@@ -73,11 +57,8 @@ PUBLISHED_PRETRAINED = {
     "restaurant terms": 84.46,
     "laptop terms": 78.99,
 }
-# Fine-tuning a pretrained checkpoint: BERT's usual batch 24 (Sun et al. 2019), lr
-# and epochs chosen on validation data by select_config.py (lr 5e-5 over 2e-5 and
-# 3e-5; every run was still improving at epoch 4). The terms and laptop rows in
-# results/ were measured earlier with lr 3e-5 and 3 epochs (see their meta.params).
-PRETRAINED = dict(lr=5e-5, dropout=0.1, batch_size=24, max_epochs=4, patience=2)
+# The terms and laptop rows in results/ were measured with lr 3e-5 and 3 epochs
+# (see their meta.params); PRETRAINED is in benchmarks.common.
 
 
 def effective_params(encoder: str, attention: dict | None = None) -> dict:
@@ -276,9 +257,7 @@ def main():
         suffix += f"_{args.attention_score}_h{args.attention_heads}"
     out = Path(args.out or RESULTS / f"attention_lstm{suffix}")
 
-    embeddings = args.embeddings or str(
-        get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz"
-    )
+    embeddings = args.embeddings or glove()
     data = (
         fetch_semeval2014(domain, "train", aspect),
         fetch_semeval2014(domain, "test", aspect),

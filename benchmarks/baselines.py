@@ -1,7 +1,7 @@
 """Pooling baselines (tf-idf- and POS-weighted GloVe means) with linear classifiers.
 
     ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \\
-        python benchmarks/baselines.py
+        python -m benchmarks.baselines
 
 Data: SemEval-2014 restaurant categories, restaurant terms and laptop terms (conflict
 dropped). Model selection: 3-fold cross-validation on the *training* data, folds split
@@ -27,7 +27,8 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from aspectattn import make_baseline
-from aspectattn.datasets import fetch_semeval2014, get_data_home
+from aspectattn.datasets import fetch_semeval2014
+from benchmarks.common import glove
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DATASETS = {
@@ -42,11 +43,11 @@ GRIDS = {
 C_GRID = {"logreg": [0.001, 0.01, 0.1, 1.0, 10.0], "svm": [1e-4, 1e-3, 1e-2, 0.1, 1.0]}
 
 
-def run(dataset, kind, classifier, glove, cache):
+def run(dataset, kind, classifier, vectors, cache):
     domain, aspect, published, system = DATASETS[dataset]
     X, y = fetch_semeval2014(domain, "train", aspect)
     X_test, y_test = fetch_semeval2014(domain, "test", aspect)
-    pipe = make_baseline(kind, classifier, embeddings=glove, aspect_type=aspect)
+    pipe = make_baseline(kind, classifier, embeddings=vectors, aspect_type=aspect)
     pipe.set_params(memory=Memory(cache, verbose=0))
     if classifier == "svm":
         pipe.set_params(clf__random_state=0)
@@ -122,13 +123,13 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--out", default=str(RESULTS / "baselines"))
     args = parser.parse_args()
-    glove = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    vectors = glove()
     runs = []
     with tempfile.TemporaryDirectory() as cache:
         for dataset in args.datasets:
             for kind in ("tfidf", "pos"):
                 for classifier in ("logreg", "svm"):
-                    r = run(dataset, kind, classifier, glove, cache)
+                    r = run(dataset, kind, classifier, vectors, cache)
                     runs.append(r)
                     print(json.dumps(r), flush=True)
     out = Path(args.out)

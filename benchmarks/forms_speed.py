@@ -1,6 +1,6 @@
 """Seconds per training epoch of each attention form, measured together.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/forms_speed.py
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.forms_speed
 
 AT and ATAE LSTMs on SemEval-2014 restaurant categories, the settings of
 ``attention_lstm.py``, 3 epochs each without a validation split; the median of the
@@ -15,7 +15,8 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.datasets import fetch_semeval2014, get_data_home
+from aspectattn.datasets import fetch_semeval2014
+from benchmarks.common import glove
 
 FORMS = [
     ("additive", 1),
@@ -30,13 +31,13 @@ OUT = Path(__file__).resolve().parent / "results" / "forms" / "speed.json"
 
 def main():
     X, y = fetch_semeval2014("restaurants", "train", "category")
-    glove = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    vectors = glove()
     out = {"cpu_threads": torch.get_num_threads(), "seconds_per_epoch": {}}
     for variant in ("at", "atae"):
         for score, heads in FORMS:
             clf = AspectAttentionClassifier(
                 variant=variant,
-                embeddings=glove,
+                embeddings=vectors,
                 attention_score=score,
                 attention_heads=heads,
                 hidden_size=300,

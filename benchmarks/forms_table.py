@@ -1,6 +1,6 @@
 """One table of the attention forms from ``benchmarks/results/forms/*.json``.
 
-    python benchmarks/forms_table.py
+    python -m benchmarks.forms_table
 
 Each file is a run of ``attention_lstm.py --attention-score S --attention-heads M``
 (restaurant categories or terms; ``--first-seed`` adds seeds to a row in another

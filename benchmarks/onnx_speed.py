@@ -1,6 +1,6 @@
 """Serving without torch: the ONNX runtime beside the torch model.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/onnx_speed.py
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.onnx_speed
 
 For each model (trained briefly on SemEval-2014 restaurant categories: the speed and
 the agreement do not depend on how well it was trained): export it, load it with
@@ -22,9 +22,10 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
-from aspectattn.datasets import fetch_category_table, fetch_semeval2014, get_data_home
+from aspectattn.datasets import fetch_category_table, fetch_semeval2014
 from aspectattn.export import export_onnx
 from aspectattn.runtime import load_onnx
+from benchmarks.common import glove
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BASE = dict(hidden_size=300, max_epochs=2, batch_size=25, random_state=0)
@@ -65,7 +66,7 @@ def measure(name, clf, X, proba) -> dict:
 
 
 def main():
-    vectors = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    vectors = glove()
     X, y = fetch_semeval2014("restaurants", "train", "category")
     X_test, _ = fetch_semeval2014("restaurants", "test", "category")
     X_test = list(X_test) * 4

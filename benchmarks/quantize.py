@@ -1,6 +1,6 @@
 """Int8 dynamic quantisation (``quantize="int8"``): accuracy change and speed-up.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/quantize.py [--seeds 3] \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.quantize [--seeds 3] \
         [--models MiniLM AT-transformer]
 
 For each model and seed: train as ``attention_lstm.py`` does (SemEval-2014 restaurant
@@ -26,19 +26,19 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from aspect_level import disagreeing
-from attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
-from runlog import append_run, read_runs, write_results
 from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
+from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
+from benchmarks.common import disagreeing, glove
+from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def models(data_home: Path) -> dict[str, dict]:
-    glove = str(data_home / "glove" / "glove.6B.50d.100k.txt.gz")
+    vectors = glove()
     return {
         "MiniLM": dict(
             variant="at",
@@ -49,7 +49,7 @@ def models(data_home: Path) -> dict[str, dict]:
         "AT-transformer": dict(
             variant="at",
             encoder="transformer",
-            embeddings=glove,
+            embeddings=vectors,
             **{**PARAMS, **TRANSFORMER},
         ),
     }
@@ -144,7 +144,7 @@ def markdown(rows, meta) -> str:
         f"{meta['test_pairs']} test pairs ({rows[0]['disagree_pairs']} in sentences "
         "whose aspects disagree); epoch chosen on 10% of the training sentences; "
         f"{meta['cpu_threads']} CPU thread(s); torch {meta['torch']}, quantised "
-        f"engine {meta['engine']}. Command: `python benchmarks/quantize.py`.",
+        f"engine {meta['engine']}. Command: `python -m benchmarks.quantize`.",
     ]
     return "\n".join(lines)
 

@@ -1,6 +1,6 @@
 """Choose the benchmark's training settings on validation data only.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/select_config.py
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.select_config
 
 Splits the SemEval-2014 restaurant-category *training* file by sentence into 90%
 train / 10% validation (inside the estimator), trains ATAE-LSTM under a few candidate
@@ -15,6 +15,7 @@ import numpy as np
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
+from benchmarks.common import glove
 
 BASE = dict(
     hidden_size=300,
@@ -70,7 +71,7 @@ def main():
     )
     args = parser.parse_args()
     X, y = fetch_semeval2014(subset="train")
-    glove = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    vectors = glove()
     for name in args.configs:
         params = {"variant": "atae", **CANDIDATES[name]}
         if "pretrained_model" in params:
@@ -80,7 +81,7 @@ def main():
         scores, curves = [], []
         for seed in (100, 101):  # seeds distinct from the benchmark's 0-4
             clf = AspectAttentionClassifier(
-                embeddings=glove, random_state=seed, **{**BASE, **params}
+                embeddings=vectors, random_state=seed, **{**BASE, **params}
             )
             clf.fit(X, y)
             curve = [round(100 * r["valid_acc"], 2) for r in clf.history_]

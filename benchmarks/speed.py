@@ -1,6 +1,6 @@
 """Speed and memory of aspectattn on this machine, in one run (a few minutes).
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/speed.py [--skip-pretrained]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.speed [--skip-pretrained]
 
 Measures, through the public sklearn API and at the settings of the accuracy
 benchmark (``attention_lstm.py``: hidden 300, batch 25, GloVe 6B 50-d):
@@ -51,9 +51,8 @@ from aspectattn.engine.batching import (
 )
 from aspectattn.engine.inference import INFERENCE_BATCH
 from aspectattn.text.tokens import Tokenizer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from attention_lstm import PARAMS, PRETRAINED, TRANSFORMER  # noqa: E402
+from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
+from benchmarks.common import glove
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -80,10 +79,6 @@ SPEED = {
     "validation_fraction": None,
     "early_stopping": False,
 }
-
-
-def glove() -> str:
-    return str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
 
 
 def model(**kwargs) -> AspectAttentionClassifier:
@@ -588,7 +583,7 @@ def markdown(r: dict) -> str:
     lines += [
         "",
         f"{platform.processor() or platform.machine()}, torch {torch.__version__}; "
-        "command: `python benchmarks/speed.py`. Epoch times are medians over epochs "
+        "command: `python -m benchmarks.speed`. Epoch times are medians over epochs "
         "after the first, through `fit` (hidden 300, batch 25, GloVe 6B 50-d, no "
         "validation split). Reference figures: ABSA-PyTorch ATAE-LSTM on SemEval-2014 "
         "restaurant terms, as given in issue 5 (not re-measured here).",

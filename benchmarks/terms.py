@@ -1,6 +1,6 @@
 """Aspect terms: the term's position, disagreeing terms and target-flip probes.
 
-    ASPECTATTN_DATA=../shared/data python benchmarks/terms.py [--seeds 3]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.terms [--seeds 3]
         [--data restaurants laptops mams] [--models NAME ...]
 
 For every data set, model and seed: train on the training pairs minus 10% of their
@@ -36,20 +36,20 @@ import argparse
 import time
 from pathlib import Path
 
-import aspect_level
-import attention_lstm
 import numpy as np
 import torch
-from runlog import append_run, read_runs, write_results
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import OPINION_PAIRS, antonym_map, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
+from benchmarks import common
+from benchmarks.common import BASE, glove, pair_scores
+from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # The settings of the aspect-level benchmark (chosen before any test score was seen),
 # the epoch chosen on validation accuracy.
-PARAMS = {**aspect_level.PARAMS, "scoring": "accuracy", "aspect_type": "term"}
+PARAMS = {**BASE, "scoring": "accuracy", "aspect_type": "term"}
 MODELS = {
     "ATAE-LSTM (today)": dict(variant="atae"),
     "AT-LSTM": dict(variant="at"),
@@ -89,7 +89,7 @@ MODELS["AT-BiLSTM + linear + GloVe vocabulary + flip augmentation"] = dict(
     bidirectional=True,
 )
 # The transformer encoder of the attention_lstm.py benchmark, with the same options.
-TRANSFORMER = dict(encoder="transformer", **attention_lstm.TRANSFORMER)
+TRANSFORMER = dict(encoder="transformer", **common.TRANSFORMER)
 MODELS["AT-transformer + linear"] = dict(
     TRANSFORMER, variant="at", position_weighting="linear"
 )
@@ -101,7 +101,7 @@ MODELS["AT-transformer + linear + GloVe vocabulary + flip augmentation"] = dict(
 MINILM = dict(
     encoder="pretrained",
     pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),
-    **attention_lstm.PRETRAINED,
+    **common.PRETRAINED,
 )
 MODELS["AT-MiniLM"] = dict(MINILM, variant="at")
 MODELS["AT-MiniLM + linear + term sub-word states + flip augmentation"] = dict(
@@ -183,7 +183,7 @@ def probe_scores(clf, X, y, prefix, antonyms=None) -> dict:
 
 
 def scores(clf, X, y) -> dict:
-    out = aspect_level.pair_scores(clf.predict(X), X, y, "")
+    out = pair_scores(clf.predict(X), X, y, "")
     out.update(probe_scores(clf, X, y, ""))
     out.update(probe_scores(clf, X, y, "unseen_", PROBE_ANTONYMS))
     return out
@@ -324,7 +324,7 @@ def main():
     args = parser.parse_args()
     out = Path(args.out)
     log = out.with_suffix(".runs.jsonl")
-    embeddings = str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+    embeddings = glove()
     runs = read_runs(log)
     done = {(r["data"], r["model"], r["seed"]) for r in runs}
     sets = {data: load(data) for data in args.data}

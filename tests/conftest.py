@@ -86,17 +86,21 @@ def requires_shared_data(*relative):
     return pytest.mark.skipif(bool(missing), reason=f"shared data missing: {missing}")
 
 
-# Small, fast settings used by most estimator tests.
+# Small, fast settings used by most estimator tests: a few epochs, enough for the
+# contract, the plumbing and the round trips.
 FAST = dict(
     embeddings=None,
     embedding_dim=16,
     hidden_size=24,
-    max_epochs=30,
+    max_epochs=8,
     lr=0.01,
     batch_size=16,
     dropout=0.0,
     random_state=0,
 )
+# The same, trained long enough to learn the synthetic rules: for the tests whose
+# claim is that a model learns something.
+LEARN = {**FAST, "max_epochs": 30}
 
 
 def make_tiny_checkpoint(path) -> Path:

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from conftest import FAST, make_pairs
+from conftest import FAST, LEARN, make_pairs
 from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
@@ -144,7 +144,9 @@ def test_join_augmentation_teaches_terms_that_disagree():
         text = f"the {a} was {wa}, but the {b} was {wb}"
         X_test += [(text, a), (text, b)]
         y_test += [la, lb]
-    params = dict(**FAST, variant="at", aspect_type="term", position_weighting="linear")
+    params = dict(
+        **LEARN, variant="at", aspect_type="term", position_weighting="linear"
+    )
     plain = AspectAttentionClassifier(**params).fit(X, y)
     joined = AspectAttentionClassifier(**params, augment="join").fit(X, y)
     assert plain.score(X_test, y_test) <= 0.75

@@ -14,7 +14,7 @@ import joblib
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, FOOD, SERVICE, make_pairs
+from conftest import FAST, FOOD, LEARN, SERVICE, make_pairs
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -35,14 +35,14 @@ def fitted(pairs):
 def test_learns_an_aspect_dependent_rule(variant, pairs, test_pairs):
     # Every test sentence has one aspect praised and the other criticised: ignoring
     # the aspect caps accuracy at 50%. (Checked on random_state 0-4 for all variants.)
-    clf = AspectAttentionClassifier(variant=variant, **FAST).fit(*pairs)
+    clf = AspectAttentionClassifier(variant=variant, **LEARN).fit(*pairs)
     assert clf.score(*test_pairs) >= 0.9
 
 
 def test_without_the_final_state_the_attention_alone_is_classified(
     pairs, test_pairs, tmp_path
 ):
-    clf = AspectAttentionClassifier(variant="at", final_state=False, **FAST)
+    clf = AspectAttentionClassifier(variant="at", final_state=False, **LEARN)
     clf.fit(*pairs)
     assert clf.score(*test_pairs) >= 0.9
     assert clf.module_config_["final_state"] is False
@@ -245,7 +245,7 @@ def test_pipeline(pairs, test_pairs):
     pipe = Pipeline(
         [
             ("clean", FunctionTransformer(_strip)),
-            ("clf", AspectAttentionClassifier(**FAST)),
+            ("clf", AspectAttentionClassifier(**LEARN)),
         ]
     )
     pipe.fit(*pairs)
@@ -268,7 +268,7 @@ def test_grid_search(n_jobs, pairs):
 
 
 def test_cross_val_score(pairs):
-    scores = cross_val_score(AspectAttentionClassifier(**FAST), *pairs, cv=3)
+    scores = cross_val_score(AspectAttentionClassifier(**LEARN), *pairs, cv=3)
     assert scores.shape == (3,) and scores.mean() >= 0.8
 
 
@@ -400,7 +400,7 @@ def test_explain_refuses_the_ae_variant(pairs):
 
 @pytest.mark.parametrize("variant", ["at", "atae"])
 def test_many_aspects_at_once_equals_pairwise(variant, pairs, test_pairs):
-    clf = AspectAttentionClassifier(variant=variant, **FAST).fit(*pairs)
+    clf = AspectAttentionClassifier(variant=variant, **LEARN).fit(*pairs)
     texts = [t for t, _ in test_pairs[0][::2]]
     proba = clf.predict_proba_aspects(texts)  # all categories seen in fit
     assert proba.shape == (len(texts), 2, 2)
@@ -419,7 +419,7 @@ def test_term_aspects(pairs):
     X_terms = [
         (t, next(w for w in t.rstrip(".").split() if w in words[a])) for t, a in X
     ]
-    clf = AspectAttentionClassifier(**FAST).fit(X_terms, y)
+    clf = AspectAttentionClassifier(**LEARN).fit(X_terms, y)
     assert clf.aspect_type_ == "term"
     assert clf.aspects_.size == 0
     assert clf.score(X_terms, y) >= 0.9

@@ -111,7 +111,9 @@ def _bag_of_words_accuracy(train, test, with_aspect):
 def test_learns_a_word_order_rule_that_bag_of_words_cannot(positional):
     X, y = _order_data(400, 0)
     X_test, y_test = _order_data(100, 1)
-    clf = AspectAttentionClassifier(**TF, variant="ae", positional=positional)
+    clf = AspectAttentionClassifier(
+        **{**TF, "max_epochs": 30}, variant="ae", positional=positional
+    )
     assert clf.fit(X, y).score(X_test, y_test) >= 0.95
     assert _bag_of_words_accuracy((X, y), (X_test, y_test), with_aspect=False) <= 0.65
 

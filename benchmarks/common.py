@@ -1,0 +1,78 @@
+"""What every benchmark shares: where results go, the word vectors, the base settings
+(Wang et al.'s where they carry over, chosen before any test score was seen), the
+encoder settings chosen on validation data, and the scores of the pairs whose
+sentence has aspects that disagree."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from aspectattn.datasets import DATASETS, get_data_home
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+#: Wang et al. (2016)'s settings where they carry over (hidden 300, dropout 0.5),
+#: with Adam; the epoch chosen on 10% of the training sentences (patience 5).
+BASE = dict(
+    hidden_size=300,
+    dropout=0.5,
+    embedding_dropout=0.5,
+    lr=1e-3,
+    batch_size=25,
+    max_epochs=30,
+    validation_fraction=0.1,
+    early_stopping=True,
+    patience=5,
+)
+# Transformer shape chosen on validation data (select_config.py): one layer scored
+# 77.8 against 77.5 for two (ATAE, restaurant categories).
+TRANSFORMER = dict(n_layers=1, n_heads=4, d_model=128)
+# Fine-tuning a pretrained checkpoint: BERT's usual batch 24 (Sun et al. 2019), lr
+# and epochs chosen on validation data by select_config.py (lr 5e-5 over 2e-5 and
+# 3e-5; every run was still improving at epoch 4).
+PRETRAINED = dict(lr=5e-5, dropout=0.1, batch_size=24, max_epochs=4, patience=2)
+
+
+def glove() -> str:
+    """GloVe 6B 50-d (100k words) in the data home."""
+    return str(get_data_home() / "glove" / "glove.6B.50d.100k.txt.gz")
+
+
+def load(name: str, split: str):
+    """``(X, y)`` of a registered data set (:data:`aspectattn.datasets.DATASETS`)."""
+    return DATASETS[name].load(split)
+
+
+def disagreeing(X, y) -> np.ndarray:
+    """Mask of the pairs whose sentence has aspects of different polarities
+    (pairs or (text, term, span) triples)."""
+    polarities = defaultdict(set)
+    for (text, *_), label in zip(X, y, strict=True):
+        polarities[text].add(label)
+    return np.array([len(polarities[t]) > 1 for t, *_ in X])
+
+
+def pair_scores(predicted, X, y, prefix: str = "") -> dict:
+    """Accuracy and macro-F1 of all pairs; accuracy on the disagreeing pairs and the
+    share of disagreeing sentences with every aspect right (in %)."""
+    from sklearn.metrics import accuracy_score, f1_score
+
+    y = np.asarray(y)
+    hard = disagreeing(X, y)
+    right = predicted == y
+    by_sentence = defaultdict(list)
+    for (text, *_), ok, h in zip(X, right, hard, strict=True):
+        if h:
+            by_sentence[text].append(ok)
+    return {
+        f"{prefix}accuracy": 100 * accuracy_score(y, predicted),
+        f"{prefix}macro_f1": 100 * f1_score(y, predicted, average="macro"),
+        f"{prefix}disagree_accuracy": 100 * right[hard].mean(),
+        f"{prefix}disagree_sentences_all_right": 100
+        * np.mean([all(v) for v in by_sentence.values()]),
+        f"{prefix}disagree_pairs": int(hard.sum()),
+        f"{prefix}disagree_sentences": len(by_sentence),
+    }
