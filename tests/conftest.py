@@ -147,3 +147,56 @@ def make_tiny_checkpoint(path) -> Path:
 def tiny_checkpoint(tmp_path_factory):
     pytest.importorskip("transformers")
     return make_tiny_checkpoint(tmp_path_factory.mktemp("tiny-bert"))
+
+
+def make_table(n, seed):
+    """Sentences built from aspect phrases: each of food and service is mentioned
+    with probability 0.6, praised or criticised independently, so the truth of
+    every cell is known (and a sentence mentioning both often disagrees)."""
+    rng = np.random.default_rng(seed)
+    texts, rows = [], []
+    for _ in range(n):
+        parts, row = [], {"food": "none", "service": "none"}
+        for category, nouns in (("food", FOOD), ("service", SERVICE)):
+            if rng.random() < 0.6:
+                good = rng.random() < 0.5
+                adjective = rng.choice(GOOD if good else BAD)
+                parts.append(f"the {rng.choice(nouns)} was {adjective}")
+                row[category] = "positive" if good else "negative"
+        if not parts:
+            parts = [rng.choice(["we went there on friday", "it was a long day"])]
+        rng.shuffle(parts)
+        texts.append(" but ".join(parts) + ".")
+        rows.append(row)
+    import pandas as pd
+
+    return texts, pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="session")
+def detector():
+    """A category detector trained on :func:`make_table` data, shared by the review,
+    report and browser tests."""
+    from aspectattn import AspectCategoryClassifier
+
+    X, Y = make_table(300, 0)
+    return AspectCategoryClassifier(**LEARN).fit(X, Y)
+
+
+def reviews_frame():
+    """Four reviews with ids, dates and shops (one empty)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "id": ["r1", "r2", "r3", "r4"],
+            "text": [
+                "The pasta was great. The waiter was rude!",
+                "We went there on Friday. The soup was bland.",
+                "Dr. Smith said the staff was lovely.",
+                "",
+            ],
+            "date": ["2024-01-05", "2024-01-20", "2024-02-02", "2024-02-03"],
+            "shop": ["a", "b", "a", "b"],
+        }
+    )

@@ -10,8 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import FAST
-from test_detection import make_table
+from conftest import FAST, make_table
 
 from aspectattn import AspectCategoryClassifier
 

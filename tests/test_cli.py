@@ -492,7 +492,7 @@ def test_final_state_flags(flags, final_state):
 
 
 def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
-    from test_detection import make_table
+    from conftest import make_table
 
     from aspectattn import AspectCategoryClassifier
 

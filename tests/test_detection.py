@@ -4,10 +4,9 @@ import json
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
-from conftest import BAD, FAST, FOOD, GOOD, SERVICE
+from conftest import FAST, make_table
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
@@ -16,28 +15,6 @@ from aspectattn.estimators.categories import mention_f1
 from aspectattn.nn.categories import MultiOutputLoss
 
 PARAMS = {**FAST, "max_epochs": 30}
-
-
-def make_table(n, seed):
-    """Sentences built from aspect phrases: each of food and service is mentioned
-    with probability 0.6, praised or criticised independently, so the truth of
-    every cell is known (and a sentence mentioning both often disagrees)."""
-    rng = np.random.default_rng(seed)
-    texts, rows = [], []
-    for _ in range(n):
-        parts, row = [], {"food": "none", "service": "none"}
-        for category, nouns in (("food", FOOD), ("service", SERVICE)):
-            if rng.random() < 0.6:
-                good = rng.random() < 0.5
-                adjective = rng.choice(GOOD if good else BAD)
-                parts.append(f"the {rng.choice(nouns)} was {adjective}")
-                row[category] = "positive" if good else "negative"
-        if not parts:
-            parts = [rng.choice(["we went there on friday", "it was a long day"])]
-        rng.shuffle(parts)
-        texts.append(" but ".join(parts) + ".")
-        rows.append(row)
-    return texts, pd.DataFrame(rows)
 
 
 @pytest.fixture(scope="module")

@@ -113,7 +113,7 @@ def test_review_analysis_on_dask_equals_local(client):
     """Partition-wise analysis on a LocalCluster: the same counts per aspect, group
     and period, the same most confident examples, the same sentence table."""
     import pandas as pd
-    from test_detection import make_table
+    from conftest import make_table
 
     from aspectattn import AspectCategoryClassifier
     from aspectattn.distributed import analyze_dataframe

@@ -1,13 +1,13 @@
 """The HTML report: self-contained, escaped, with every section it promises."""
 
 import pandas as pd
-from test_reviews import detector, reviews_frame  # noqa: F401  (fixture)
+from conftest import reviews_frame
 
 from aspectattn.report import render_report, write_report
 from aspectattn.reviews import analyze_reviews
 
 
-def test_report_sections_and_escaping(detector, tmp_path):  # noqa: F811
+def test_report_sections_and_escaping(detector, tmp_path):
     frame = reviews_frame()
     frame.loc[0, "text"] = "The pasta was great <script>alert(1)</script>. Fine."
     _, summary = analyze_reviews(
@@ -26,7 +26,7 @@ def test_report_sections_and_escaping(detector, tmp_path):  # noqa: F811
     )
 
 
-def test_report_without_dates_groups_or_mentions(detector):  # noqa: F811
+def test_report_without_dates_groups_or_mentions(detector):
     _, summary = analyze_reviews(pd.DataFrame({"text": ["we went there."]}), detector)
     page = render_report(summary)
     assert "No aspect was mentioned" in page and "Over time" not in page

@@ -3,10 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST
-from test_detection import make_table
+from conftest import reviews_frame
 
-from aspectattn import AspectCategoryClassifier, InputError
+from aspectattn import InputError
 from aspectattn.reviews import (
     EXAMPLES_PER_LABEL,
     ReviewSummary,
@@ -15,28 +14,6 @@ from aspectattn.reviews import (
     split_sentences,
     wilson_interval,
 )
-
-
-@pytest.fixture(scope="module")
-def detector():
-    X, Y = make_table(300, 0)
-    return AspectCategoryClassifier(**{**FAST, "max_epochs": 30}).fit(X, Y)
-
-
-def reviews_frame():
-    return pd.DataFrame(
-        {
-            "id": ["r1", "r2", "r3", "r4"],
-            "text": [
-                "The pasta was great. The waiter was rude!",
-                "We went there on Friday. The soup was bland.",
-                "Dr. Smith said the staff was lovely.",
-                "",
-            ],
-            "date": ["2024-01-05", "2024-01-20", "2024-02-02", "2024-02-03"],
-            "shop": ["a", "b", "a", "b"],
-        }
-    )
 
 
 def test_split_sentences_keeps_abbreviations_and_review_order():

@@ -120,14 +120,14 @@ def test_term_positions_and_data_frames(weighting, final_state, tmp_path):
 
 @pytest.fixture(scope="module")
 def detector():
-    from test_detection import make_table
+    from conftest import make_table
 
     X, Y = make_table(150, 0)
     return AspectCategoryClassifier(**{**FAST, "max_epochs": 3}).fit(X, Y)
 
 
 def test_detector_same_as_torch(detector, tmp_path):
-    from test_detection import make_table
+    from conftest import make_table
 
     texts, _ = make_table(40, 1)
     model = load_onnx(export_onnx(detector, tmp_path / "export"))
