@@ -11,7 +11,7 @@
 
 Reviews are split into sentences by NLTK's Punkt segmenter (with a list of common
 abbreviations, no model download), every sentence is run through a category
-detector (:class:`~aspectattn.detection.AspectCategoryClassifier`, or anything with
+detector (:class:`~aspectattn.AspectCategoryClassifier`, or anything with
 its ``analyze`` method) in batches, and the result is one row per (sentence,
 mentioned aspect): review id, sentence, aspect, label, probability and the words the
 aspect attended to most.

@@ -20,7 +20,7 @@ from ..params import ENCODER_GROUPS, ModelConfig
 from ..text.pipelines import SubwordPipeline, WordPipeline
 from ..text.vectors import phrase_vector
 
-__all__ = ["prepare_model"]
+__all__ = ["prepare_model", "ModuleBuilder"]
 
 
 def prepare_model(
@@ -115,7 +115,7 @@ def _default_aspect_size(config, encoder, embedding_dim: int) -> int:
 
 
 def _pretrained_pipeline(config, aspect_type, categories):
-    """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.pretrained`)."""
+    """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.text.subwords`)."""
     from ..nn.encoders.pretrained import read_checkpoint_dir
 
     pretrained_config, files, weights = read_checkpoint_dir(config.pretrained_model)
@@ -145,3 +145,14 @@ def _pretrained_pipeline(config, aspect_type, categories):
                 )
 
     return pipeline, built, init, 1.0
+
+
+class ModuleBuilder:
+    """``build()`` for :func:`~aspectattn.engine.training.train_module`: the module
+    class called with its configuration (a plain callable object, no closure)."""
+
+    def __init__(self, module_class, config: dict):
+        self.module_class, self.config = module_class, config
+
+    def __call__(self):
+        return self.module_class(**self.config)

@@ -51,7 +51,7 @@ OPTIMIZERS = {
     "adagrad": ("Adagrad", {}),
     "sgd": ("SGD", {"momentum": 0.9}),
 }
-# Validation batches (pairs); see aspectattn.inference.INFERENCE_BATCH.
+# Validation batches (pairs); see aspectattn.engine.inference.INFERENCE_BATCH.
 _VALID_BATCH = 128
 
 

@@ -37,7 +37,7 @@ from .. import persistence
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.building import prepare_model
+from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.training import train_module
 from ..exceptions import InputError
 from ..mentions import mentioned_aspects
@@ -163,7 +163,7 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         )
         fitted_module, history, best_epoch, interrupted, fit_time = train_module(
             training_config,
-            _CategoryBuilder(module_config),
+            ModuleBuilder(CategoryModel, module_config),
             init,
             dataset,
             texts,
@@ -286,16 +286,6 @@ device_, history_, best_epoch_, fit_time_, interrupted_
     @classmethod
     def _loaded_classes(cls, classes, aspects):
         return [classes] * len(aspects)
-
-
-class _CategoryBuilder:
-    """Builds the detector's module of a configuration (picklable, no closure)."""
-
-    def __init__(self, config: dict):
-        self.config = config
-
-    def __call__(self) -> CategoryModel:
-        return CategoryModel(**self.config)
 
 
 class _Criterion:

@@ -35,7 +35,7 @@ from .._validation import (
 )
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.building import prepare_model
+from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.training import train_module
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.model import AspectAttentionModel
@@ -77,14 +77,14 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         The aspect kind used.
     aspects_ : ndarray of str
         The aspect categories seen in ``fit`` (empty for terms).
-    text_pipeline_ : :class:`aspectattn.pipelines.WordPipeline` or \
-:class:`~aspectattn.pipelines.SubwordPipeline`
+    text_pipeline_ : :class:`aspectattn.text.pipelines.WordPipeline` or \
+:class:`~aspectattn.text.pipelines.SubwordPipeline`
         Turns text into model input, the same way in fit and predict.
     vocabulary_ : :class:`aspectattn.text.Vocabulary` or None
         Word-to-id mapping (``vocabulary_.index_``); None with a pretrained encoder.
     embedding_coverage_ : float
         Share of vocabulary words that had a pretrained vector.
-    module_ : :class:`aspectattn.modules.AspectAttentionModel`
+    module_ : :class:`aspectattn.nn.model.AspectAttentionModel`
         The trained torch module.
     module_config_ : dict
         The keyword arguments that rebuild ``module_``.
@@ -208,7 +208,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index, spans)
         module, history, best_epoch, interrupted, fit_time = train_module(
             training_config,
-            _ModelBuilder(module_config),
+            ModuleBuilder(AspectAttentionModel, module_config),
             init,
             dataset,
             run_data[0],
@@ -250,7 +250,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     def encode(self, X) -> PairDataset:
         """The model input for pairs ``X``: each distinct sentence encoded once, the
         aspects as ids. The first step of every prediction method; a seam for
-        benchmarks and custom loops (see :mod:`aspectattn.inference`)."""
+        benchmarks and custom loops (see :mod:`aspectattn.engine.inference`)."""
         check_is_fitted(self, "module_")
         texts, aspects, _, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
@@ -503,13 +503,3 @@ def _unused_term_params() -> list[tuple[str, str]]:
         for p in P.PARAMS
         if "terms" in p.needs and p.name in PARAMETERS
     ]
-
-
-class _ModelBuilder:
-    """Builds the module of a configuration (a picklable callable, no closure)."""
-
-    def __init__(self, config: dict):
-        self.config = config
-
-    def __call__(self) -> AspectAttentionModel:
-        return AspectAttentionModel(**self.config)

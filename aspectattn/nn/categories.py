@@ -14,7 +14,7 @@ __all__ = ["CategoryModel", "MultiOutputLoss"]
 class CategoryModel(nn.Module):
     """Every sentence on every category: (tokens, lengths) -> logits (B, K, C).
 
-    Wraps an AT :class:`~aspectattn.modules.AspectAttentionModel` whose aspect
+    Wraps an AT :class:`~aspectattn.nn.model.AspectAttentionModel` whose aspect
     vectors are the K category queries; the attention weights of the last forward
     pass are kept (``last_alpha``) for the attention regularisers.
     """

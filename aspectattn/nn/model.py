@@ -1,8 +1,8 @@
 """The aspect-attention model of Wang et al. (2016) over any encoder.
 
 :class:`AspectAttentionModel` is the only model class: an encoder from
-:mod:`aspectattn.encoders` (LSTM, transformer, pretrained checkpoint), an attention
-form from :mod:`aspectattn.attention`, and the classifier head.
+:mod:`aspectattn.nn.encoders` (LSTM, transformer, pretrained checkpoint), an attention
+form from :mod:`aspectattn.nn.attention`, and the classifier head.
 
 Shapes in comments: ``B`` sentences, ``P`` (sentence, aspect) pairs, ``T`` tokens,
 ``A`` aspect-vector size, ``D`` encoder output size, ``K`` aspects scored per
@@ -23,10 +23,10 @@ from ..params import FINAL_STATES, POSITION_WEIGHTINGS, TERM_QUERIES, VARIANTS
 from .attention import make_attention
 from .encoders import get_encoder
 from .ops import (
-    _is_term,
     clip_spans,
     distance_weights,
     first_of_group,
+    is_term_state,
     length_mask,
     masked_mean_embedding,
     span_mask,
@@ -86,7 +86,7 @@ class AspectAttentionModel(nn.Module):
     Parameters
     ----------
     encoder : str
-        A name in :data:`aspectattn.encoders.ENCODERS`.
+        A name in :data:`aspectattn.params.ENCODERS`.
     encoder_config : dict
         Keyword arguments of that encoder (``aspect_input_size`` is set here).
     n_classes : int
@@ -97,7 +97,7 @@ class AspectAttentionModel(nn.Module):
         Size ``A`` of ``v_a``; ``None``: the encoder's embedding size.
     variant : {"at", "ae", "atae"}
     attention_score : str
-        A name in :data:`aspectattn.attention.ATTENTION_SCORES`.
+        A name in :data:`aspectattn.nn.attention.ATTENTION_SCORES`.
     attention_heads : int
     dropout : float
         On the final representation (as in Wang et al.'s code).
@@ -147,7 +147,9 @@ class AspectAttentionModel(nn.Module):
             raise ValueError(
                 f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
             )
-        if not (final_state is True or final_state is False or _is_term(final_state)):
+        if not (
+            final_state is True or final_state is False or is_term_state(final_state)
+        ):
             raise ValueError(
                 f"final_state must be one of {FINAL_STATES}, got {final_state!r}"
             )
@@ -336,7 +338,7 @@ class AspectAttentionModel(nn.Module):
             row = torch.arange(span.shape[0], device=span.device)
             row = row if sentence is None else sentence  # (P,)
             v_a = self._term_query(v_a, states, span, row)  # (P, A)
-        if _is_term(self.final_state) and self.uses_attention:
+        if is_term_state(self.final_state) and self.uses_attention:
             summarise = getattr(self.encoder, "term_summary", span_mean)
             summary = summarise(states, clip_spans(span, lengths[row]), row)  # (P, D)
         elif sentence is not None:

@@ -87,11 +87,12 @@ def uses_position(config: dict) -> bool:
         config.get("position_weighting", "none") != "none"
         or bool(config.get("term_marker", False))
         or config.get("term_query", "vectors") != "vectors"
-        or _is_term(config.get("final_state", True))
+        or is_term_state(config.get("final_state", True))
     )
 
 
-def _is_term(final_state) -> bool:
+def is_term_state(final_state) -> bool:
+    """Whether ``final_state`` is ``"term"`` (the term's summary in ``h*``)."""
     return isinstance(final_state, str) and final_state == "term"
 
 

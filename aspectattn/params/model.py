@@ -213,7 +213,7 @@ for the 100,000 50-d GloVe words).""",
         type='{"additive", "dot", "general", "scaled_dot", "concat"}',
         needs=("attention",),
         doc="""\
-How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.attention`):
+How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.nn.attention`):
 ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
 ``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
 ``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;

@@ -243,7 +243,7 @@ validation split. Global RNGs of the caller are left untouched.""",
 the saved weights stay float32, so it can also be set on a fitted or loaded
 model. Pays with ``encoder="pretrained"`` (1.5x on a 2-core CPU; the README
 gives the accuracy change); the LSTM encoder is left as it is. See
-:mod:`aspectattn.quantization`.""",
+:mod:`aspectattn.engine.quantization`.""",
     ),
     Param(
         "verbose",

@@ -58,7 +58,7 @@ class _Pipeline:
     def term_spans(self, texts, terms, spans=None) -> np.ndarray:
         """(P, 2) int64 token span ``[start, end)`` of each pair's term in the
         model's token sequence, from character spans (``None`` entries, or
-        ``spans=None``: found in the text); see :mod:`aspectattn.positions`."""
+        ``spans=None``: found in the text); see :mod:`aspectattn.text.spans`."""
         return token_spans(texts, terms, spans, self.count_tokens, self.span_offset)
 
 
@@ -211,7 +211,7 @@ class SubwordPipeline(_Pipeline):
 
     Parameters
     ----------
-    tokenizer : aspectattn.pretrained.SubwordTokenizer
+    tokenizer : aspectattn.text.subwords.SubwordTokenizer
     max_len : int
         Sequences (with special tokens) are cut to ``max_len`` sub-words.
     pair_input : bool

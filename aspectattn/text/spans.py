@@ -1,6 +1,6 @@
 """Where an aspect term is: from character spans to token spans (text side, numpy
 only: the torch-free runtime uses it too; the position features the model computes
-from token spans are in :mod:`aspectattn.modules`).
+from token spans are in :mod:`aspectattn.nn.ops`).
 
 A term has a place in its sentence. Pairs may carry the term's character span
 (``(text, term, (start, end))``, or ``start``/``end`` columns of a DataFrame, as the

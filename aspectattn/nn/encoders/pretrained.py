@@ -50,7 +50,7 @@ def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
 
 class PretrainedEncoder(nn.Module):
     """A Hugging Face encoder, fine-tuned end to end (the ``"pretrained"`` entry of
-    :data:`aspectattn.encoders.ENCODERS`).
+    :data:`aspectattn.params.ENCODERS`).
 
     The state of the first token ([CLS]) is the summary. With ``pair_input`` the
     aspect is a second segment of the input (``[CLS] sentence [SEP] aspect [SEP]``);
