@@ -551,3 +551,81 @@ def test_train_choices_follow_the_library():
     assert choices["position_weighting"] == set(POSITION_WEIGHTINGS)
     assert choices["term_query"] == set(TERM_QUERIES)
     assert set(_FINAL_STATES.values()) == set(FINAL_STATES)
+
+
+# ------------------------------------------------------------- outputs and inputs
+@pytest.fixture
+def review_files(tmp_path, detector):
+    detector.save(tmp_path / "detector.aam")
+    with open(tmp_path / "reviews.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text"])
+        for i in range(25):
+            writer.writerow([f"r{i}", "The soup was bland. The staff was lovely."])
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        ["--out", "r.html", "--table", "reviews.csv"],  # the table over the input
+        ["--out", "r.html", "--table", "./sub/../reviews.csv"],  # another spelling
+        ["--out", "reviews.csv", "--table", "t.csv"],  # the report over the input
+        ["--out", "link.csv", "--table", "t.csv"],  # a symlink to the input
+        ["--out", "r.html", "--table", "detector.aam"],  # over the model
+        ["--out", "same.html", "--table", "same.html"],  # two outputs, one file
+    ],
+)
+def test_analyze_refuses_outputs_that_are_inputs(review_files, outputs):
+    (review_files / "sub").mkdir()
+    (review_files / "link.csv").symlink_to(review_files / "reviews.csv")
+    before = (review_files / "reviews.csv").read_bytes()
+    model = (review_files / "detector.aam").read_bytes()
+    result = run(
+        "analyze", "reviews.csv", "--model", "detector.aam", *outputs,
+        "--chunk-size", "10", cwd=review_files, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "refusing to overwrite" in result.stderr or "same file" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (review_files / "reviews.csv").read_bytes() == before  # input intact
+    assert (review_files / "detector.aam").read_bytes() == model
+
+
+def test_a_failed_analysis_leaves_no_partial_files(review_files, monkeypatch):
+    from aspectattn import reviews
+
+    original = reviews.iter_analysis
+
+    def fails_after_a_chunk(*args, **kwargs):
+        for k, table in enumerate(original(*args, **kwargs)):
+            if k == 1:
+                raise ValueError("the second chunk is broken")
+            yield table
+
+    monkeypatch.setattr(reviews, "iter_analysis", fails_after_a_chunk)
+    (review_files / "old.csv").write_text("an earlier table\n")
+    result = run(
+        "analyze", "reviews.csv", "--model", "detector.aam", "--out", "r.html",
+        "--table", "old.csv", "--chunk-size", "10", cwd=review_files, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and "second chunk" in result.stderr
+    assert (review_files / "old.csv").read_text() == "an earlier table\n"
+    assert not (review_files / "r.html").exists()
+    assert not [p.name for p in review_files.iterdir() if p.name.startswith(".")]
+
+
+def test_predict_explain_and_train_refuse_to_overwrite_their_input(workdir, tmp_path):
+    data = tmp_path / "pairs.csv"
+    data.write_bytes((workdir / "test.csv").read_bytes())
+    before = data.read_bytes()
+    for args in (
+        ["predict", str(workdir / "model.aam"), str(data), "--out", str(data)],
+        ["explain", str(workdir / "model.aam"), str(data), "--out", str(data)],
+        ["train", str(data), "--out", str(data), "--epochs", "1"],
+        ["predict", str(workdir / "model.aam"), str(data), "--out",
+         str(workdir / "model.aam")],
+    ):  # fmt: skip
+        result = run(*args, cwd=tmp_path, check=False)
+        assert result.returncode == 2 and "refusing to overwrite" in result.stderr
+        assert data.read_bytes() == before

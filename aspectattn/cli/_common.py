@@ -3,9 +3,12 @@ progress, and the data and model options."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import os
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -238,22 +241,71 @@ def _chunks(n: int, size: int):
         yield start, min(n, start + size)
 
 
+# ------------------------------------------------------------------------- outputs
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts
+    except OSError:
+        return False  # one of them does not exist (yet)
+
+
+def check_outputs(inputs, outputs) -> None:
+    """Refuse, before any work, an output that is one of the inputs or another
+    output: writing it would destroy what is read, or one output would overwrite
+    the other. ``None`` entries (options not given) are skipped."""
+    inputs = [Path(p) for p in inputs if p is not None]
+    outputs = [Path(p) for p in outputs if p is not None]
+    for k, out in enumerate(outputs):
+        for source in inputs:
+            if _same_file(out, source):
+                raise CLIError(
+                    f"the output {out} is the input {source}; refusing to overwrite "
+                    "it (choose another output path)"
+                )
+        for other in outputs[k + 1 :]:
+            if _same_file(out, other):
+                raise CLIError(f"two outputs are the same file: {out}")
+
+
+@contextlib.contextmanager
+def output_path(path):
+    """A temporary path beside ``path`` to write to; renamed to ``path`` when the
+    block ends without an error, removed when it fails, so that a failed or
+    interrupted run never leaves a half-written file (or replaces a good one)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent if str(path.parent) else ".",
+        prefix=f".{path.name}.",
+        suffix=".tmp" + path.suffix,
+    )
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _write_rows(rows: list[dict], out: str | None) -> None:
     if not rows:
         raise CLIError("nothing to write: the input has no rows")
-    if out and Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        with open(out, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row) + "\n")
-        return
-    handle = open(out, "w", encoding="utf-8", newline="") if out else sys.stdout
-    try:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+    if not out:
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    finally:
-        if out:
-            handle.close()
+        return
+    with output_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+        if Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+        else:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
 
 
 def add_data_options(p, split_default="train", model_options=True):

@@ -3,6 +3,7 @@ sentence table."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -11,8 +12,10 @@ from pathlib import Path
 from ._common import (
     CLIError,
     add_model_options,
+    check_outputs,
     is_detector,
     load_model,
+    output_path,
 )
 
 #: Position in ``aspectattn --help``.
@@ -69,7 +72,8 @@ class _TableWriter:
         self.path = None if path is None else Path(path)
         self.started = False  # the file holds the header (CSV) or the schema
         self.parquet = None  # the pyarrow writer of a .parquet table
-        if self.path is not None and self.path.suffix.lower() not in (
+        self.suffix = None if self.path is None else self.path.suffix.lower()
+        if self.path is not None and self.suffix not in (
             ".csv",
             ".parquet",
         ):
@@ -79,7 +83,7 @@ class _TableWriter:
         if self.path is None:
             return
         table = table.drop(columns=["tokens", "weights"])
-        if self.path.suffix.lower() == ".csv":
+        if self.suffix == ".csv":
             mode = "a" if self.started else "w"
             table.to_csv(self.path, mode=mode, header=not self.started, index=False)
         else:
@@ -108,6 +112,7 @@ def run(args) -> int:
     from ..report import write_report
     from ..reviews import ReviewSummary, iter_analysis
 
+    check_outputs([args.reviews, args.model], [args.out, args.table])
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     if not is_detector(clf):
         raise CLIError(
@@ -118,10 +123,12 @@ def run(args) -> int:
     if out.suffix.lower() not in (".html", ".htm"):
         raise CLIError(f"--out must be an .html file, got {out}")
     summary = ReviewSummary(args.freq)
-    writer = _TableWriter(args.table)
+    writer = _TableWriter(args.table)  # checks the suffix before any work
     show = not args.quiet and sys.stderr.isatty()
     start = time.perf_counter()
-    try:
+    with contextlib.ExitStack() as stack:
+        if args.table is not None:  # written beside, renamed when the run succeeds
+            writer.path = stack.enter_context(output_path(args.table))
         for table in iter_analysis(
             _review_chunks(Path(args.reviews), args),
             clf,
@@ -140,11 +147,11 @@ def run(args) -> int:
                     f"{summary.n_sentences:,} sentences ({rate:,.0f} sentences/s)"
                 )
                 sys.stderr.flush()
-    finally:
         writer.close()
     if show:
         sys.stderr.write("\n")
-    write_report(summary, out, args.title)
+    with output_path(out) as tmp:
+        write_report(summary, tmp, args.title)
     seconds = time.perf_counter() - start
     print(
         json.dumps(

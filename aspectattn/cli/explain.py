@@ -10,9 +10,11 @@ from ._common import (
     CLIError,
     _write_rows,
     add_data_options,
+    check_outputs,
     is_detector,
     load_data,
     load_model,
+    output_path,
 )
 
 #: Position in ``aspectattn --help``.
@@ -29,6 +31,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    check_outputs([args.data, args.model], [args.out])
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     if is_detector(clf):
         raise CLIError(
@@ -49,11 +52,13 @@ def run(args) -> int:
     if out.suffix.lower() in (".html", ".htm"):
         from ..viz import attention_html
 
-        attention_html(results, out)
+        with output_path(out) as tmp:
+            attention_html(results, tmp)
     elif out.suffix.lower() in (".png", ".svg", ".pdf"):
         from ..viz import plot_attention
 
-        plot_attention(results, out)
+        with output_path(out) as tmp:
+            plot_attention(results, tmp)
     elif out.suffix.lower() in (".jsonl", ".json"):
         _write_rows(
             [

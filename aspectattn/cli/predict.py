@@ -13,6 +13,7 @@ from ._common import (
     _read_text,
     _write_rows,
     add_data_options,
+    check_outputs,
     is_detector,
     load_data,
     load_model,
@@ -70,6 +71,7 @@ def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:
 
 
 def run(args) -> int:
+    check_outputs([args.data, args.model], [args.out])
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     rows = []
     show = not args.quiet

@@ -13,8 +13,10 @@ from .. import params as P
 from ._common import (
     add_data_options,
     add_param,
+    check_outputs,
     load_data,
     load_table,
+    output_path,
 )
 
 #: Position in ``aspectattn --help``.
@@ -97,6 +99,7 @@ def run(args) -> int:
     from ..estimators.categories import AspectCategoryClassifier
     from ..estimators.pairs import AspectAttentionClassifier
 
+    check_outputs([args.data], [args.out, args.history_plot])
     if args.detector:
         X, y = load_table(args.data, args)
         estimator, extra = AspectCategoryClassifier, {}
@@ -148,12 +151,13 @@ def run(args) -> int:
         print(f"training {name} on {len(X)} {unit}", file=sys.stderr)
     clf.fit(X, y)
     out = Path(args.out)
-    if out.suffix in (".pkl", ".joblib"):
-        import joblib
+    with output_path(out) as tmp:
+        if out.suffix in (".pkl", ".joblib"):
+            import joblib
 
-        joblib.dump(clf, out)
-    else:
-        clf.save(out)
+            joblib.dump(clf, tmp)
+        else:
+            clf.save(tmp)
     if args.history_plot:
         from ..viz import plot_history
 
