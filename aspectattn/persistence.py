@@ -38,6 +38,8 @@ import hashlib
 import json
 import os
 import re
+import stat
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -217,6 +219,7 @@ def load(path):
         has a format version this library cannot read, or holds a field of the
         wrong type or range.
     """
+    _check_archive(path)
     try:
         payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -232,6 +235,51 @@ def load(path):
     return from_payload(payload, path)
 
 
+#: How many bytes a model file's entries may declare, beyond the file's own size:
+#: torch stores them uncompressed, so a file that declares much more than it is
+#: holds compressed data that would be inflated in memory (a "zip bomb").
+_ARCHIVE_SLACK = 2**20
+#: The tensor types a model file may hold (what aspectattn writes).
+_DTYPES = (torch.float32, torch.float16, torch.float64)
+
+
+def _check_archive(path) -> None:
+    """Refuse, before torch inflates anything, a file that is not a regular file or
+    whose entries declare more bytes than the file holds (compressed entries)."""
+    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:  # (a FIFO is not waited for: refused next)
+        size = os.fstat(f.fileno())
+        if not stat.S_ISREG(size.st_mode):
+            raise ModelFileError(f"{path} is not a regular file.")
+        try:
+            with zipfile.ZipFile(f) as archive:
+                entries = archive.infolist()
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+            return  # not a zip archive: torch.load reports it
+    declared = sum(entry.file_size for entry in entries)
+    if declared > size.st_size + _ARCHIVE_SLACK:
+        raise ModelFileError(
+            f"{path} declares {declared:,} bytes of contents in a "
+            f"{size.st_size:,}-byte file (compressed data); aspectattn model files "
+            "are stored uncompressed, so this is not one. Refusing to inflate it."
+        )
+
+
+def _check_tensors(tensors: dict, where) -> None:
+    """Dense tensors of a float type aspectattn writes, every value finite."""
+    for name, t in tensors.items():
+        if t.layout != torch.strided or t.dtype not in _DTYPES:
+            raise ModelFileError(
+                f"{where} has a tensor {name[:80]!r} of type {t.dtype} and layout "
+                f"{t.layout}; model files hold dense float tensors."
+            )
+        if not bool(torch.isfinite(t).all()):
+            raise ModelFileError(
+                f"{where} has non-finite values (NaN or infinity) in {name[:80]!r}; "
+                "its predictions would be meaningless. Refusing to load it."
+            )
+
+
 def from_payload(payload, where="the model"):
     """The estimator held by a :func:`to_payload` dict read from ``where`` (a file,
     a pickle, a skops file), every field checked; tensors may be numpy arrays.
@@ -243,7 +291,7 @@ def from_payload(payload, where="the model"):
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ModelFileError(f"{where} is not an aspectattn model file.")
     version = payload.get("format_version")
-    if version not in _READABLE_VERSIONS:
+    if type(version) is not int or version not in _READABLE_VERSIONS:
         raise ModelFileError(
             f"{where} has model-file format version {version!r}; this aspectattn reads"
             f" versions {list(_READABLE_VERSIONS)}. Load it with the aspectattn "
@@ -263,6 +311,7 @@ def from_payload(payload, where="the model"):
         )
     ):
         raise ModelFileError(f"{where} has malformed metadata or tensors.")
+    _check_tensors(tensors, where)
     if _digest(metadata, tensors) != payload.get("sha256"):
         raise ModelFileError(
             f"{where} was altered after it was written (checksum "

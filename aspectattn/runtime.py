@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -68,13 +70,22 @@ class ExportFileError(AspectAttnError, ValueError):
 
 
 def _read(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes. The size
+    is checked on the open file and the read is bounded: a device (a symlink to
+    ``/dev/zero``), a FIFO or a file that grows while it is read is refused
+    instead of read until memory runs out."""
     try:
-        size = path.stat().st_size
+        # O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused next)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ExportFileError(f"{path} is not a regular file")
+            data = f.read(limit + 1)
     except OSError as exc:
         raise ExportFileError(f"cannot read {path}: {exc.strerror}") from None
-    if size > limit:
+    if len(data) > limit:
         raise ExportFileError(f"{path} is larger than {limit} bytes")
-    return path.read_bytes()
+    return data
 
 
 def softmax(logits: np.ndarray, axis: int) -> np.ndarray:
@@ -86,7 +97,9 @@ def softmax(logits: np.ndarray, axis: int) -> np.ndarray:
 def _check_meta(meta) -> dict:
     if not isinstance(meta, dict) or set(meta) != _KEYS:
         raise ValueError(f"model.json must be an object with keys {sorted(_KEYS)}")
-    if meta["format"] != FORMAT or meta["format_version"] != FORMAT_VERSION:
+    if meta["format"] != FORMAT or not (
+        type(meta["format_version"]) is int and meta["format_version"] == FORMAT_VERSION
+    ):
         raise ValueError(
             f"not an {FORMAT} version {FORMAT_VERSION} export "
             "(export it again with this version of aspectattn)"
@@ -200,6 +213,22 @@ class _OnnxModel:
             raise ExportFileError(
                 f"the graph takes {names} and gives {outputs}; this model needs "
                 f"{self._inputs} and ('logits', 'attention')"
+            )
+        # The logits' fixed sizes: one per class (and, for the detector, per
+        # category), as model.json lists them; a mismatch would fail in predict.
+        shape = list(self.session.get_outputs()[0].shape)
+        expected = [len(self.classes_)]
+        if self._meta["kind"] != "pairs":
+            expected = [len(self.aspects_), len(self.classes_)]
+        if len(shape) != len(expected) + 1 or shape[1:] != expected:
+            raise ExportFileError(
+                f"the graph gives logits of shape {shape}; model.json lists "
+                f"{len(self.classes_)} classes"
+                + (
+                    ""
+                    if self._meta["kind"] == "pairs"
+                    else f" and {len(self.aspects_)} categories"
+                )
             )
 
     def _batches(self, lengths: np.ndarray):

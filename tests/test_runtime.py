@@ -300,3 +300,42 @@ def test_export_command(exported, pairs, tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
     with pytest.warns(AspectAttnWarning, match="not carried into the ONNX graph"):
         export_onnx(clf.set_params(quantize="int8"), tmp_path / "int8")
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [
+        {"values": ["a", "b", "c", "d", "e"], "dtype": "<U1"},  # 5 labels, 2 logits
+        {"values": ["negative", "positive", "x"], "dtype": "<U8"},
+    ],
+)
+def test_classes_that_do_not_match_the_logits_are_refused_at_load(
+    exported, tmp_path, classes
+):
+    directory = _copy(exported, tmp_path)
+    _edit_meta(directory, classes=classes)
+    with pytest.raises(ExportFileError, match="logits of shape"):
+        load_onnx(directory)
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_format_version_must_be_the_integer(exported, tmp_path, version):
+    directory = _copy(exported, tmp_path)
+    _edit_meta(directory, format_version=version)
+    with pytest.raises(ExportFileError, match="not an aspectattn-onnx"):
+        load_onnx(directory)
+
+
+@pytest.mark.parametrize("name", ["model.json", "model.onnx"])
+def test_a_device_or_fifo_is_not_read(exported, tmp_path, name):
+    import os
+
+    directory = _copy(exported, tmp_path)
+    (directory / name).unlink()
+    (directory / name).symlink_to("/dev/zero")
+    with pytest.raises(ExportFileError, match="not a regular file"):
+        load_onnx(directory)
+    (directory / name).unlink()
+    os.mkfifo(directory / name)  # a reader of a FIFO would block: refused first
+    with pytest.raises(ExportFileError, match="not a regular file"):
+        load_onnx(directory)

@@ -6,6 +6,9 @@ input whatever the length of its longest "word".
 """
 
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import tracemalloc
 
@@ -214,3 +217,102 @@ def test_long_tokens_are_cut_and_lookup_is_a_hash():
     vocab = Vocabulary().fit([["a", "b"]])
     ids = vocab.lookup(["b", "z" * 10**6, "a"])
     assert ids.dtype == np.int64 and ids.tolist() == [vocab.index_["b"], 1, 2]
+
+
+# ----------------------------------------------------- tensors and archive contents
+def _rewrite_tensors(source, target, edit):
+    """Copy a model file with its tensors edited and the checksum recomputed."""
+    payload = torch.load(source, weights_only=True)
+    edit(payload["tensors"])
+    if all(t.layout == torch.strided and t.dtype != torch.bfloat16
+           for t in payload["tensors"].values()):  # fmt: skip
+        payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    torch.save(payload, target)
+    return target
+
+
+def _first(tensors):
+    return next(k for k, t in tensors.items() if t.numel() > 1)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda ts: ts[_first(ts)].view(-1).__setitem__(0, float("nan")), "non-finite"),
+        (lambda ts: ts[_first(ts)].view(-1).__setitem__(1, float("inf")), "non-finite"),
+        (lambda ts: ts.update({_first(ts): ts[_first(ts)].bfloat16()}), "type"),
+        (lambda ts: ts.update({_first(ts): ts[_first(ts)].to_sparse()}), "layout"),
+    ],
+    ids=["nan", "inf", "bfloat16", "sparse"],
+)
+def test_tampered_tensors_give_a_model_file_error(
+    word_model_file, tmp_path, edit, message
+):
+    path = _rewrite_tensors(word_model_file, tmp_path / "t.aam", edit)
+    with pytest.raises(ModelFileError, match=message):
+        load(path)
+
+
+@pytest.mark.parametrize("version", [True, 2.0, "2", None])
+def test_format_version_must_be_the_integer(word_model_file, tmp_path, version):
+    payload = torch.load(word_model_file, weights_only=True)
+    payload["format_version"] = version
+    torch.save(payload, tmp_path / "v.aam")
+    with pytest.raises(ModelFileError, match="format version"):
+        load(tmp_path / "v.aam")
+
+
+def _deflated_bomb(source, target, size=2**30):
+    """``source`` with one tensor's data entry replaced by ``size`` zero bytes,
+    DEFLATE-compressed: a file of a few MB that declares a GiB."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        names = [i.filename for i in zin.infolist()]
+        biggest = max(
+            (n for n in names if "/data/" in n), key=lambda n: zin.getinfo(n).file_size
+        )
+        for name in names:
+            if name != biggest:
+                zout.writestr(zin.getinfo(name), zin.read(name))
+                continue
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zout.open(info, "w", force_zip64=True) as f:
+                chunk = bytes(2**24)
+                for _ in range(size // len(chunk)):
+                    f.write(chunk)
+    return target
+
+
+def test_a_small_file_that_declares_a_gib_is_refused_in_bounded_memory(
+    word_model_file, tmp_path
+):
+    path = _deflated_bomb(word_model_file, tmp_path / "bomb.aam")
+    assert path.stat().st_size < 3 * 2**20
+    code = (
+        "import resource, sys\n"
+        "from aspectattn.persistence import ModelFileError, load\n"
+        "try:\n"
+        f"    load({str(path)!r})\n"
+        "except ModelFileError as exc:\n"
+        "    print('refused', exc)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0].startswith("refused") and "compressed" in out[0]
+    peak_mib = int(out[-1])
+    print(f"peak memory loading a {path.stat().st_size:,}-byte bomb: {peak_mib} MiB")
+    assert peak_mib <= 600
+
+
+def test_a_device_is_not_a_model_file(tmp_path):
+    link = tmp_path / "zero.aam"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        load(link)
+    os.mkfifo(tmp_path / "fifo.aam")  # not waited for
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        load(tmp_path / "fifo.aam")
