@@ -6,7 +6,25 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mentioned_aspects"]
+__all__ = ["mentioned_aspects", "check_min_probability"]
+
+
+def check_min_probability(value, where: str = "analyze") -> float:
+    """``min_probability`` validated: a number strictly between 0 and 1 (0 or NaN
+    would count every category as mentioned, 1 or more none)."""
+    import numbers
+
+    ok = (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and 0 < value < 1  # False for NaN
+    )
+    if not ok:
+        raise ValueError(
+            f"The 'min_probability' parameter of {where} must be a number strictly "
+            f"between 0 and 1. Got {value!r} instead."
+        )
+    return float(value)
 
 
 def mentioned_aspects(
@@ -38,6 +56,7 @@ def mentioned_aspects(
     not_mentioned : label
     min_probability : float
     """
+    min_probability = check_min_probability(min_probability)
     none = labels == not_mentioned
     out = []
     for i, text in enumerate(texts):

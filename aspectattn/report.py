@@ -44,6 +44,12 @@ def _esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _lead(labels) -> str | None:
+    """The label whose share the notes and trends follow: ``"positive"`` where the
+    model has it, else the first of its labels (any label set works)."""
+    return "positive" if "positive" in labels else (labels[0] if labels else None)
+
+
 def _bars(table, labels) -> str:
     """Horizontal stacked bars, one per aspect."""
     longest = max((len(str(a)) for a in table["aspect"]), default=0)
@@ -54,15 +60,17 @@ def _bars(table, labels) -> str:
     parts = [
         f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" font-size="14">'
     ]
-    for i, row in enumerate(table.itertuples(index=False)):
+    lead = _lead(labels)
+    # rows as dicts: labels are any strings ("very positive", "1"), not identifiers
+    for i, row in enumerate(table.to_dict("records")):
         y = 5 + i * row_h
         parts.append(
             f'<text x="{left - 8}" y="{y + 17}" text-anchor="end">'
-            f"{_esc(row.aspect)}</text>"
+            f"{_esc(row['aspect'])}</text>"
         )
         x = left
         for label in labels:
-            share = getattr(row, f"share_{label}")
+            share = row[f"share_{label}"]
             w = bar * share
             if w > 0:
                 parts.append(
@@ -71,11 +79,11 @@ def _bars(table, labels) -> str:
                     f"{100 * share:.0f}%</title></rect>"
                 )
             x += w
-        note = f"{row.mentions} mentions"
-        if "positive" in labels:
-            low, high = row.low_positive, row.high_positive
+        note = f"{row['mentions']} mentions"
+        if lead is not None:
+            low, high = row[f"low_{lead}"], row[f"high_{lead}"]
             note += (
-                f", {100 * row.share_positive:.0f}% positive "
+                f", {100 * row[f'share_{lead}']:.0f}% {lead} "
                 f"({100 * low:.0f}-{100 * high:.0f}%)"
             )
         parts.append(f'<text x="{left + bar + 8}" y="{y + 17}">{_esc(note)}</text>')
@@ -84,8 +92,10 @@ def _bars(table, labels) -> str:
 
 
 def _trends(periods, labels) -> str:
-    """Share positive per period, one small chart per aspect, with its interval."""
-    if periods.empty or "positive" not in labels:
+    """The lead label's share per period, one small chart per aspect, with its
+    interval."""
+    lead = _lead(labels)
+    if periods.empty or lead is None:
         return ""
     out = []
     for aspect, rows in periods.groupby("aspect", sort=False):
@@ -101,15 +111,13 @@ def _trends(periods, labels) -> str:
         def y(v, h=h, pad=pad):
             return h - pad - (h - 2 * pad) * v
 
-        band = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(rows.high_positive)]
-        band += [
-            f"{x(i):.1f},{y(v):.1f}"
-            for i, v in reversed(list(enumerate(rows.low_positive)))
-        ]
+        high, low = rows[f"high_{lead}"], rows[f"low_{lead}"]
+        band = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(high)]
+        band += [f"{x(i):.1f},{y(v):.1f}" for i, v in reversed(list(enumerate(low)))]
         line = " ".join(
-            f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(rows.share_positive)
+            f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(rows[f"share_{lead}"])
         )
-        first, last = rows.period.iloc[0], rows.period.iloc[-1]
+        first, last = rows["period"].iloc[0], rows["period"].iloc[-1]
         out.append(
             f'<figure style="display:inline-block;margin:0 1em 1em 0">'
             f'<svg width="{w}" height="{h}" role="img">'
@@ -122,7 +130,7 @@ def _trends(periods, labels) -> str:
             f"{_esc(last)}</text>"
             f'<text x="4" y="{y(1) + 4}" font-size="11">100%</text>'
             f'<text x="4" y="{y(0) + 4}" font-size="11">0%</text></svg>'
-            f"<figcaption>{_esc(aspect)}: share positive per period</figcaption>"
+            f"<figcaption>{_esc(aspect)}: share {_esc(lead)} per period</figcaption>"
             "</figure>"
         )
     return "".join(out)
@@ -151,7 +159,13 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
         f"<h1>{_esc(title)}</h1>",
         f"<p>{summary.n_reviews:,} reviews, {summary.n_sentences:,} sentences, "
         f"{int(overall['mentions'].sum()) if len(overall) else 0:,} aspect mentions."
-        "</p>",
+        + (
+            f" {summary.n_unparsed_dates:,} dates could not be read: their reviews "
+            "are in every section but the trends."
+            if getattr(summary, "n_unparsed_dates", 0)
+            else ""
+        )
+        + "</p>",
         "<h2>Sentiment per aspect</h2><p class='legend'>",
         "".join(
             f"<span><i class='swatch' style='background:{_color(label)}'></i>"
@@ -180,7 +194,7 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
     parts.append("<h2>Examples</h2>")
     for aspect in overall["aspect"] if len(overall) else []:
         parts.append(f"<h3>{_esc(aspect)}</h3>")
-        for label in ("positive", "negative"):
+        for label in labels:
             for example in summary.top_examples(aspect, label):
                 parts.append(
                     f"<p class='example'><i class='swatch' "

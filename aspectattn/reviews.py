@@ -25,16 +25,19 @@ confident examples, so memory stays flat in the number of reviews.
 from __future__ import annotations
 
 import heapq
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from .exceptions import InputError, MissingDependencyError
+from .mentions import check_min_probability
 
 __all__ = [
     "split_sentences",
     "iter_analysis",
+    "DateRule",
     "analyze_reviews",
     "ReviewSummary",
     "wilson_interval",
@@ -106,6 +109,88 @@ def _check_columns(frame, columns: dict) -> None:
             )
 
 
+class DateRule:
+    """One rule for reading every date of a file, so that ``03/04/2021`` means the
+    same day in every chunk (pandas infers a format per call, from its first
+    value). All dates come out in UTC, without a time zone (an offset is applied,
+    so mixed offsets do not stop the run).
+
+    Parameters
+    ----------
+    format : str or None
+        A ``strptime`` format (``"%d/%m/%Y"``) for every date; anything else is
+        unparsed. ``None``: ISO dates and times (with or without an offset), Unix
+        timestamps (seconds, or milliseconds with 12-13 digits) and numeric dates
+        such as ``05/02/2021``, read day first when ``dayfirst``.
+    dayfirst : bool
+        See :meth:`infer`, which decides it once from the values.
+    """
+
+    _NUMERIC = re.compile(r"\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}")
+    _TIMESTAMP = re.compile(r"\d{9,13}(\.\d+)?")
+    _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+    def __init__(self, format: str | None = None, dayfirst: bool = False):
+        self.format, self.dayfirst = format, dayfirst
+
+    @classmethod
+    def infer(cls, values) -> DateRule:
+        """The rule for ``values`` (all of a file's dates, or a sample): day first
+        when a numeric date has a first number above 12 and none has a second
+        number above 12; month first otherwise (pandas' default)."""
+        day = month = False
+        for value in values:
+            text = str(value).strip()
+            if cls._NUMERIC.fullmatch(text):
+                first, second = (int(x) for x in re.split(r"[/.-]", text)[:2])
+                day, month = day or first > 12, month or second > 12
+        return cls(dayfirst=day and not month)
+
+    def parse(self, values):
+        """``(dates, n_unparsed)``: datetime64 values (NaT where missing or
+        unreadable) and how many non-empty values could not be read."""
+        pd = _pandas()
+        text = (
+            pd.Series(values, dtype=object)
+            .map(
+                lambda v: (
+                    "" if v is None or (isinstance(v, float) and v != v) else str(v)
+                )
+            )
+            .str.strip()
+        )
+        given = text != ""
+        out = pd.Series(pd.NaT, index=text.index, dtype="datetime64[ns, UTC]")
+        if self.format is not None:
+            out[given] = pd.to_datetime(
+                text[given], format=self.format, errors="coerce", utc=True
+            )
+        else:
+            stamp = given & text.str.fullmatch(self._TIMESTAMP.pattern)
+            if stamp.any():
+                number = text[stamp].astype(float)
+                millis = text[stamp].str.split(".").str[0].str.len() >= 12
+                out[stamp] = pd.to_datetime(
+                    number.where(~millis, number / 1000), unit="s", utc=True
+                )
+            iso = given & ~stamp & text.str.match(self._ISO.pattern)
+            if iso.any():  # year first: never read day first
+                out[iso] = pd.to_datetime(
+                    text[iso], format="ISO8601", errors="coerce", utc=True
+                )
+            rest = given & ~stamp & ~iso
+            if rest.any():
+                out[rest] = pd.to_datetime(
+                    text[rest],
+                    format="mixed",
+                    dayfirst=self.dayfirst,
+                    errors="coerce",
+                    utc=True,
+                )
+        n_unparsed = int((given & out.isna()).sum())
+        return out.dt.tz_convert(None).to_numpy(), n_unparsed
+
+
 def iter_analysis(
     reviews,
     model,
@@ -116,6 +201,7 @@ def iter_analysis(
     group_column: str | None = None,
     batch_size: int = 2048,
     min_probability: float = 0.5,
+    date_format: str | DateRule | None = None,
 ) -> Iterator:
     """Yield one sentence table per chunk of reviews.
 
@@ -132,6 +218,11 @@ def iter_analysis(
         Sentences per call of ``model.analyze``.
     min_probability : float
         A category is taken as mentioned above this probability.
+    date_format : str, DateRule or None
+        How every date is read (:class:`DateRule`): a ``strptime`` format, a rule,
+        or ``None``: one rule inferred from the dates of a DataFrame given whole,
+        or of the first chunk. The count of dates that could not be read is in
+        each table's ``attrs["n_unparsed_dates"]`` and in the summary.
 
     Yields
     ------
@@ -142,6 +233,7 @@ def iter_analysis(
         ``group``; one row per (sentence, mentioned aspect).
     """
     pd = _pandas()
+    check_min_probability(min_probability)
     if isinstance(reviews, pd.DataFrame):
         chunks = [reviews]
     elif isinstance(reviews, (list, tuple)) and all(
@@ -199,12 +291,42 @@ def iter_analysis(
         index = table.pop("review").to_numpy(dtype=np.int64)
         table.insert(0, "review_id", ids[index])
         if date_column is not None:
-            dates = pd.to_datetime(chunk[date_column], errors="coerce").to_numpy()
+            if not isinstance(date_format, DateRule):  # decided once, then kept
+                date_format = (
+                    DateRule(date_format)
+                    if date_format is not None
+                    else DateRule.infer(chunk[date_column].dropna())
+                )
+            dates, n_unparsed = date_format.parse(chunk[date_column])
             table["date"] = dates[index]
+            table.attrs["n_unparsed_dates"] = n_unparsed
         if group_column is not None:
-            table["group"] = chunk[group_column].to_numpy()[index]
+            table["group"] = _group_ids(chunk[group_column])[index]
         table.attrs.update(n_reviews=len(chunk), n_sentences=len(sentences))
         yield table
+
+
+#: The group of reviews that have none (a missing or empty group id).
+NO_GROUP = "(none)"
+
+
+def _group_ids(values) -> np.ndarray:
+    """Group ids as written: missing ones one group :data:`NO_GROUP` (not one
+    "nan" group per review), whole numbers without the ".0" that a column with
+    gaps gives them."""
+    out = []
+    for value in values.tolist():
+        if value is None or (isinstance(value, float) and value != value):
+            out.append(NO_GROUP)
+        elif type(value).__name__ == "NAType" or (
+            isinstance(value, str) and not value.strip()
+        ):
+            out.append(NO_GROUP)
+        elif isinstance(value, float) and value.is_integer():
+            out.append(str(int(value)))
+        else:
+            out.append(str(value))
+    return np.asarray(out, dtype=object)
 
 
 def _row(entry: dict, review: int, sentence_id: int) -> tuple:
@@ -262,6 +384,7 @@ class ReviewSummary:
         self.examples: dict = {}  # (aspect, label) -> heap of (p, n, example)
         self.n_reviews = 0
         self.n_sentences = 0
+        self.n_unparsed_dates = 0  # non-empty dates that could not be read
         self._seen = 0
 
     def update(self, table):
@@ -269,6 +392,7 @@ class ReviewSummary:
         chunk's numbers of reviews and sentences in ``table.attrs``)."""
         self.n_reviews += int(table.attrs.get("n_reviews", 0))
         self.n_sentences += int(table.attrs.get("n_sentences", 0))
+        self.n_unparsed_dates += int(table.attrs.get("n_unparsed_dates", 0))
         keys = list(zip(table["aspect"], table["label"], strict=True))
         self.counts.update(keys)
         if "group" in table:
@@ -306,6 +430,7 @@ class ReviewSummary:
             raise ValueError(f"cannot merge freq={other.freq!r} into {self.freq!r}")
         self.n_reviews += other.n_reviews
         self.n_sentences += other.n_sentences
+        self.n_unparsed_dates += other.n_unparsed_dates
         self.counts.update(other.counts)
         self.group_counts.update(other.group_counts)
         self.period_counts.update(other.period_counts)
@@ -358,7 +483,12 @@ class ReviewSummary:
     def top_examples(self, aspect: str, label: str) -> list[dict]:
         """The most confident example sentences of ``aspect`` with ``label``."""
         heap = self.examples.get((aspect, label), [])
-        return [item[2] for item in sorted(heap, key=lambda x: x[:2], reverse=True)]
+        out, seen = [], set()
+        for item in sorted(heap, key=lambda x: x[:2], reverse=True):
+            if item[2]["sentence"] not in seen:  # a repeated sentence shown once
+                seen.add(item[2]["sentence"])
+                out.append(item[2])
+        return out
 
 
 def _keep(heap: list, item: tuple) -> None:

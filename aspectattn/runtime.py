@@ -35,7 +35,7 @@ import numpy as np
 from ._fields import _labels, _strings
 from ._validation import category_ids, check_pairs, check_texts
 from .exceptions import AspectAttnError, optional_import
-from .mentions import mentioned_aspects
+from .mentions import check_min_probability, mentioned_aspects
 from .text.pipelines import pipeline_from_state
 
 __all__ = [
@@ -375,6 +375,7 @@ class OnnxCategoryClassifier(_OnnxModel):
 
     def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
         """As :meth:`aspectattn.AspectCategoryClassifier.analyze`."""
+        check_min_probability(min_probability)
         texts = check_texts(X, what="X")
         encoded = self.text_pipeline_.encode(texts)
         proba, weights = self._run(texts, encoded)

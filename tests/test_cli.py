@@ -278,6 +278,40 @@ def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
         (["evaluate", "model.aam", "latin1.csv"], "--encoding"),
         (["predict", "model.pkl", "test.csv"], "--trust-pickle"),
         (["evaluate", "model.aam", "mams-category", "--split", "test"], "--split val"),
+        (
+            ["evaluate", "model.aam", "test.csv", "--encoding", "klingon"],
+            "unknown text encoding 'klingon'",
+        ),
+        (
+            ["analyze", "empty.csv", "--model", "detector.aam", "--out", "r.html"],
+            "empty.csv could not be read",
+        ),
+        (
+            [
+                "analyze",
+                "empty.csv",
+                "--model",
+                "model.aam",
+                "--out",
+                "r.html",
+                "--encoding",
+                "klingon",
+            ],
+            "unknown text encoding",
+        ),
+        (
+            [
+                "analyze",
+                "empty.csv",
+                "--model",
+                "model.aam",
+                "--out",
+                "r.html",
+                "--min-probability",
+                "nan",
+            ],
+            "--min-probability must be a number strictly between 0 and 1",
+        ),
     ],
 )
 def test_bad_input_exits_with_status_2_and_one_line(
@@ -293,7 +327,7 @@ def test_bad_input_exits_with_status_2_and_one_line(
 
 
 @pytest.fixture(scope="module")
-def bad_files(workdir):
+def bad_files(workdir, detector):
     (workdir / "array.json").write_text('[{"text": "a", "aspect": "food"}]\n')
     (workdir / "strings.jsonl").write_text('"the soup"\n')
     (workdir / "no_aspect.jsonl").write_text('{"text": "the soup", "label": "x"}\n')
@@ -304,6 +338,8 @@ def bad_files(workdir):
         "text,aspect,label\ncaf\u00e9 was great,food,positive\n".encode("latin-1")
     )
     (workdir / "model.pkl").write_bytes(b"not even a pickle")
+    (workdir / "empty.csv").write_text("")
+    detector.save(workdir / "detector.aam")
     return workdir
 
 
@@ -629,3 +665,27 @@ def test_predict_explain_and_train_refuse_to_overwrite_their_input(workdir, tmp_
         result = run(*args, cwd=tmp_path, check=False)
         assert result.returncode == 2 and "refusing to overwrite" in result.stderr
         assert data.read_bytes() == before
+
+
+def test_analyze_reads_every_date_with_one_rule_and_counts_the_rest(review_files):
+    with open(review_files / "dated.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "date"])
+        for d in range(1, 11):  # ISO first: pandas would infer ISO for the file
+            writer.writerow(["The soup was bland.", f"2021-01-{d:02d}"])
+        for d in range(13, 23):  # then day first, in later chunks
+            writer.writerow(["The staff was lovely.", f"{d}/02/2021"])
+        writer.writerow(["The soup was bland.", "not a date"])
+    result = run(
+        "analyze", "dated.csv", "--model", "detector.aam", "--out", "r.html",
+        "--date-column", "date", "--chunk-size", "4", "--freq", "M",
+        cwd=review_files,
+    )  # fmt: skip
+    assert json.loads(result.stdout)["unparsed_dates"] == 1
+    page = (review_files / "r.html").read_text()
+    assert "1 dates could not be read" in page
+    strict = run(
+        "analyze", "dated.csv", "--model", "detector.aam", "--out", "s.html",
+        "--date-column", "date", "--date-format", "%Y-%m-%d", cwd=review_files,
+    )  # fmt: skip
+    assert json.loads(strict.stdout)["unparsed_dates"] == 11

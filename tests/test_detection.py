@@ -249,3 +249,16 @@ def test_web_app_analyzes_with_a_detector(fitted, tmp_path):
     response = client.post("/predict", json={"pairs": [[text, "food"]]})
     assert response.status_code == 400 and "/analyze" in response.get_json()["error"]
     assert client.post("/analyze", json={"texts": 5}).status_code == 400
+
+
+def test_score_matches_y_columns_by_name(detector):
+    texts, Y = make_table(60, 1)
+    right = detector.score(texts, Y)
+    assert detector.score(texts, Y[Y.columns[::-1]]) == right  # any column order
+    assert detector.score(texts, Y.to_numpy()) == right  # an array: fitted order
+    with pytest.raises(InputError, match=r"unknown: \['x'\]; missing: \['food'\]"):
+        detector.score(texts, Y.rename(columns={"food": "x"}))
+    with pytest.raises(InputError, match=r"unknown: \['extra'\]"):
+        detector.score(texts, Y.assign(extra="none"))
+    with pytest.raises(InputError, match="Y has 3 columns"):
+        detector.score(texts, Y.assign(extra="none").to_numpy())

@@ -97,3 +97,97 @@ def test_wilson_interval():
     np.testing.assert_allclose(low, [0.0, 0.2366, 0.7225], atol=1e-4)
     np.testing.assert_allclose(high, [0.2775, 0.7634, 1.0], atol=1e-4)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+# ------------------------------------------------------------------ dates, groups
+def test_one_date_rule_for_every_chunk():
+    from aspectattn.reviews import DateRule
+
+    # pandas inferred a format per chunk: 03/04/2021 became April 3rd in one chunk
+    # and March 4th in the next. One rule, decided from the file's dates, is kept.
+    iso = [f"2021-01-{d:02d}" for d in range(1, 11)]
+    dmy = [f"{d:02d}/03/2021" for d in range(11, 21)]  # day first (11-20 > 12)
+    rule = DateRule.infer(iso + dmy + ["03/04/2021"])
+    assert rule.dayfirst
+    dates, unparsed = rule.parse(iso + dmy + ["03/04/2021"])
+    assert unparsed == 0 and str(dates[-1])[:10] == "2021-04-03"
+    first, _ = rule.parse(["03/04/2021"])
+    assert first[0] == dates[-1]  # the same day whatever the chunk
+
+
+def test_mixed_date_forms_are_all_read_and_the_rest_counted():
+    from aspectattn.reviews import DateRule
+
+    values = [
+        "2021-02-05",
+        "2021-02-05T10:00:00+02:00",  # an offset: converted to UTC
+        "2021-02-05T08:00:00Z",
+        "05/02/2021",  # day first, decided by the next one
+        "25/12/2021",
+        "1612483200",  # a Unix timestamp (2021-02-05)
+        "1612483200000",  # in milliseconds
+        "Feb 5 2021",
+        "5 February 2021",
+        "not a date",
+        "",  # missing: not counted as unparsed
+        None,
+    ]
+    dates, unparsed = DateRule.infer(values).parse(values)
+    days = [str(d)[:10] for d in dates]
+    assert days[:9] == ["2021-02-05"] * 4 + ["2021-12-25"] + ["2021-02-05"] * 4
+    assert str(dates[1])[11:16] == "08:00"
+    assert unparsed == 1 and days[9:] == ["NaT"] * 3
+
+
+def test_dates_are_read_with_one_rule_across_chunks_and_counted(detector):
+    from aspectattn.reviews import ReviewSummary, iter_analysis
+
+    frame = pd.DataFrame(
+        {
+            "text": ["The soup was bland."] * 21,
+            "date": [f"2021-01-{d:02d}" for d in range(1, 11)]
+            + [f"{d:02d}/02/2021" for d in range(11, 21)]
+            + ["someday"],
+        }
+    )
+    chunks = [frame.iloc[k : k + 5] for k in range(0, 21, 5)]
+    summary = ReviewSummary()
+    tables = list(
+        iter_analysis(chunks, detector, date_column="date", date_format="%Y-%m-%d")
+    )
+    for table in tables:
+        summary.update(table)
+    assert summary.n_unparsed_dates == 11  # the format given: d/m/Y are not read
+    from aspectattn.reviews import DateRule
+
+    rule = DateRule.infer(frame["date"])
+    summary = ReviewSummary()
+    for table in iter_analysis(chunks, detector, date_column="date", date_format=rule):
+        summary.update(table)
+        assert table["date"].notna().all() or "someday" in frame["date"].values
+    assert summary.n_unparsed_dates == 1
+    periods = {p for p, _, _ in summary.period_counts}
+    assert periods == {"2021-01", "2021-02"}
+
+
+def test_missing_groups_are_one_group_and_ids_are_kept_as_written(detector):
+    from aspectattn.reviews import NO_GROUP, iter_analysis
+
+    frame = pd.DataFrame(
+        {
+            "text": ["The soup was bland."] * 4,
+            "shop": [7, None, 8, float("nan")],  # JSON ints with gaps: floats
+        }
+    )
+    table = pd.concat(list(iter_analysis(frame, detector, group_column="shop")))
+    assert sorted(set(table["group"])) == sorted({"7", "8", NO_GROUP})
+
+
+@pytest.mark.parametrize("value", [float("nan"), -1, 0, 1, 2, "0.5", True])
+def test_min_probability_is_validated(detector, value):
+    from aspectattn.reviews import iter_analysis
+
+    with pytest.raises(ValueError, match="min_probability"):
+        next(iter_analysis(["The soup was bland."], detector, min_probability=value))
+    with pytest.raises(ValueError, match="min_probability"):
+        detector.analyze(["The soup was bland."], min_probability=value)

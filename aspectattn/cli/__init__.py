@@ -19,7 +19,7 @@ import sys
 from importlib import import_module
 
 from ..exceptions import AspectAttnError
-from ._common import CLIError, Progress
+from ._common import CLIError, Progress, check_encoding
 from .train import _FINAL_STATES
 
 __all__ = ["main", "build_parser", "commands", "CLIError", "Progress", "_FINAL_STATES"]
@@ -97,6 +97,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "encoding", None) is not None:
+            check_encoding(args.encoding)
         return args.func(args)
     except (CLIError, AspectAttnError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):

@@ -24,6 +24,18 @@ class CLIError(Exception):
 
 
 # ----------------------------------------------------------------------------- data
+def check_encoding(name: str) -> None:
+    """An unknown ``--encoding`` is bad input, said before any file is read."""
+    import codecs
+
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise CLIError(
+            f"unknown text encoding {name!r} (--encoding: e.g. utf-8, latin-1)"
+        ) from None
+
+
 def _read_text(path: Path, encoding: str) -> str:
     """The file's text; a clear error naming the file and the encoding."""
     try:

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..mentions import check_min_probability
 from ._common import (
     CLIError,
     add_model_options,
@@ -31,6 +32,12 @@ def add_arguments(p) -> None:
     p.add_argument("--text-column", default="text", help="column of the review text")
     p.add_argument("--id-column", help="column of the review id (default: row number)")
     p.add_argument("--date-column", help="column of the review date (for trends)")
+    p.add_argument(
+        "--date-format",
+        help="strptime format of every date, e.g. %%d/%%m/%%Y (default: one rule for "
+        "the whole file, day or month first as its dates show; ISO dates, offsets "
+        "and Unix timestamps are read too)",
+    )
     p.add_argument("--group-column", help="column of a business or product id")
     p.add_argument("--freq", default="M", help="trend period (pandas: M, W, Q, Y)")
     p.add_argument(
@@ -46,19 +53,46 @@ def add_arguments(p) -> None:
     add_model_options(p)
 
 
-def _review_chunks(path: Path, args):
+def _date_rule(path: Path, args):
+    """One rule for every date of the file: ``--date-format``, else inferred from
+    all of its dates (read alone, chunk by chunk, before the analysis)."""
+    from ..reviews import DateRule
+
+    if args.date_column is None:
+        return None
+    if args.date_format is not None:
+        return DateRule(args.date_format)
+    values = []
+    for chunk in _review_chunks(path, args, columns=[args.date_column]):
+        if args.date_column in chunk:
+            values += chunk[args.date_column].dropna().astype(str).tolist()
+    return DateRule.infer(values)
+
+
+def _review_chunks(path: Path, args, columns=None):
     """The reviews file as DataFrame chunks (CSV or JSON Lines), read lazily."""
     import pandas as pd
 
     if not path.is_file():
         raise CLIError(f"{path} is not a file")
     kwargs = dict(chunksize=args.chunk_size, encoding=args.encoding)
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        reader = pd.read_json(path, lines=True, dtype=False, **kwargs)
-    else:
-        reader = pd.read_csv(path, dtype=str, keep_default_na=False, **kwargs)
+    wanted = None if columns is None else set(columns)
     try:
+        if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+            reader = pd.read_json(path, lines=True, dtype=False, **kwargs)
+        else:
+            reader = pd.read_csv(
+                path,
+                dtype=str,
+                keep_default_na=False,
+                usecols=None if wanted is None else wanted.__contains__,
+                **kwargs,
+            )
         yield from reader
+    except LookupError:
+        raise CLIError(
+            f"unknown text encoding {args.encoding!r} (--encoding)"
+        ) from None
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         raise CLIError(f"{path} could not be read: {message}") from None
@@ -113,6 +147,7 @@ def run(args) -> int:
     from ..reviews import ReviewSummary, iter_analysis
 
     check_outputs([args.reviews, args.model], [args.out, args.table])
+    check_min_probability(args.min_probability)
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     if not is_detector(clf):
         raise CLIError(
@@ -122,6 +157,7 @@ def run(args) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise CLIError(f"--out must be an .html file, got {out}")
+    date_rule = _date_rule(Path(args.reviews), args)
     summary = ReviewSummary(args.freq)
     writer = _TableWriter(args.table)  # checks the suffix before any work
     show = not args.quiet and sys.stderr.isatty()
@@ -137,6 +173,7 @@ def run(args) -> int:
             date_column=args.date_column,
             group_column=args.group_column,
             min_probability=args.min_probability,
+            date_format=date_rule,
         ):
             summary.update(table)
             writer.write(table)
@@ -159,6 +196,7 @@ def run(args) -> int:
                 "reviews": summary.n_reviews,
                 "sentences": summary.n_sentences,
                 "mentions": int(sum(summary.counts.values())),
+                "unparsed_dates": summary.n_unparsed_dates,
                 "seconds": round(seconds, 3),
                 "sentences_per_second": round(summary.n_sentences / max(seconds, 1e-9)),
                 "report": str(out),

@@ -40,7 +40,7 @@ from ..engine.batching import PairDataset
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.training import train_module
 from ..exceptions import InputError
-from ..mentions import mentioned_aspects
+from ..mentions import check_min_probability, mentioned_aspects
 from ..nn.categories import CategoryModel, MultiOutputLoss
 from ..text.pipelines import distinct_index
 from ._base import AspectAttentionBase
@@ -253,8 +253,35 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         right when the text mentions that category with that polarity (the
         end-to-end measure; the default scorer of GridSearchCV)."""
         check_is_fitted(self, "module_")
-        _, table = _check_table(Y, len(check_texts(X, what="X")), self.not_mentioned)
-        return mention_f1(table, self.predict(X), self.not_mentioned)
+        names, table = _check_table(
+            Y, len(check_texts(X, what="X")), self.not_mentioned
+        )
+        return mention_f1(
+            self._align(names, table, Y), self.predict(X), self.not_mentioned
+        )
+
+    def _align(self, names, table, Y):
+        """``table``'s columns in the order of ``categories_``: matched by name
+        when ``Y`` names them (a DataFrame), else taken in the fitted order."""
+        fitted = [str(c) for c in self.categories_]
+        if not hasattr(Y, "columns"):
+            if table.shape[1] != len(fitted):
+                raise InputError(
+                    f"Y has {table.shape[1]} columns; the model has {len(fitted)} "
+                    f"categories {fitted} (a DataFrame may name them in any order)."
+                )
+            return table
+        unknown = sorted(set(names) - set(fitted))
+        missing = sorted(set(fitted) - set(names))
+        if unknown or missing:
+            raise InputError(
+                f"Y's columns must be the model's categories {fitted}; "
+                + (f"unknown: {unknown}" if unknown else "")
+                + ("; " if unknown and missing else "")
+                + (f"missing: {missing}" if missing else "")
+                + "."
+            )
+        return table[:, [names.index(c) for c in fitted]]
 
     def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
         """Per text, the categories it mentions with label, probability and the
@@ -263,6 +290,7 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         A category is mentioned when the probability of ``not_mentioned`` is below
         ``1 - min_probability``; its label is then its most probable polarity.
         """
+        check_min_probability(min_probability)
         check_is_fitted(self, "module_")
         texts = check_texts(X, what="X")
         encoded = self.text_pipeline_.encode(texts)
