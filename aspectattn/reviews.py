@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import heapq
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from .exceptions import InputError, MissingDependencyError
+from .exceptions import AspectAttnWarning, InputError, MissingDependencyError
 from .mentions import check_min_probability
 
 __all__ = [
@@ -86,18 +87,58 @@ def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
         Non-empty, stripped sentences in text order.
     """
     segmenter = _segmenter()
-    review, sentences = [], []
+    review, sentences, long_reviews = [], [], 0
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputError(
-                f"Review {i} is a {type(text).__name__} ({text!r}); expected a string."
+                f"Review {i} is a {type(text).__name__} ({_short(text)}); expected a "
+                "string."
             )
-        for sentence in segmenter.tokenize(text):
+        pieces = [text]
+        if len(text) > MAX_SEGMENT_CHARS:
+            long_reviews += 1
+            pieces = _pieces(text, MAX_SEGMENT_CHARS)
+        for sentence in (s for piece in pieces for s in segmenter.tokenize(piece)):
             sentence = sentence.strip()
             if sentence:
                 review.append(i)
                 sentences.append(sentence)
+    if long_reviews:
+        warnings.warn(
+            f"{long_reviews} review(s) longer than {MAX_SEGMENT_CHARS:,} characters "
+            "were cut into pieces of at most that size (at a line or sentence end "
+            "where there is one) before sentence splitting.",
+            AspectAttnWarning,
+            stacklevel=2,
+        )
     return np.asarray(review, dtype=np.int64), sentences
+
+
+#: Reviews longer than this are cut into pieces before sentence splitting, so that
+#: the time NLTK's Punkt takes (its regular expressions) stays bounded per piece.
+MAX_SEGMENT_CHARS = 20_000
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, each cut after the last
+    line break, else sentence end, else space of its window (a hard cut where
+    there is none)."""
+    pieces, start = [], 0
+    while len(text) - start > size:
+        window = text[start : start + size]
+        cut = max(window.rfind("\n"), window.rfind(". "), window.rfind("! "))
+        if cut < size // 2:
+            cut = max(cut, window.rfind(" "))
+        end = start + (cut + 1 if cut > 0 else size)
+        pieces.append(text[start:end])
+        start = end
+    pieces.append(text[start:])
+    return pieces
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_columns(frame, columns: dict) -> None:

@@ -44,6 +44,21 @@ from aspectattn.reviews import split_sentences
 
 MAX_BYTES = 1_000_000
 MAX_ITEMS = 1_000
+#: Characters of review text per /analyze_reviews request, checked before the
+#: reviews are split into sentences (splitting is the expensive part).
+MAX_REVIEW_CHARS = 200_000
+#: Headers of every answer: no content sniffing, no framing, and for the page a
+#: policy that allows its own inline script and style and requests to this server.
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    ),
+}
 
 
 class BadRequest(ValueError):
@@ -86,7 +101,10 @@ def create_app(
     app.config["MAX_CONTENT_LENGTH"] = max_bytes
 
     def body() -> dict:
-        data = request.get_json(force=True, silent=True)
+        try:
+            data = request.get_json(force=True, silent=True)
+        except RecursionError:  # [[[[...]]]]: Python's JSON reader recurses
+            raise BadRequest("the body is nested too deeply") from None
         if not isinstance(data, dict):
             raise BadRequest("the body must be a JSON object")
         return data
@@ -116,6 +134,11 @@ def create_app(
             }
             for label, p in zip(labels, probas, strict=True)
         ]
+
+    @app.after_request
+    def secure(response):
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.errorhandler(BadRequest)
     @app.errorhandler(AspectAttnError)
@@ -170,6 +193,10 @@ def create_app(
     @app.post("/analyze_reviews")
     def analyze_reviews():
         reviews = checked(_string_list(body(), "reviews"))
+        if sum(map(len, reviews)) > MAX_REVIEW_CHARS:
+            raise BadRequest(
+                f"at most {MAX_REVIEW_CHARS:,} characters of reviews per request"
+            )
         review, sentences = split_sentences(reviews)
         checked(sentences)
         found = found_aspects(sentences)

@@ -191,3 +191,20 @@ def test_min_probability_is_validated(detector, value):
         next(iter_analysis(["The soup was bland."], detector, min_probability=value))
     with pytest.raises(ValueError, match="min_probability"):
         detector.analyze(["The soup was bland."], min_probability=value)
+
+
+def test_a_huge_review_is_cut_into_bounded_pieces_with_a_warning():
+    from aspectattn.reviews import MAX_SEGMENT_CHARS, _pieces
+
+    text = "The pasta was great. The waiter was rude.\n" * 12_000  # 0.5 MB
+    pieces = _pieces(text, MAX_SEGMENT_CHARS)
+    assert "".join(pieces) == text
+    assert max(map(len, pieces)) <= MAX_SEGMENT_CHARS
+    assert all(p.endswith("\n") for p in pieces[:-1])  # cut at line ends
+    no_space = "x" * (3 * MAX_SEGMENT_CHARS + 5)
+    assert [len(p) for p in _pieces(no_space, MAX_SEGMENT_CHARS)] == [
+        MAX_SEGMENT_CHARS
+    ] * 3 + [5]
+    with pytest.warns(UserWarning, match="1 review.* cut into pieces"):
+        review, sentences = split_sentences(["Short one.", text])
+    assert len(sentences) == 1 + 24_000 and review[-1] == 1

@@ -105,3 +105,51 @@ def test_fuzzed_bodies_never_give_a_server_error(client, url, body):
     status, answer = _post(client, url, body)
     assert status in (200, 400, 413), (status, answer)
     assert answer is not None
+
+
+@pytest.mark.parametrize("depth", [100, 5_000, 19_000])
+@pytest.mark.parametrize("bracket", ["[]", "{}"])
+def test_deeply_nested_bodies_get_a_json_400(detector_client, depth, bracket):
+    """Python's JSON reader recurses: a deep body raised RecursionError (a 500)."""
+    client, _ = detector_client  # a body limit of 2 MB: the JSON reader sees it
+    if bracket == "[]":
+        body = "[" * depth + "]" * depth
+    else:
+        body = '{"a":' * depth + "1" + "}" * depth
+    status, answer = _post(client, "/analyze", body)
+    assert status == 400 and "error" in answer, (status, answer)
+
+
+def test_every_answer_carries_the_security_headers(client):
+    for response in (
+        client.get("/health"),
+        client.get("/"),
+        client.post("/predict", data="not json", content_type="application/json"),
+        client.get("/no-such-page"),
+    ):
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+
+
+@pytest.fixture(scope="module")
+def detector_client(tmp_path_factory, detector):
+    spec = importlib.util.spec_from_file_location("web_app_detector", EXAMPLE)
+    web_app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_app)
+    path = tmp_path_factory.mktemp("app") / "detector.aam"
+    detector.save(path)
+    app = web_app.create_app(str(path), max_bytes=2_000_000, max_items=1_000)
+    return app.test_client(), web_app
+
+
+def test_a_huge_review_is_refused_before_it_is_split(detector_client, monkeypatch):
+    client, web_app = detector_client
+
+    def no_split(*args, **kwargs):
+        raise AssertionError("the reviews were split")
+
+    monkeypatch.setattr(web_app, "split_sentences", no_split)
+    review = "The pasta was great. " * 47_000  # 0.98 MB
+    status, answer = _post(client, "/analyze_reviews", {"reviews": [review]})
+    assert status == 400 and "characters" in answer["error"]
