@@ -297,7 +297,7 @@ def iter_analysis(
             "group": group_column,
         }
         _check_columns(chunk, columns)
-        texts = chunk[text_column].fillna("").astype(str).tolist()
+        texts = _review_texts(chunk[text_column], offset)
         review, sentences = split_sentences(texts)
         ids = (
             chunk[id_column].to_numpy()
@@ -349,6 +349,27 @@ def iter_analysis(
 
 #: The group of reviews that have none (a missing or empty group id).
 NO_GROUP = "(none)"
+
+
+def _review_texts(values, offset: int) -> list[str]:
+    """The review texts: strings (a number as written), missing ones empty; a list
+    or an object (JSON Lines) is an error, not its Python repr analysed."""
+    out = []
+    for k, value in enumerate(values.tolist()):
+        if value is None or (isinstance(value, float) and value != value):
+            out.append("")
+        elif type(value).__name__ == "NAType":  # pandas.NA
+            out.append("")
+        elif isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append(str(value))
+        else:
+            raise InputError(
+                f"Review {offset + k} has a text of type {type(value).__name__} "
+                f"({_short(value)}); expected a string."
+            )
+    return out
 
 
 def _group_ids(values) -> np.ndarray:

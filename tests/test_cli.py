@@ -689,3 +689,40 @@ def test_analyze_reads_every_date_with_one_rule_and_counts_the_rest(review_files
         "--date-column", "date", "--date-format", "%Y-%m-%d", cwd=review_files,
     )  # fmt: skip
     assert json.loads(strict.stdout)["unparsed_dates"] == 11
+
+
+def test_a_detector_uses_or_refuses_what_it_is_given(review_files, workdir):
+    (review_files / "sentences.txt").write_text(
+        "The soup was bland.\nThe staff was lovely.\n"
+    )
+    result = run(
+        "predict", "detector.aam", "sentences.txt", "--aspects", "service",
+        cwd=review_files,
+    )  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert list(rows[0]) == ["text", "service"] and len(rows) == 2
+    bad = run(
+        "predict", "detector.aam", "sentences.txt", "--aspects", "wine",
+        cwd=review_files, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "'wine'" in bad.stderr
+    pairs = run(
+        "predict", "detector.aam", str(workdir / "test.csv"), cwd=review_files,
+        check=False,
+    )  # fmt: skip
+    assert pairs.returncode == 2 and "'aspect' column (pairs)" in pairs.stderr
+
+
+def test_analyze_refuses_review_texts_that_are_not_strings(review_files):
+    (review_files / "odd.jsonl").write_text(
+        '{"text": "The soup was bland."}\n{"text": 5}\n{"text": null}\n'
+        '{"text": ["The", "soup"]}\n'
+    )
+    result = run(
+        "analyze", "odd.jsonl", "--model", "detector.aam", "--out", "r.html",
+        cwd=review_files, check=False,
+    )  # fmt: skip
+    assert (
+        result.returncode == 2 and "Review 3 has a text of type list" in result.stderr
+    )
+    assert not (review_files / "r.html").exists()

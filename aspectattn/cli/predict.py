@@ -39,10 +39,13 @@ def add_arguments(p) -> None:
     add_data_options(p, "test")
 
 
-def _sentences(source: str, args) -> list[str]:
+def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
+    """The distinct sentences of a CSV/JSONL file or of a text file (one a line).
+    ``refuse_aspects``: a file of pairs (an aspect column) is an error, not read as
+    sentences with the aspects silently dropped."""
     path = Path(source)
     if path.suffix.lower() in (".csv", ".jsonl", ".json", ".ndjson"):
-        texts, _, _ = _read_table(
+        texts, aspects, _ = _read_table(
             path,
             args.text_column,
             args.aspect_column,
@@ -50,6 +53,12 @@ def _sentences(source: str, args) -> list[str]:
             need_aspect=False,
             encoding=args.encoding,
         )
+        if refuse_aspects and aspects is not None:
+            raise CLIError(
+                f"{path} has an {args.aspect_column!r} column (pairs), but the model "
+                "is a category detector: it finds every sentence's categories itself."
+                " Give it sentences, or score the pairs with a pair classifier"
+            )
         return list(dict.fromkeys(texts))
     if not path.is_file():
         raise CLIError(f"input file {source!r} not found")
@@ -76,13 +85,21 @@ def run(args) -> int:
     rows = []
     show = not args.quiet
     if is_detector(clf):  # every sentence on every category: a table
-        texts = _sentences(args.data, args)
+        categories = [str(c) for c in clf.categories_]
+        columns = categories
+        if args.aspects:  # only these categories (each one the model knows)
+            columns = [a.strip() for a in args.aspects.split(",") if a.strip()]
+            unknown = [a for a in columns if a not in categories]
+            if unknown:
+                raise CLIError(
+                    f"--aspects {unknown} are not categories of the detector "
+                    f"{categories}"
+                )
+        texts = _sentences(args.data, args, refuse_aspects=True)
         labels = clf.predict(texts)
+        keep = [categories.index(c) for c in columns]
         rows = [
-            {
-                "text": t,
-                **{str(c): str(v) for c, v in zip(clf.categories_, row, strict=True)},
-            }
+            {"text": t, **{c: str(row[k]) for c, k in zip(columns, keep, strict=True)}}
             for t, row in zip(texts, labels, strict=True)
         ]
         _write_rows(rows, args.out)
