@@ -136,17 +136,33 @@ def _trends(periods, labels) -> str:
     return "".join(out)
 
 
+def _mark(text: str, weight: float, top: float) -> str:
+    alpha = 0.85 * weight / top if top > 0 else 0.0
+    return (
+        f'<mark style="background:rgba(255,193,7,{alpha:.2f})" '
+        f'title="{weight:.3f}">{_esc(text)}</mark>'
+    )
+
+
 def _shaded(example: dict) -> str:
-    weights = example["weights"]
+    """The sentence as written, each word shaded by the attention on its token
+    (the model's tokens are lower-cased and normalised: each is found in order in
+    the sentence; one that is not, a sub-word piece say, shades nothing)."""
+    tokens, weights = example["tokens"], example["weights"]
     top = max(weights) if weights else 1.0
-    words = []
-    for token, weight in zip(example["tokens"], weights, strict=True):
-        alpha = 0.85 * weight / top if top > 0 else 0.0
-        words.append(
-            f'<mark style="background:rgba(255,193,7,{alpha:.2f})" '
-            f'title="{weight:.3f}">{_esc(token)}</mark>'
-        )
-    return " ".join(words)
+    sentence = example.get("sentence")
+    if not sentence:
+        return " ".join(_mark(t, w, top) for t, w in zip(tokens, weights, strict=True))
+    lower, at, parts = sentence.lower(), 0, []
+    for token, weight in zip(tokens, weights, strict=True):
+        start = lower.find(token.lower(), at) if token else -1
+        if start < 0:
+            continue
+        end = start + len(token)
+        parts += [_esc(sentence[at:start]), _mark(sentence[start:end], weight, top)]
+        at = end
+    parts.append(_esc(sentence[at:]))
+    return "".join(parts)
 
 
 def render_report(summary, title: str = "Aspect sentiment report") -> str:

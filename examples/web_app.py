@@ -109,9 +109,11 @@ def create_app(
             raise BadRequest("the body must be a JSON object")
         return data
 
-    def checked(items: list) -> list:
+    def checked(items: list, what: str = "items") -> list:
         if len(items) > max_items:
-            raise BadRequest(f"at most {max_items} items per request, got {len(items)}")
+            raise BadRequest(
+                f"at most {max_items} {what} per request, got {len(items)}"
+            )
         return items
 
     def pairs_from_request() -> list[tuple[str, str]]:
@@ -124,7 +126,7 @@ def create_app(
             raise BadRequest(
                 'expected {"pairs": [[text, aspect], ...]} with at least one pair'
             )
-        return [_pair(item, i) for i, item in enumerate(checked(pairs))]
+        return [_pair(item, i) for i, item in enumerate(checked(pairs, "pairs"))]
 
     def answer(labels, probas):
         return [
@@ -187,18 +189,18 @@ def create_app(
     @app.post("/analyze")
     def analyze():
         return jsonify(
-            {"results": found_aspects(checked(_string_list(body(), "texts")))}
+            {"results": found_aspects(checked(_string_list(body(), "texts"), "texts"))}
         )
 
     @app.post("/analyze_reviews")
     def analyze_reviews():
-        reviews = checked(_string_list(body(), "reviews"))
+        reviews = checked(_string_list(body(), "reviews"), "reviews")
         if sum(map(len, reviews)) > MAX_REVIEW_CHARS:
             raise BadRequest(
                 f"at most {MAX_REVIEW_CHARS:,} characters of reviews per request"
             )
         review, sentences = split_sentences(reviews)
-        checked(sentences)
+        checked(sentences, "sentences")
         found = found_aspects(sentences)
         out = [{"sentences": []} for _ in reviews]
         for i, sentence, aspects in zip(review, sentences, found, strict=True):
@@ -280,11 +282,15 @@ async function analyse() {
   const error = document.getElementById("error");
   results.replaceChildren(); error.textContent = "";
   const review = document.getElementById("review").value;
+  if (!review.trim()) { error.textContent = "Paste a review first."; return; }
   const response = await fetch("analyze_reviews", {method: "POST",
     headers: {"Content-Type": "application/json"},
     body: JSON.stringify({reviews: [review]})});
   const data = await response.json();
   if (!response.ok) { error.textContent = data.error; return; }
+  if (!data.reviews[0].sentences.length) {
+    error.textContent = "No sentence found in this review."; return;
+  }
   for (const sentence of data.reviews[0].sentences) {
     const box = el("div", "sentence");
     box.appendChild(el("div", "text", sentence.text));

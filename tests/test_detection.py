@@ -214,7 +214,8 @@ def test_command_line_trains_predicts_and_evaluates_a_detector(
     args += ["--embedding-dropout", "0", "--validation-fraction", "0", "--quiet"]
     assert main(["train", "train.xml", "--detector", "--out", "d.aam", *args]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["variant"] == "detector"
+    assert summary["variant"] == "detector" and summary["sentences"] == len(X)
+    assert "pairs" not in summary
     assert main(["evaluate", "d.aam", "test.xml", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["sentences"] == len(Xt) and report["end_to_end_micro_f1"] > 0.9

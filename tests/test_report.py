@@ -80,3 +80,11 @@ def test_report_examples_show_a_repeated_sentence_once(detector):
     _, summary = analyze_reviews(frame, detector)
     page = render_report(summary)
     assert page.count("class='example'") == 1
+
+
+def test_report_examples_show_the_sentence_as_written(detector):
+    frame = pd.DataFrame({"text": ["The SOUP was Bland <script>x</script>."]})
+    _, summary = analyze_reviews(frame, detector)
+    page = render_report(summary)
+    assert "SOUP</mark>" in page and "Bland</mark>" in page  # the words as written
+    assert "<script>" not in page and "&lt;" in page  # escaped, word by word

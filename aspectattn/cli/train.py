@@ -168,7 +168,7 @@ def run(args) -> int:
                 "model": str(out),
                 "encoder": args.encoder,
                 "variant": "detector" if args.detector else args.variant,
-                "pairs": len(X),
+                ("sentences" if args.detector else "pairs"): len(X),
                 "classes": np.asarray(
                     clf.classes_[0] if args.detector else clf.classes_
                 ).tolist(),
