@@ -190,46 +190,58 @@ class DateRule:
     def parse(self, values):
         """``(dates, n_unparsed)``: datetime64 values (NaT where missing or
         unreadable) and how many non-empty values could not be read."""
+        text = [
+            "" if v is None or (isinstance(v, float) and v != v) else str(v).strip()
+            for v in (values.tolist() if hasattr(values, "tolist") else list(values))
+        ]
+        out = np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
+        groups: dict = {"format": [], "stamp": [], "iso": [], "other": []}
+        for k, t in enumerate(text):
+            if not t or t.lower() in ("nan", "nat", "none"):
+                continue
+            if self.format is not None:
+                groups["format"].append(k)
+            elif self._TIMESTAMP.fullmatch(t):
+                groups["stamp"].append(k)
+            elif self._ISO.match(t):
+                groups["iso"].append(k)
+            else:
+                groups["other"].append(k)
+        for kind, rows in groups.items():
+            if rows:
+                out[rows] = self._parse([text[k] for k in rows], kind)
+        n_given = sum(map(len, groups.values()))
+        return out, n_given - int((~np.isnat(out)).sum())
+
+    def _parse(self, strings: list[str], kind: str) -> np.ndarray:
+        """datetime64[ns] (UTC, no zone) of ``strings`` read as ``kind``; NaT where
+        they cannot be read (element by element when pandas gives up on all)."""
         pd = _pandas()
-        text = (
-            pd.Series(values, dtype=object)
-            .map(
-                lambda v: (
-                    "" if v is None or (isinstance(v, float) and v != v) else str(v)
-                )
-            )
-            .str.strip()
-        )
-        given = text != ""
-        out = pd.Series(pd.NaT, index=text.index, dtype="datetime64[ns, UTC]")
-        if self.format is not None:
-            out[given] = pd.to_datetime(
-                text[given], format=self.format, errors="coerce", utc=True
-            )
+        if kind == "stamp":
+            numbers = np.array([float(t) for t in strings])
+            millis = np.array([len(t.split(".")[0]) >= 12 for t in strings])
+            strings, kwargs = np.where(millis, numbers / 1000, numbers), {"unit": "s"}
+        elif kind == "format":
+            kwargs = {"format": self.format}
+        elif kind == "iso":
+            kwargs = {"format": "ISO8601"}
         else:
-            stamp = given & text.str.fullmatch(self._TIMESTAMP.pattern)
-            if stamp.any():
-                number = text[stamp].astype(float)
-                millis = text[stamp].str.split(".").str[0].str.len() >= 12
-                out[stamp] = pd.to_datetime(
-                    number.where(~millis, number / 1000), unit="s", utc=True
-                )
-            iso = given & ~stamp & text.str.match(self._ISO.pattern)
-            if iso.any():  # year first: never read day first
-                out[iso] = pd.to_datetime(
-                    text[iso], format="ISO8601", errors="coerce", utc=True
-                )
-            rest = given & ~stamp & ~iso
-            if rest.any():
-                out[rest] = pd.to_datetime(
-                    text[rest],
-                    format="mixed",
-                    dayfirst=self.dayfirst,
-                    errors="coerce",
-                    utc=True,
-                )
-        n_unparsed = int((given & out.isna()).sum())
-        return out.dt.tz_convert(None).to_numpy(), n_unparsed
+            kwargs = {"format": "mixed", "dayfirst": self.dayfirst}
+
+        def read(batch):
+            parsed = pd.to_datetime(batch, errors="coerce", utc=True, **kwargs)
+            return np.asarray(parsed.tz_convert(None), dtype="datetime64[ns]")
+
+        try:
+            return read(strings)
+        except (ValueError, OverflowError, TypeError):  # e.g. a year out of range
+            out = np.full(len(strings), np.datetime64("NaT"), dtype="datetime64[ns]")
+            for k, value in enumerate(strings):
+                try:
+                    out[k] = read([value])[0]
+                except (ValueError, OverflowError, TypeError):
+                    pass
+            return out
 
 
 def iter_analysis(

@@ -200,3 +200,22 @@ def reviews_frame():
             "shop": ["a", "b", "a", "b"],
         }
     )
+
+
+#: Module -> the outcomes of its fuzz tests (see :func:`tally`).
+FUZZ_TALLIES: dict = {}
+
+
+@pytest.fixture(scope="module")
+def tally(request):
+    """A Counter of the outcomes of a module's fuzz tests, written in the terminal
+    summary of the run ("fuzz tally, test_x: refused 12, analysed 48")."""
+    from collections import Counter
+
+    return FUZZ_TALLIES.setdefault(request.module.__name__, Counter())
+
+
+def pytest_terminal_summary(terminalreporter):
+    for module, counts in sorted(FUZZ_TALLIES.items()):
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        terminalreporter.write_line(f"fuzz tally, {module}: {outcomes}")

@@ -4,8 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import reviews_frame
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aspectattn import InputError
+from aspectattn.report import render_report
 from aspectattn.reviews import (
     EXAMPLES_PER_LABEL,
     ReviewSummary,
@@ -208,3 +211,67 @@ def test_a_huge_review_is_cut_into_bounded_pieces_with_a_warning():
     with pytest.warns(UserWarning, match="1 review.* cut into pieces"):
         review, sentences = split_sentences(["Short one.", text])
     assert len(sentences) == 1 + 24_000 and review[-1] == 1
+
+
+# ------------------------------------------------------------------------ fuzzing
+_CELL = st.one_of(
+    st.none(),
+    st.just(float("nan")),
+    st.text(max_size=40),
+    st.integers(-(10**12), 10**13),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        [
+            "2021-02-05",
+            "05/02/2021",
+            "25/12/2021",
+            "12/25/2021",
+            "1612483200",
+            "2021-02-05T10:00:00+02:00",
+            "Feb 5",
+            "",
+            "  ",
+            "0000-00-00",
+            "31/02/2021",
+        ]
+    ),
+    st.lists(st.text(max_size=5), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    rows=st.lists(st.tuples(_CELL, _CELL, _CELL), min_size=1, max_size=8),
+    chunk=st.integers(1, 4),
+)
+def test_fuzzed_review_files_give_a_result_or_one_clear_error(
+    detector, tally, rows, chunk
+):  # fmt: skip
+    from aspectattn.reviews import ReviewSummary, iter_analysis
+
+    frame = pd.DataFrame(rows, columns=["text", "date", "group"])
+    chunks = [frame.iloc[k : k + chunk] for k in range(0, len(frame), chunk)]
+    summary = ReviewSummary()
+    try:
+        for table in iter_analysis(
+            chunks, detector, date_column="date", group_column="group"
+        ):
+            summary.update(table)
+            assert table["group"].map(type).eq(str).all()
+    except InputError as exc:
+        assert "expected a string" in str(exc)
+        tally["refused (a text that is not a string)"] += 1
+        return
+    tally["analysed"] += 1
+    given = sum(
+        not (v is None or (isinstance(v, float) and v != v) or str(v).strip() == "")
+        for v in frame["date"]
+    )
+    assert 0 <= summary.n_unparsed_dates <= given
+    assert summary.n_reviews == len(frame)
+    render_report(summary)  # any labels, groups and dates: the report renders

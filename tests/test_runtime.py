@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import FAST, FOOD, SERVICE, make_pairs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aspectattn import (
     AspectAttentionClassifier,
     AspectAttnWarning,
     AspectCategoryClassifier,
+    InputError,
     UnknownAspectError,
 )
 
@@ -339,3 +342,44 @@ def test_a_device_or_fifo_is_not_read(exported, tmp_path, name):
     os.mkfifo(directory / name)  # a reader of a FIFO would block: refused first
     with pytest.raises(ExportFileError, match="not a regular file"):
         load_onnx(directory)
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**6)
+    | st.floats()
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_fuzzed_exports_are_refused_or_predict(exported, tmp_path_factory, tally, data):
+    meta = json.loads((exported / "model.json").read_text())
+    key = data.draw(st.sampled_from(sorted(meta)))
+    value = data.draw(_JSON)
+    directory = _copy(exported, tmp_path_factory.mktemp("fuzz"))
+    _edit_meta(directory, **{key: value})
+    try:
+        model = load_onnx(directory)
+    except ExportFileError:
+        tally["refused"] += 1
+        return
+    X = [("the pasta was great but the waiter was rude.", "food")]
+    try:
+        proba = model.predict_proba(X)
+    except (ValueError, InputError):  # e.g. an aspect the edited list lacks
+        tally["loaded, the pair refused with a clear error"] += 1
+        return
+    assert proba.shape == (1, len(model.classes_))
+    tally["loaded and predicted"] += 1

@@ -101,15 +101,16 @@ _json = st.recursive(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(url=st.sampled_from(["/predict", "/predict_aspects", "/explain"]), body=_json)
-def test_fuzzed_bodies_never_give_a_server_error(client, url, body):
+def test_fuzzed_bodies_never_give_a_server_error(client, tally, url, body):
     status, answer = _post(client, url, body)
     assert status in (200, 400, 413), (status, answer)
     assert answer is not None
+    tally[f"answered {status}"] += 1
 
 
 @pytest.mark.parametrize("depth", [100, 5_000, 19_000])
 @pytest.mark.parametrize("bracket", ["[]", "{}"])
-def test_deeply_nested_bodies_get_a_json_400(detector_client, depth, bracket):
+def test_deeply_nested_bodies_get_a_json_400(detector_client, tally, depth, bracket):
     """Python's JSON reader recurses: a deep body raised RecursionError (a 500)."""
     client, _ = detector_client  # a body limit of 2 MB: the JSON reader sees it
     if bracket == "[]":
@@ -118,6 +119,7 @@ def test_deeply_nested_bodies_get_a_json_400(detector_client, depth, bracket):
         body = '{"a":' * depth + "1" + "}" * depth
     status, answer = _post(client, "/analyze", body)
     assert status == 400 and "error" in answer, (status, answer)
+    tally[f"nested {depth} deep: answered {status}"] += 1
 
 
 def test_every_answer_carries_the_security_headers(client):
