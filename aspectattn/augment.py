@@ -253,6 +253,112 @@ def join_pairs(texts, terms, spans, labels, positive, negative, random_state=Non
     return X_new, y_new, np.array(source, dtype=np.intp).reshape(-1, 2)
 
 
+def _opposite_partners(groups, positive, negative, rng):
+    """``(first, second)`` for every group (``(text, {aspect: index})``) of one
+    polarity, ``second`` a random group of the other polarity that shares none of
+    its aspects (a few draws; none found: the group makes nothing), the two in
+    random order."""
+    tone = {positive: [], negative: []}
+    for polarity, group in groups:
+        tone[polarity].append(group)
+    if not tone[positive] or not tone[negative]:
+        return
+    for polarity, other in ((positive, negative), (negative, positive)):
+        for first in tone[polarity]:
+            for _ in range(10):
+                second = tone[other][rng.integers(len(tone[other]))]
+                if not set(first[1]) & set(second[1]):
+                    break
+            else:
+                continue
+            yield (first, second) if rng.random() < 0.5 else (second, first)
+
+
+def join_categories(texts, categories, labels, positive, negative, random_state=None):
+    """Aspect categories that disagree, for training: sentences joined from two
+    whose categories each carry one polarity, the opposite ones.
+
+    Every sentence whose categories are all ``positive`` (or all ``negative``) makes
+    one new sentence with a random sentence of the opposite polarity that has none
+    of its categories, the two in random order (``"<one>, but <other>"``); every
+    category keeps its label. The category form of :func:`join_pairs`; inside
+    ``fit`` (``augment="join"``) a new sentence trains only when both its sources
+    are on the training side, and is never validated.
+
+    Returns
+    -------
+    X_new : list of (text, category)
+    y_new : list of labels
+    source : ndarray of shape (n_new, 2) int
+        For each new pair, the given pair it was copied from and a pair of the
+        other sentence joined to it.
+    """
+    members: dict[str, dict] = {}
+    for i, text in enumerate(texts):
+        members.setdefault(text, {})[categories[i]] = i  # a repeated pair: once
+    groups = []
+    for text, cats in members.items():
+        polarity = {labels[i] for i in cats.values()}
+        if len(polarity) == 1 and polarity <= {positive, negative}:
+            groups.append((polarity.pop(), (text, cats)))
+    rng = np.random.default_rng(random_state)
+    X_new, y_new, source, made = [], [], [], set()
+    for first, second in _opposite_partners(groups, positive, negative, rng):
+        word = _CONNECTIVES[rng.integers(len(_CONNECTIVES))]
+        text, _, _ = _joined_text(first[0], second[0], word)
+        if text in made:  # the same two sentences drawn twice
+            continue
+        made.add(text)
+        for (_, cats), (_, others) in ((first, second), (second, first)):
+            other = next(iter(others.values()))
+            for category, i in cats.items():
+                X_new.append((text, category))
+                y_new.append(labels[i])
+                source.append((i, other))
+    return X_new, y_new, np.array(source, dtype=np.intp).reshape(-1, 2)
+
+
+def join_table(texts, table, not_mentioned, positive, negative, random_state=None):
+    """:func:`join_categories` for the detector's table: sentences whose mentioned
+    categories all carry one polarity, joined with a random sentence of the other
+    polarity that mentions none of them. A joined row keeps each source's
+    polarities; its other categories are not mentioned.
+
+    Parameters
+    ----------
+    texts : list of str
+    table : ndarray of shape (n_texts, n_categories), object
+    not_mentioned, positive, negative : label values
+
+    Returns
+    -------
+    texts_new : list of str
+    table_new : ndarray of shape (n_new, n_categories), object
+    source : ndarray of shape (n_new, 2) int
+        The two rows each new sentence was joined from.
+    """
+    groups = []
+    for i, row in enumerate(table):
+        mentioned = {k: v for k, v in enumerate(row) if v != not_mentioned}
+        polarity = set(mentioned.values())
+        if len(polarity) == 1 and polarity <= {positive, negative}:
+            groups.append((polarity.pop(), (texts[i], {k: i for k in mentioned})))
+    rng = np.random.default_rng(random_state)
+    texts_new, rows, source = [], [], []
+    for first, second in _opposite_partners(groups, positive, negative, rng):
+        word = _CONNECTIVES[rng.integers(len(_CONNECTIVES))]
+        text, _, _ = _joined_text(first[0], second[0], word)
+        if text in texts_new:  # the same two sentences drawn twice
+            continue
+        a, b = next(iter(first[1].values())), next(iter(second[1].values()))
+        row = np.where(table[a] != not_mentioned, table[a], table[b])
+        texts_new.append(text)
+        rows.append(row)
+        source.append((a, b))
+    table_new = np.array(rows, dtype=object).reshape(-1, table.shape[1])
+    return texts_new, table_new, np.array(source, dtype=np.intp).reshape(-1, 2)
+
+
 def _sentences(texts, terms, spans):
     """Each distinct text, the pairs it holds, and each pair's term span: the
     given one, else found in the text (None when the term is not in it)."""

@@ -1,10 +1,16 @@
 import numpy as np
 import pytest
-from conftest import FAST, LEARN, make_pairs
+from conftest import FAST, LEARN, make_pairs, make_table
 from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.augment import flip_opinions, join_opposite, join_pairs
+from aspectattn.augment import (
+    flip_opinions,
+    join_categories,
+    join_opposite,
+    join_pairs,
+    join_table,
+)
 from aspectattn.engine import training
 from aspectattn.engine.training import split_sentences
 from aspectattn.exceptions import AspectAttnWarning, InputError
@@ -219,13 +225,13 @@ def test_flip_augmentation_errors_and_warnings():
         clone(clf).set_params(augment="shuffle").fit(X, y)
     with pytest.warns(AspectAttnWarning, match="made no new pair"):
         clone(clf).set_params(antonyms={"tasty": "bland"}, max_epochs=1).fit(X, y)
-    with pytest.warns(AspectAttnWarning, match="'augment' is not used"):
+    with pytest.raises(ValueError, match="flips the opinion next to an aspect term"):
         AspectAttentionClassifier(
             **{**FAST, "max_epochs": 1}, aspect_type="category", augment="flip"
         ).fit(
             [("the soup was great", "food"), ("rude staff", "service")],
             ["positive", "negative"],
-        )
+        )  # categories are joined (augment="join"), never flipped
 
 
 def test_an_augmented_model_round_trips_with_its_antonyms(tmp_path):
@@ -240,3 +246,103 @@ def test_an_augmented_model_round_trips_with_its_antonyms(tmp_path):
     loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
     assert loaded.get_params()["antonyms"] == {"great": "lousy", "awful": "superb"}
     np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+
+
+# ------------------------------------------------------------ categories, detector
+def test_join_categories_joins_opposite_sentences_of_other_categories():
+    X, y = make_pairs(120, seed=0, single_share=0.6)
+    texts, aspects = [t for t, _ in X], [a for _, a in X]
+    X_new, y_new, source = join_categories(
+        texts, aspects, y, "positive", "negative", random_state=0
+    )
+    assert len(X_new) == len(y_new) == len(source) > 0
+    by_text = {}
+    for (text, category), label, (i, j) in zip(X_new, y_new, source, strict=True):
+        by_text.setdefault(text, []).append((category, label))
+        assert label == y[i] and category == aspects[i]  # a source's own pair
+        assert texts[j] != texts[i] and aspects[j] != aspects[i]
+    for pairs in by_text.values():  # each joined sentence: two that disagree
+        assert len(pairs) == 2 and {c for c, _ in pairs} == {"food", "service"}
+        assert {lab for _, lab in pairs} == {"positive", "negative"}
+    again = join_categories(texts, aspects, y, "positive", "negative", random_state=0)
+    assert again[0] == X_new  # seeded
+
+
+def test_join_table_keeps_each_sources_polarities():
+    texts, Y = make_table(80, 0)
+    table = Y.to_numpy(dtype=object)
+    new_texts, new_table, source = join_table(
+        texts, table, "none", "positive", "negative", random_state=0
+    )
+    assert len(new_texts) == len(new_table) == len(source) > 0
+    for row, (a, b) in zip(new_table, source, strict=True):
+        for k in range(table.shape[1]):
+            expected = table[a, k] if table[a, k] != "none" else table[b, k]
+            assert row[k] == expected
+        assert {v for v in row if v != "none"} == {"positive", "negative"}
+
+
+def _recorded_splits(monkeypatch):
+    splits = []
+
+    def recording_split(dataset, groups, fraction, rng, synthetic=None):
+        train, valid = split_sentences(dataset, groups, fraction, rng, synthetic)
+        splits.append((dataset, groups, synthetic, train, valid))
+        return train, valid
+
+    monkeypatch.setattr(training, "split_sentences", recording_split)
+    return splits
+
+
+def _check_split(splits):
+    """The second fit (with copies) against the first (without): copies are never
+    validated, train only when none of their sentences is held out, and the same
+    sentences are held out as without them."""
+    (*_, plain_valid), (dataset, groups, synthetic, train, valid) = splits
+    assert synthetic is not None and synthetic.sum() > 0
+    real = ~synthetic
+    assert groups.shape == (len(dataset), 2)
+    assert (groups[real, 0] == groups[real, 1]).all()
+    group_of = dict(
+        zip(dataset.sentence[real].tolist(), groups[real, 0].tolist(), strict=True)
+    )
+    held_out = {group_of[s] for s in valid.sentence.tolist()}
+    held = np.isin(groups, list(held_out))  # (n_pairs, 2)
+    assert len(valid) == held[real, 0].sum()  # no copy validated
+    assert len(train) == (~held.any(1)).sum()  # a copy trains with its sentences
+    assert (held[synthetic].any(1) & ~held[synthetic].all(1)).any()  # some kept out
+    assert valid.targets.tolist() == plain_valid.targets.tolist()
+
+
+def test_category_copies_train_only_with_their_sentences_never_validated(
+    monkeypatch,
+):
+    X, y = make_pairs(120, seed=0, single_share=0.6)
+    splits = _recorded_splits(monkeypatch)
+    params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
+    AspectAttentionClassifier(**params).fit(X, y)
+    AspectAttentionClassifier(**params, augment="join").fit(X, y)
+    _check_split(splits)
+
+
+def test_detector_copies_train_only_with_their_sentences_never_validated(
+    monkeypatch,
+):
+    from aspectattn import AspectCategoryClassifier
+
+    texts, Y = make_table(120, 0)
+    splits = _recorded_splits(monkeypatch)
+    params = dict(**{**FAST, "max_epochs": 1}, validation_fraction=0.25)
+    AspectCategoryClassifier(**params).fit(texts, Y)
+    AspectCategoryClassifier(**params, augment="join").fit(texts, Y)
+    _check_split(splits)
+
+
+def test_flip_needs_aspect_terms():
+    from aspectattn import AspectCategoryClassifier
+
+    X, y = make_pairs(20, seed=0)
+    with pytest.raises(ValueError, match="augment='flip' flips the opinion"):
+        AspectAttentionClassifier(**FAST, augment="flip").fit(X, y)  # categories
+    with pytest.raises(ValueError, match="augment='flip\\+join' flips"):
+        AspectCategoryClassifier(**FAST, augment="flip+join").fit(None, None)

@@ -726,3 +726,17 @@ def test_analyze_refuses_review_texts_that_are_not_strings(review_files):
         result.returncode == 2 and "Review 3 has a text of type list" in result.stderr
     )
     assert not (review_files / "r.html").exists()
+
+
+def test_train_augment_flag_for_pairs_and_the_detector(workdir, tmp_path):
+    from aspectattn.persistence import load
+
+    common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
+              "--epochs", "1", "--quiet"]  # fmt: skip
+    run("train", workdir / "train.csv", "--out", "p.aam", "--variant", "at",
+        "--augment", "join", *common, cwd=tmp_path)  # fmt: skip
+    assert load(tmp_path / "p.aam").augment == "join"
+    bad = run("train", workdir / "train.csv", "--out", "q.aam", "--augment", "flip",
+              *common, cwd=tmp_path, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "flips the opinion" in bad.stderr
+    assert not (tmp_path / "q.aam").exists()

@@ -67,7 +67,7 @@ def add_arguments(p) -> None:
         const="none",
         help="the same as --final-state none",
     )
-    for name in ("position_weighting", "term_marker", "term_query"):
+    for name in ("position_weighting", "term_marker", "term_query", "augment"):
         add_param(p, name)
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
     for name in ("lr", "batch_size", "batch_by", "dropout"):
@@ -131,6 +131,7 @@ def run(args) -> int:
         attention_score=args.attention_score,
         attention_heads=args.attention_heads,
         final_state=_FINAL_STATES[args.final_state],
+        augment=args.augment,
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,

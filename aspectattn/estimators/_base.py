@@ -152,6 +152,13 @@ class AspectAttentionBase(BaseEstimator):
                 f"{type(self).__name__} was given aspect categories. Use "
                 "final_state=True or False."
             )
+        augment = values.get("augment")
+        if augment is not None and "flip" in augment and aspect_type != "term":
+            raise ValueError(
+                f"augment={augment!r} flips the opinion next to an aspect term; "
+                f"{type(self).__name__} was given aspect categories. Use "
+                "augment='join'."
+            )
         config = P.ModelConfig.from_params(values)
         if values["batch_by"] == "sentence" and config.encoder_sees_aspect(aspect_type):
             raise ValueError(

@@ -26,20 +26,23 @@ EMNLP-IJCNLP, 4601-4610.
 
 from __future__ import annotations
 
+import copy
+import warnings
+
 import numpy as np
 import torch
 from scipy.special import softmax
 from sklearn.base import MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .. import augment, persistence
 from .. import params as P
-from .. import persistence
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.training import train_module
-from ..exceptions import InputError
+from ..exceptions import AspectAttnWarning, InputError
 from ..mentions import check_min_probability, mentioned_aspects
 from ..nn.categories import CategoryModel, MultiOutputLoss
 from ..text.pipelines import distinct_index
@@ -146,9 +149,24 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         model_config, training_config = self._configs(values, "category")
         seed, rng, device = self._seeding()
         names = np.array(categories, dtype=object)
+        given = texts
+        source = None
+        if self.augment is not None:
+            texts, targets, source = self._joined(
+                texts, table, targets, label_index, seed
+            )
+        if source is not None and self.encoder != "pretrained":
+            # The copies' new words draw random vectors too: the split is drawn
+            # from where a fit without copies stands (same validation sentences).
+            plain_rng = copy.deepcopy(rng)
+            prepare_model(
+                model_config, given, [], "category", names, 0, seed, plain_rng
+            )
         pipeline, module_config, init, coverage = prepare_model(
             model_config, texts, [], "category", names, len(labels), seed, rng
         )
+        if source is not None and self.encoder != "pretrained":
+            rng = plain_rng
         n = len(texts)
         dataset = PairDataset(
             pipeline.encode(texts), np.arange(n), np.zeros(n, np.int64), targets
@@ -166,13 +184,14 @@ device_, history_, best_epoch_, fit_time_, interrupted_
             ModuleBuilder(CategoryModel, module_config),
             init,
             dataset,
-            texts,
+            given,
             seed,
             rng,
             device,
-            run_data=(texts, [" ".join(categories)] * n, targets.tolist()),
+            run_data=(given, [" ".join(categories)] * len(given), targets.tolist()),
             classes=np.arange(len(labels)),
             criterion=criterion,
+            synthetic_source=source,
         )
         fitted_module.last_alpha = None
         self._set_fitted(
@@ -192,6 +211,38 @@ device_, history_, best_epoch_, fit_time_, interrupted_
             feature_names_in_=None,
         )
         return self
+
+    def _joined(self, texts, table, targets, label_index, seed):
+        """The texts and targets with :func:`~aspectattn.augment.join_table`'s
+        sentences after them, and their sources (None when it made none)."""
+        missing = {"positive", "negative"} - set(label_index)
+        if missing:
+            raise InputError(
+                f"augment={self.augment!r} in {type(self).__name__} joins sentences "
+                f"labelled 'positive' and 'negative'; Y has no {sorted(missing)}."
+            )
+        # its own generator: the fit's draws stay those of a fit without copies
+        new_texts, new_table, source = augment.join_table(
+            texts, table, self.not_mentioned, "positive", "negative", [seed, 1]
+        )
+        keep = [k for k, t in enumerate(new_texts) if t not in set(texts)]
+        if not keep:
+            warnings.warn(
+                f"augment={self.augment!r} in {type(self).__name__} made no new "
+                "sentence (no sentences of opposite polarity to join); training on "
+                "the given sentences only.",
+                AspectAttnWarning,
+                stacklevel=3,
+            )
+            return texts, targets, None
+        new_targets = np.array(
+            [[label_index[str(v)] for v in new_table[k]] for k in keep], dtype=np.int64
+        ).reshape(len(keep), targets.shape[1])
+        return (
+            list(texts) + [new_texts[k] for k in keep],
+            np.concatenate([targets, new_targets]),
+            source[keep],
+        )
 
     # ---------------------------------------------------------------- prediction
     @property

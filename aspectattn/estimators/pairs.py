@@ -160,10 +160,11 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         seed, rng, device = self._seeding()
         run_data = (texts, aspects, labels)
         synthetic_source = None
-        if self.augment is not None and aspect_type == "term":
+        if self.augment is not None:
             texts, aspects, char_spans, labels, synthetic_source = _augment(
                 self.augment,
                 self.antonyms,
+                aspect_type,
                 type(self).__name__,
                 texts,
                 aspects,
@@ -415,7 +416,16 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
 
 # ------------------------------------------------------------------------ helpers
 def _augment(
-    augment_, antonyms, name, texts, aspects, char_spans, labels, classes, seed
+    augment_,
+    antonyms,
+    aspect_type,
+    name,
+    texts,
+    aspects,
+    char_spans,
+    labels,
+    classes,
+    seed,
 ):
     """The training pairs plus the copies ``augment_`` makes of them.
 
@@ -441,7 +451,13 @@ def _augment(
         sources.append(np.c_[source, source])
     if "join" in augment_:
         # its own generator: the fit's draws stay those of a fit without copies
-        X, y, source = augment.join_pairs(*columns, random_state=[seed, 1])
+        if aspect_type == "term":
+            X, y, source = augment.join_pairs(*columns, random_state=[seed, 1])
+        else:
+            X, y, source = augment.join_categories(
+                texts, aspects, labels.tolist(), "positive", "negative", [seed, 1]
+            )
+            X = [(text, category, None) for text, category in X]
         X_new, y_new = X_new + X, y_new + y
         sources.append(source)
     source = np.concatenate(sources).astype(np.intp)

@@ -312,24 +312,27 @@ not in its text is then an error.""",
         "augment",
         None,
         [None, Options(set(AUGMENTATIONS))],
-        "terms",
-        "aspect terms: also train on copies with one opinion flipped, or on "
-        "sentences joined",
+        "model",
+        "also train on sentences joined from two of opposite polarity (join), or, "
+        "for aspect terms, on copies with one opinion flipped (flip)",
         type='{None, "flip", "join", "flip+join"}',
-        needs=("terms",),
+        needs=(),
         doc="""\
-Aspect terms only: add training pairs made from the training sentences.
-``"flip"``: for each positive or negative term, a copy of its sentence in
-which the opinion word nearest to the term (and nearer to it than to any
-other term) is replaced by its antonym, with the term's label reversed and
-the other terms' labels kept (:func:`aspectattn.augment.flip_opinions`).
-``"join"``: each sentence whose terms are all positive (or all negative)
-joined with a random one of the opposite polarity, ``"<one>, but
-<other>"``, every term keeping its label
-(:func:`aspectattn.augment.join_pairs`). Both teach the model to follow
-the words of the term rather than the sentence's overall tone. A copy
-trains only when all its source sentences are on the training side of
-the validation split, and copies are never scored in validation. Needs
+Add training data made from the training sentences, so that the model learns
+to follow each aspect rather than the sentence's overall tone. ``"join"``:
+each sentence whose aspects are all positive (or all negative) joined with a
+random one of the opposite polarity that shares none of its aspects,
+``"<one>, but <other>"``, every aspect keeping its label (categories:
+:func:`aspectattn.augment.join_categories`, the detector's table:
+:func:`~aspectattn.augment.join_table`, terms:
+:func:`~aspectattn.augment.join_pairs`). ``"flip"`` (aspect terms only): for
+each positive or negative term, a copy of its sentence in which the opinion
+word nearest to the term (and nearer to it than to any other term) is
+replaced by its antonym, with the term's label reversed and the other terms'
+labels kept (:func:`aspectattn.augment.flip_opinions`). A copy trains only
+when all its source sentences are on the training side of the validation
+split, and copies are never scored in validation (the validation scores of
+settings with and without copies are taken on the same sentences). Needs
 the labels ``"positive"`` and ``"negative"``.""",
     ),
     Param(
