@@ -167,7 +167,7 @@ class AspectAttentionBase(BaseEstimator):
                 f"pretrained encoder); got variant={values['variant']!r}."
             )
 
-    def _configs(self, values: dict, aspect_type: str):
+    def _configs(self, values: dict):
         """The model and training configs of this fit (what goes down)."""
         return (
             P.ModelConfig.from_params(values),

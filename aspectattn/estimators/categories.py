@@ -146,7 +146,7 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         targets = np.array(
             [[label_index[str(v)] for v in row] for row in table], dtype=np.int64
         ).reshape(table.shape)
-        model_config, training_config = self._configs(values, "category")
+        model_config, training_config = self._configs(values)
         seed, rng, device = self._seeding()
         names = np.array(categories, dtype=object)
         given = texts
@@ -225,7 +225,8 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         new_texts, new_table, source = augment.join_table(
             texts, table, self.not_mentioned, "positive", "negative", [seed, 1]
         )
-        keep = [k for k, t in enumerate(new_texts) if t not in set(texts)]
+        given = set(texts)  # a copy equal to a given sentence is dropped
+        keep = [k for k, t in enumerate(new_texts) if t not in given]
         if not keep:
             warnings.warn(
                 f"augment={self.augment!r} in {type(self).__name__} made no new "

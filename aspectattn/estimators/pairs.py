@@ -156,7 +156,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             self._check_aspect_settings(values, aspect_type)
             if aspect_type == "category":
                 P.warn_unused(values, _unused_term_params(), stacklevel=3)
-        model_config, training_config = self._configs(values, aspect_type)
+        model_config, training_config = self._configs(values)
         seed, rng, device = self._seeding()
         run_data = (texts, aspects, labels)
         synthetic_source = None
