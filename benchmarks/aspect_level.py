@@ -89,6 +89,14 @@ MODELS = {
         dict(sparse_penalty=0.1, orthogonal_penalty=0.1),
     ),
     "Detector, +MAMS": ("detector", "sem14+mams", {}),
+    # The joined sentences made inside fit (augment="join"): copies never validated
+    # and trained only with their sources ("+joined" adds them before fit).
+    "AT-LSTM, joint, augment='join' in fit": (
+        "pairs",
+        "sem14",
+        dict(variant="at", batch_by="sentence", augment="join"),
+    ),
+    "Detector, augment='join' in fit": ("detector", "sem14", dict(augment="join")),
 }
 # Joined sentences added by "+joined" (3,000 pairs, about as many as the original
 # 3,518): set before any run, not tuned.

@@ -151,39 +151,22 @@ def unused(values: dict, aspect_type: str | None = None) -> list[tuple[str, str]
     """``(parameter, setting)`` for each parameter of ``values`` that the other
     values leave unused, in the words of the warning: "... is not used when
     {setting}". ``aspect_type``: the (resolved) aspect type, when known."""
-    encoder = values.get("encoder")
+    encoder, embeddings = values.get("encoder"), values.get("embeddings")
     groups = ENCODER_GROUPS.get(encoder, ())
-    embeddings = values.get("embeddings")
-    conditions = [
-        (
-            lambda need: (
-                need in ("words", "lstm", "transformer", "pretrained")
-                and need not in groups
-            ),
-            f"encoder={encoder!r}",
-        ),
-        (
-            lambda need: need == "attention" and values.get("variant") == "ae",
-            "variant='ae'",
-        ),
-        (
-            lambda need: need == "terms" and aspect_type == "category",
-            "aspect_type='category'",
-        ),
-        (
-            lambda need: (
-                need == "vector_file"
-                and (embeddings is None or embeddings in TRAINABLE_VECTORS)
-            ),
-            f"embeddings={embeddings!r}",
-        ),
+    # (needs that these values leave unmet, the setting that leaves them unmet)
+    unmet = [({"words", *ENCODERS} - set(groups), f"encoder={encoder!r}")]
+    if values.get("variant") == "ae":
+        unmet.append(({"attention"}, "variant='ae'"))
+    if aspect_type == "category":
+        unmet.append(({"terms"}, "aspect_type='category'"))
+    if embeddings is None or embeddings in TRAINABLE_VECTORS:
+        unmet.append(({"vector_file"}, f"embeddings={embeddings!r}"))
+    return [
+        (p.name, setting)
+        for needs, setting in unmet
+        for p in PARAMS
+        if p.name in values and needs & set(p.needs)
     ]
-    out = []
-    for applies, setting in conditions:
-        for p in PARAMS:
-            if p.name in values and any(applies(need) for need in p.needs):
-                out.append((p.name, setting))
-    return out
 
 
 def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
