@@ -5,6 +5,9 @@ raises ``ValueError`` with what was expected."""
 from __future__ import annotations
 
 import math
+import os
+import stat
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -61,3 +64,17 @@ def _labels(value) -> np.ndarray:
     if len(np.unique(out)) != len(out):
         raise ValueError("classes_ must be distinct")
     return out
+
+
+@contextmanager
+def open_regular(path):
+    """``(file, stat)`` of ``path`` opened for reading, when it is a regular file.
+    A device (a symlink to ``/dev/zero``) or a FIFO raises ``ValueError``; a FIFO
+    is opened without waiting for a writer (``O_NONBLOCK``), so it is refused
+    instead of blocking."""
+    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        yield f, info

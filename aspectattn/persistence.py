@@ -38,14 +38,13 @@ import hashlib
 import json
 import os
 import re
-import stat
 import zipfile
 from typing import Any
 
 import numpy as np
 import torch
 
-from ._fields import _is_int, _is_number, _labels, _strings
+from ._fields import _is_int, _is_number, _labels, _strings, open_regular
 from .exceptions import AspectAttnError
 
 __all__ = [
@@ -246,16 +245,15 @@ _DTYPES = (torch.float32, torch.float16, torch.float64)
 def _check_archive(path) -> None:
     """Refuse, before torch inflates anything, a file that is not a regular file or
     whose entries declare more bytes than the file holds (compressed entries)."""
-    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:  # (a FIFO is not waited for: refused next)
-        size = os.fstat(f.fileno())
-        if not stat.S_ISREG(size.st_mode):
-            raise ModelFileError(f"{path} is not a regular file.")
-        try:
-            with zipfile.ZipFile(f) as archive:
-                entries = archive.infolist()
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError):
-            return  # not a zip archive: torch.load reports it
+    try:
+        with open_regular(path) as (f, size):
+            try:
+                with zipfile.ZipFile(f) as archive:
+                    entries = archive.infolist()
+            except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+                return  # not a zip archive: torch.load reports it
+    except ValueError as exc:  # not a regular file
+        raise ModelFileError(str(exc)) from None
     declared = sum(entry.file_size for entry in entries)
     if declared > size.st_size + _ARCHIVE_SLACK:
         raise ModelFileError(

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ._validation import _short
 from .exceptions import AspectAttnWarning, InputError, MissingDependencyError
 from .mentions import check_min_probability
 
@@ -91,8 +92,8 @@ def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputError(
-                f"Review {i} is a {type(text).__name__} ({_short(text)}); expected a "
-                "string."
+                f"Review {i} is a {type(text).__name__} ({_short(text, 60)}); "
+                "expected a string."
             )
         pieces = [text]
         if len(text) > MAX_SEGMENT_CHARS:
@@ -134,11 +135,6 @@ def _pieces(text: str, size: int) -> list[str]:
         start = end
     pieces.append(text[start:])
     return pieces
-
-
-def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_columns(frame, columns: dict) -> None:
@@ -379,7 +375,7 @@ def _review_texts(values, offset: int) -> list[str]:
         else:
             raise InputError(
                 f"Review {offset + k} has a text of type {type(value).__name__} "
-                f"({_short(value)}); expected a string."
+                f"({_short(value, 60)}); expected a string."
             )
     return out
 

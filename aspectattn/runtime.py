@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import stat
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from ._fields import _labels, _strings
+from ._fields import _labels, _strings, open_regular
 from ._validation import category_ids, check_pairs, check_texts
 from .exceptions import AspectAttnError, optional_import
 from .mentions import check_min_probability, mentioned_aspects
@@ -75,12 +73,10 @@ def _read(path: Path, limit: int) -> bytes:
     ``/dev/zero``), a FIFO or a file that grows while it is read is refused
     instead of read until memory runs out."""
     try:
-        # O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused next)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ExportFileError(f"{path} is not a regular file")
+        with open_regular(path) as (f, _):
             data = f.read(limit + 1)
+    except ValueError as exc:
+        raise ExportFileError(str(exc)) from None
     except OSError as exc:
         raise ExportFileError(f"cannot read {path}: {exc.strerror}") from None
     if len(data) > limit:
