@@ -219,3 +219,22 @@ def pytest_terminal_summary(terminalreporter):
     for module, counts in sorted(FUZZ_TALLIES.items()):
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         terminalreporter.write_line(f"fuzz tally, {module}: {outcomes}")
+
+
+def json_values():
+    """A hypothesis strategy of any JSON value (nested lists and objects, big
+    integers, NaN): what a crafted file may put in a metadata field."""
+    from hypothesis import strategies as st
+
+    return st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**70), 2**70)
+        | st.floats(allow_nan=True)
+        | st.text(max_size=20),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.text(max_size=8), children, max_size=4)
+        ),
+        max_leaves=8,
+    )

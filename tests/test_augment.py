@@ -159,13 +159,9 @@ def test_join_augmentation_teaches_terms_that_disagree():
     assert joined.score(X_test, y_test) >= 0.9
 
 
-@pytest.mark.parametrize("how", ["flip", "join"])
-def test_copies_train_only_with_their_sentences_and_are_never_validated(
-    how, monkeypatch
-):
-    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 80)
-    X += [("the soup was terrible", "soup")]  # what a copy of "... great" becomes
-    y += ["negative"]
+def _recorded_splits(monkeypatch):
+    """The (dataset, groups, synthetic, train, valid) of every split of the fits
+    that follow."""
     splits = []
 
     def recording_split(dataset, groups, fraction, rng, synthetic=None):
@@ -174,15 +170,18 @@ def test_copies_train_only_with_their_sentences_and_are_never_validated(
         return train, valid
 
     monkeypatch.setattr(training, "split_sentences", recording_split)
-    params = dict(
-        **{**FAST, "max_epochs": 1},
-        variant="at",
-        aspect_type="term",
-        validation_fraction=0.25,
-    )
-    AspectAttentionClassifier(**params).fit(X, y)
-    AspectAttentionClassifier(**params, augment=how).fit(X, y)
-    (*_, plain_valid), (dataset, groups, synthetic, train, valid) = splits
+    return splits
+
+
+def _check_split(splits, joined=True):
+    """The second fit (with copies) against the first (without): no copy is a
+    sentence of the data or validated, a copy trains only when none of its
+    sentences is held out, and the same sentences are held out as without the
+    copies. ``joined``: copies of two sentences, some kept out for one of them.
+    Returns the copies' mask."""
+    (plain, plain_groups, _, _, plain_valid), second = splits
+    dataset, groups, synthetic, train, valid = second
+    assert synthetic is not None and synthetic.sum() > 0
     real = ~synthetic
     # groups: (n_pairs, 2), the sentences a pair goes with (its own twice if real)
     assert groups.shape == (len(dataset), 2)
@@ -192,24 +191,45 @@ def test_copies_train_only_with_their_sentences_and_are_never_validated(
     )
     held_out = {group_of[s] for s in valid.sentence.tolist()}
     held = np.isin(groups, list(held_out))  # (n_pairs, 2)
-    # the copies: none a sentence of the data, none validated; a copy trains only
-    # when neither of its sentences is held out
-    if how == "flip":
-        assert 70 <= synthetic.sum() <= 81
-    else:  # one joined sentence (two terms) per distinct sentence
-        assert synthetic.sum() == 2 * len(set(dataset.sentence[real].tolist()))
+    if joined:
         assert (held[synthetic].any(1) & ~held[synthetic].all(1)).any()
     assert not set(dataset.sentence[synthetic]) & set(dataset.sentence[real])
-    assert len(valid) == held[real, 0].sum()
-    assert len(train) == (~held.any(1)).sum()
+    assert len(valid) == held[real, 0].sum()  # no copy validated
+    assert len(train) == (~held.any(1)).sum()  # a copy trains with its sentences
     # the same sentences are held out as without the copies (groups number the
     # given texts alike in both fits)
     assert valid.targets.tolist() == plain_valid.targets.tolist()
     assert held_out == {
         group
-        for s, group in zip(splits[0][0].sentence, splits[0][1], strict=True)
+        for s, group in zip(plain.sentence, plain_groups, strict=True)
         if s in set(plain_valid.sentence.tolist())
     }
+    return synthetic
+
+
+@pytest.mark.parametrize("how", ["flip", "join"])
+def test_copies_train_only_with_their_sentences_and_are_never_validated(
+    how, monkeypatch
+):
+    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 80)
+    X += [("the soup was terrible", "soup")]  # what a copy of "... great" becomes
+    y += ["negative"]
+    splits = _recorded_splits(monkeypatch)
+    params = dict(
+        **{**FAST, "max_epochs": 1},
+        variant="at",
+        aspect_type="term",
+        validation_fraction=0.25,
+    )
+    AspectAttentionClassifier(**params).fit(X, y)
+    AspectAttentionClassifier(**params, augment=how).fit(X, y)
+    synthetic = _check_split(splits, joined=how == "join")
+    dataset = splits[1][0]
+    if how == "flip":
+        assert 70 <= synthetic.sum() <= 81
+    else:  # one joined sentence (two terms) per distinct sentence
+        real = dataset.sentence[~synthetic].tolist()
+        assert synthetic.sum() == 2 * len(set(real))
 
 
 def test_flip_augmentation_errors_and_warnings():
@@ -280,38 +300,6 @@ def test_join_table_keeps_each_sources_polarities():
             expected = table[a, k] if table[a, k] != "none" else table[b, k]
             assert row[k] == expected
         assert {v for v in row if v != "none"} == {"positive", "negative"}
-
-
-def _recorded_splits(monkeypatch):
-    splits = []
-
-    def recording_split(dataset, groups, fraction, rng, synthetic=None):
-        train, valid = split_sentences(dataset, groups, fraction, rng, synthetic)
-        splits.append((dataset, groups, synthetic, train, valid))
-        return train, valid
-
-    monkeypatch.setattr(training, "split_sentences", recording_split)
-    return splits
-
-
-def _check_split(splits):
-    """The second fit (with copies) against the first (without): copies are never
-    validated, train only when none of their sentences is held out, and the same
-    sentences are held out as without them."""
-    (*_, plain_valid), (dataset, groups, synthetic, train, valid) = splits
-    assert synthetic is not None and synthetic.sum() > 0
-    real = ~synthetic
-    assert groups.shape == (len(dataset), 2)
-    assert (groups[real, 0] == groups[real, 1]).all()
-    group_of = dict(
-        zip(dataset.sentence[real].tolist(), groups[real, 0].tolist(), strict=True)
-    )
-    held_out = {group_of[s] for s in valid.sentence.tolist()}
-    held = np.isin(groups, list(held_out))  # (n_pairs, 2)
-    assert len(valid) == held[real, 0].sum()  # no copy validated
-    assert len(train) == (~held.any(1)).sum()  # a copy trains with its sentences
-    assert (held[synthetic].any(1) & ~held[synthetic].all(1)).any()  # some kept out
-    assert valid.targets.tolist() == plain_valid.targets.tolist()
 
 
 def test_category_copies_train_only_with_their_sentences_never_validated(

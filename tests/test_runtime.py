@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST, FOOD, SERVICE, make_pairs
+from conftest import FAST, FOOD, SERVICE, json_values, make_pairs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -344,18 +344,7 @@ def test_a_device_or_fifo_is_not_read(exported, tmp_path, name):
         load_onnx(directory)
 
 
-_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-5, 10**6)
-    | st.floats()
-    | st.text(max_size=8),
-    lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.text(max_size=6), children, max_size=3)
-    ),
-    max_leaves=8,
-)
+_JSON = json_values()
 
 
 @settings(

@@ -15,7 +15,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, make_pairs
+from conftest import FAST, json_values, make_pairs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -148,18 +148,7 @@ def _paths(node, prefix=()):
             yield from _paths(v, (*prefix, i))
 
 
-_json = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**70), 2**70)
-    | st.floats(allow_nan=True)
-    | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=8,
-)
+_json = json_values()
 
 
 @settings(
