@@ -46,6 +46,7 @@ import torch
 
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
 from .exceptions import AspectAttnError
+from .params import check_resolved
 
 __all__ = [
     "save",
@@ -357,6 +358,8 @@ def check_fitted_state(state: dict) -> dict:
     out["classes_"] = _labels(state["classes_"])
     if state["aspect_type_"] not in ("category", "term"):
         raise ValueError("aspect_type_ must be 'category' or 'term'")
+    if state["resolved_params_"] is not None:
+        out["resolved_params_"] = check_resolved(state["resolved_params_"])
     out["aspects_"] = np.asarray(_strings(state["aspects_"], "aspects_"), dtype=object)
     coverage = state["embedding_coverage_"]
     if not (_is_number(coverage) and 0 <= coverage <= 1):

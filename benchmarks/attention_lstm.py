@@ -29,7 +29,14 @@ from sklearn.metrics import accuracy_score, f1_score
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
-from benchmarks.common import BASE, PRETRAINED, TRANSFORMER, disagreeing, glove
+from benchmarks.common import (
+    BASE,
+    PRETRAINED,
+    PREVIOUS_DEFAULTS,
+    TRANSFORMER,
+    disagreeing,
+    glove,
+)
 from benchmarks.runlog import write_results
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
@@ -46,7 +53,13 @@ DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
 RESULTS = Path(__file__).resolve().parent / "results"
 
 # Wang et al.'s settings (benchmarks.common), the epoch chosen on validation accuracy.
-PARAMS = dict(BASE, optimizer="adam", scoring="accuracy")
+# The estimators' defaults of the time are stated (each run names its variant).
+PARAMS = dict(
+    BASE,
+    optimizer="adam",
+    scoring="accuracy",
+    **{k: v for k, v in PREVIOUS_DEFAULTS.items() if k != "variant"},
+)
 
 
 # Published targets for the pretrained option: BERT-pair (Sun et al. 2019, 110M

@@ -21,7 +21,12 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from aspectattn import AspectAttentionClassifier, InputError, UnknownAspectError
+from aspectattn import (
+    AspectAttentionClassifier,
+    AspectCategoryClassifier,
+    InputError,
+    UnknownAspectError,
+)
 
 
 @pytest.fixture(scope="module")
@@ -626,7 +631,9 @@ def test_at_prediction_encodes_each_distinct_sentence_once(pairs):
     )
     clf.predict_proba(X)
     assert sum(rows) == len({t for t, _ in X}) < len(X)
-    atae = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    atae = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, variant="atae").fit(
+        X, y
+    )
     rows.clear()
     atae.module_.encoder.register_forward_hook(
         lambda module, args, out: rows.append(args[0].shape[0])
@@ -665,3 +672,31 @@ def test_pandas_na_label_is_missing(pairs):
     labels[4] = pd.NA
     with pytest.raises(InputError, match="Label 4 is missing"):
         AspectAttentionClassifier(**FAST).fit(X, labels)
+
+
+def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
+    X, y = pairs
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    assert clf.resolved_params_ == {
+        "aspect_type": "category",
+        "batch_by": "sentence",
+        "final_state": False,
+        "position_weighting": "none",
+        "bidirectional": False,
+        "augment": "join",
+    }
+    assert clf.module_config_["final_state"] is False
+    # the parameters keep "auto": a clone resolves them again, the same way
+    assert clf.get_params()["augment"] == "auto"
+    again = clone(clf).fit(X, y)
+    assert again.resolved_params_ == clf.resolved_params_
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 1})
+    texts = [t for t, _ in X[::2]]
+    table = {"food": y[::2], "service": ["none"] * len(texts)}
+    detector.fit(texts, pytest.importorskip("pandas").DataFrame(table))
+    assert detector.resolved_params_ == {
+        "final_state": False,
+        "bidirectional": False,
+        "augment": "join",
+    }

@@ -56,6 +56,8 @@ def test_train_semeval_example(run_example):
     assert "3518 train / 973 test pairs" in out
     assert "test accuracy" in out and "macro-F1" in out
     assert "'service' ->" in out and "waiter" in out
+    # the aspect-level defaults, as resolved for categories
+    assert "'augment': 'join'" in out and "'final_state': False" in out
 
 
 @needs_data

@@ -156,7 +156,7 @@ def test_configs_take_their_fields_from_the_table():
     assert config.hidden_size == 7 and config.encoder == "lstm"
     assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
     config = P.ModelConfig.from_params(AspectAttentionClassifier().get_params())
-    assert config.encoder_params == {"hidden_size": 300, "bidirectional": False}
+    assert config.encoder_params == {"hidden_size": 300, "bidirectional": "auto"}
 
 
 def test_an_unknown_encoder_is_an_error_never_a_fallback():
@@ -216,3 +216,40 @@ def test_readme_parameter_table_matches_the_table():
     text = README.read_text()
     for name in set(category_module.PARAMETERS) - set(pair_module.PARAMETERS):
         assert f"`{name}`" in text, name
+
+
+# ---------------------------------------------------------------- "auto" values
+def test_auto_values_resolve_by_aspect_type_and_labels():
+    values = AspectAttentionClassifier().get_params()
+    labels = ["negative", "neutral", "positive"]
+    terms = P.resolve_auto(values, "term", labels)
+    assert terms == {
+        "aspect_type": "term",
+        "batch_by": "sentence",
+        "final_state": "term",
+        "position_weighting": "linear",
+        "bidirectional": True,
+        "augment": None,
+    }
+    categories = P.resolve_auto(values, "category", labels)
+    assert categories["final_state"] is False and categories["augment"] == "join"
+    assert categories["bidirectional"] is False
+    # joined copies need both polarities: other label sets train without copies
+    assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None
+    # what the user set stays as set; an encoder that sees the aspect batches pairs
+    mine = P.resolve_auto(
+        {**values, "variant": "atae", "final_state": True, "augment": None},
+        "category",
+        labels,
+    )
+    assert mine["batch_by"] == "pair" and mine["final_state"] is True
+    assert mine["augment"] is None
+
+
+def test_every_auto_default_is_resolved():
+    """No parameter defaults to "auto" without a rule in resolve_auto."""
+    autos = {p.name for p in P.PARAMS if p.default == "auto" and p.name != "device"}
+    assert autos == set(P.AUTO_PARAMS)
+    for aspect_type in ("category", "term"):
+        resolved = P.resolve_auto(AspectAttentionClassifier().get_params(), aspect_type)
+        assert "auto" not in [v for v in resolved.values() if isinstance(v, str)]

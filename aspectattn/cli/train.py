@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
+from ..params import AUGMENTATIONS
 from ._common import (
     add_data_options,
     add_param,
@@ -45,7 +46,6 @@ def add_arguments(p) -> None:
         "embedding_dim",
         "embedding_dropout",
         "hidden_size",
-        "bidirectional",
         "n_layers",
         "n_heads",
         "d_model",
@@ -53,12 +53,27 @@ def add_arguments(p) -> None:
         "attention_heads",
     ):
         add_param(p, name)
+    directions = p.add_mutually_exclusive_group()
+    directions.add_argument(
+        "--bidirectional",
+        action="store_const",
+        const=True,
+        default="auto",
+        help="bidirectional LSTM (default: auto, bidirectional for aspect terms)",
+    )
+    directions.add_argument(
+        "--unidirectional",
+        dest="bidirectional",
+        action="store_const",
+        const=False,
+        help="one-direction LSTM, also for aspect terms",
+    )
     final = p.add_mutually_exclusive_group()
     final.add_argument(
         "--final-state",
         choices=list(_FINAL_STATES),
-        default="sentence",
-        help=P.cli_help("final_state"),
+        default="auto",
+        help=P.cli_help("final_state") + " (default: auto, the term for aspect terms)",
     )
     final.add_argument(
         "--no-final-state",
@@ -67,8 +82,15 @@ def add_arguments(p) -> None:
         const="none",
         help="the same as --final-state none",
     )
-    for name in ("position_weighting", "term_marker", "term_query", "augment"):
+    for name in ("position_weighting", "term_marker", "term_query"):
         add_param(p, name)
+    add_param(
+        p,
+        "augment",
+        choices=["auto", "none", *AUGMENTATIONS],
+        help=P.cli_help("augment")
+        + " (default: auto, joined sentences for categories; none: no copies)",
+    )
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
     for name in ("lr", "batch_size", "batch_by", "dropout"):
         add_param(p, name)
@@ -91,7 +113,7 @@ def add_arguments(p) -> None:
 
 
 #: --final-state choices -> the estimators' ``final_state``.
-_FINAL_STATES = {"sentence": True, "term": "term", "none": False}
+_FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False}
 ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
 
 
@@ -131,7 +153,7 @@ def run(args) -> int:
         attention_score=args.attention_score,
         attention_heads=args.attention_heads,
         final_state=_FINAL_STATES[args.final_state],
-        augment=args.augment,
+        augment=None if args.augment == "none" else args.augment,
         max_epochs=args.epochs,
         lr=args.lr,
         batch_size=args.batch_size,
@@ -173,6 +195,7 @@ def run(args) -> int:
                 "classes": np.asarray(
                     clf.classes_[0] if args.detector else clf.classes_
                 ).tolist(),
+                "settings": clf.resolved_params_,
                 "epochs": len(clf.history_),
                 "best_epoch": clf.best_epoch_,
                 "seconds": round(clf.fit_time_, 2),

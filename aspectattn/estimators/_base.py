@@ -32,6 +32,7 @@ __all__ = ["AspectAttentionBase", "FITTED_ATTRIBUTES", "resolve_seed", "resolve_
 FITTED_ATTRIBUTES = (
     "classes_",
     "aspect_type_",
+    "resolved_params_",
     "aspects_",
     "text_pipeline_",
     "embedding_coverage_",
@@ -141,7 +142,25 @@ class AspectAttentionBase(BaseEstimator):
                 f" (e.g. 0.1) on {name}."
             )
         if values.get("aspect_type") in ("category", "term"):
-            self._check_aspect_settings(values, values["aspect_type"])
+            aspect_type = values["aspect_type"]
+            self._check_aspect_settings(
+                {**values, **P.resolve_auto(values, aspect_type)}, aspect_type
+            )
+
+    def _resolve(self, values: dict, aspect_type: str, labels) -> dict:
+        """``values`` with every ``"auto"`` resolved for this fit's aspect type and
+        labels (:func:`aspectattn.params.resolve_auto`), checked against each
+        other."""
+        resolved = P.resolve_auto(values, aspect_type, labels)
+        values = {**values, **resolved}
+        self._check_aspect_settings(values, aspect_type)
+        return values
+
+    def _resolved_record(self, values: dict) -> dict:
+        """``resolved_params_``: the value of each of the estimator's parameters
+        that can be ``"auto"``, as this fit used it."""
+        own = self.get_params(deep=False)
+        return {name: values[name] for name in P.AUTO_PARAMS if name in own}
 
     def _check_aspect_settings(self, values: dict, aspect_type: str) -> None:
         """The checks that depend on the aspect type (resolved from the data when
@@ -153,7 +172,7 @@ class AspectAttentionBase(BaseEstimator):
                 "final_state=True or False."
             )
         augment = values.get("augment")
-        if augment is not None and "flip" in augment and aspect_type != "term":
+        if isinstance(augment, str) and "flip" in augment and aspect_type != "term":
             raise ValueError(
                 f"augment={augment!r} flips the opinion next to an aspect term; "
                 f"{type(self).__name__} was given aspect categories. Use "
@@ -259,9 +278,15 @@ class AspectAttentionBase(BaseEstimator):
         estimator.set_params(**params)
         validate_params(estimator, cls._parameter_constraints)
         expected = set(FITTED_ATTRIBUTES) - {"module_"}
+        if isinstance(state, dict) and "resolved_params_" not in state:
+            state = {**state, "resolved_params_": None}  # written before it existed
         if not isinstance(state, dict) or set(state) != expected:
             raise ValueError(f"the fitted state must have the keys {sorted(expected)}")
         fitted = persistence.check_fitted_state(state)
+        if fitted["resolved_params_"] is None:
+            fitted["resolved_params_"] = estimator._resolved_record(
+                P.resolve_auto(estimator._values(), fitted["aspect_type_"])
+            )
         fitted["text_pipeline_"] = pipeline_from_state(state["text_pipeline_"])
         config = fitted["module_config_"] = check_module_config(state["module_config_"])
         if (
@@ -327,6 +352,10 @@ class AspectAttentionBase(BaseEstimator):
         if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)
         self.__dict__.update(state)
+        if "resolved_params_" not in state and "aspect_type_" in state:
+            self.resolved_params_ = self._resolved_record(
+                P.resolve_auto(self._values(), self.aspect_type_)
+            )
         if module_state is not None:
             tensors = {
                 k: torch.from_numpy(np.array(v)) for k, v in module_state.items()

@@ -78,8 +78,8 @@ class AspectCategoryClassifier(MultiOutputMixin, AspectAttentionBase):
     classes_ : list of ndarray
         Per category, the labels of its output (``labels_`` for all), the columns
         of ``predict_proba``.
-    text_pipeline_, vocabulary_, embedding_coverage_, module_, module_config_, \
-device_, history_, best_epoch_, fit_time_, interrupted_
+    resolved_params_, text_pipeline_, vocabulary_, embedding_coverage_, module_, \
+module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         As :class:`~aspectattn.AspectAttentionClassifier`.
 
     Examples
@@ -146,14 +146,16 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         targets = np.array(
             [[label_index[str(v)] for v in row] for row in table], dtype=np.int64
         ).reshape(table.shape)
+        # every "auto" resolved for these labels, and checked
+        values = self._resolve(values, "category", labels)
         model_config, training_config = self._configs(values)
         seed, rng, device = self._seeding()
         names = np.array(categories, dtype=object)
         given = texts
         source = None
-        if self.augment is not None:
+        if values["augment"] is not None:
             texts, targets, source = self._joined(
-                texts, table, targets, label_index, seed
+                values["augment"], texts, table, targets, label_index, seed
             )
         if source is not None and self.encoder != "pretrained":
             # The copies' new words draw random vectors too: the split is drawn
@@ -197,6 +199,7 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         self._set_fitted(
             classes_=[np.asarray(labels)] * len(categories),
             aspect_type_="category",
+            resolved_params_=self._resolved_record(values),
             aspects_=names,
             text_pipeline_=pipeline,
             embedding_coverage_=coverage,
@@ -212,13 +215,13 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         )
         return self
 
-    def _joined(self, texts, table, targets, label_index, seed):
+    def _joined(self, augment_, texts, table, targets, label_index, seed):
         """The texts and targets with :func:`~aspectattn.augment.join_table`'s
         sentences after them, and their sources (None when it made none)."""
         missing = {"positive", "negative"} - set(label_index)
         if missing:
             raise InputError(
-                f"augment={self.augment!r} in {type(self).__name__} joins sentences "
+                f"augment={augment_!r} in {type(self).__name__} joins sentences "
                 f"labelled 'positive' and 'negative'; Y has no {sorted(missing)}."
             )
         # its own generator: the fit's draws stay those of a fit without copies
@@ -228,8 +231,10 @@ device_, history_, best_epoch_, fit_time_, interrupted_
         given = set(texts)  # a copy equal to a given sentence is dropped
         keep = [k for k, t in enumerate(new_texts) if t not in given]
         if not keep:
+            if self.augment == "auto":
+                return texts, targets, None
             warnings.warn(
-                f"augment={self.augment!r} in {type(self).__name__} made no new "
+                f"augment={augment_!r} in {type(self).__name__} made no new "
                 "sentence (no sentences of opposite polarity to join); training on "
                 "the given sentences only.",
                 AspectAttnWarning,

@@ -75,6 +75,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         The labels, in the column order of :meth:`predict_proba`.
     aspect_type_ : {"category", "term"}
         The aspect kind used.
+    resolved_params_ : dict
+        What each parameter that can be ``"auto"`` (``aspect_type``,
+        ``batch_by``, ``final_state``, ``position_weighting``,
+        ``bidirectional``, ``augment``) stood for in this fit, e.g.
+        ``{"final_state": "term", "bidirectional": True, ...}`` for aspect terms.
+        Kept by :meth:`save` and pickling.
     aspects_ : ndarray of str
         The aspect categories seen in ``fit`` (empty for terms).
     text_pipeline_ : :class:`aspectattn.text.pipelines.WordPipeline` or \
@@ -152,17 +158,17 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
                 "needs samples of at least 2 classes."
             )
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
-        if self.aspect_type == "auto":  # the checks that needed the data's aspects
-            self._check_aspect_settings(values, aspect_type)
-            if aspect_type == "category":
-                P.warn_unused(values, _unused_term_params(), stacklevel=3)
+        if self.aspect_type == "auto" and aspect_type == "category":
+            P.warn_unused(values, _unused_term_params(), stacklevel=3)
+        # every "auto" resolved for these aspects and labels, and checked
+        values = self._resolve(values, aspect_type, classes.tolist())
         model_config, training_config = self._configs(values)
         seed, rng, device = self._seeding()
         run_data = (texts, aspects, labels)
         synthetic_source = None
-        if self.augment is not None:
+        if values["augment"] is not None:
             texts, aspects, char_spans, labels, synthetic_source = _augment(
-                self.augment,
+                values["augment"],
                 self.antonyms,
                 aspect_type,
                 type(self).__name__,
@@ -172,6 +178,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
                 labels,
                 classes,
                 seed,
+                warn_empty=self.augment != "auto",
             )
             y_index = np.searchsorted(classes, labels)
         categories = np.array(
@@ -226,6 +233,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self._set_fitted(
             classes_=classes,
             aspect_type_=aspect_type,
+            resolved_params_=self._resolved_record(values),
             aspects_=categories,
             text_pipeline_=pipeline,
             embedding_coverage_=coverage,
@@ -426,6 +434,7 @@ def _augment(
     labels,
     classes,
     seed,
+    warn_empty=True,
 ):
     """The training pairs plus the copies ``augment_`` makes of them.
 
@@ -470,7 +479,7 @@ def _augment(
         [y_new[k] for k in kept],
         source[kept],
     )
-    if not X_new:
+    if not X_new and warn_empty:
         warnings.warn(
             f"augment={augment_!r} in {name} made no new pair (no opinion word "
             "next to a term to flip, no sentences of opposite polarity to join); "

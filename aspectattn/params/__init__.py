@@ -54,6 +54,9 @@ from ._core import (
 from .encoders import ENCODER_GROUPS, ENCODERS
 
 __all__ = [
+    "AUTO_PARAMS",
+    "resolve_auto",
+    "check_resolved",
     "Param",
     "PARAMS",
     "TABLE",
@@ -180,6 +183,80 @@ def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
                 AspectAttnWarning,
                 stacklevel=stacklevel,
             )
+
+
+# ------------------------------------------------------------ "auto" settings
+#: Parameters whose ``"auto"`` value ``fit`` resolves from the aspect type, the
+#: labels and the other settings (:func:`resolve_auto`); what they resolved to is
+#: the fitted ``resolved_params_``, kept in model files and pickles.
+AUTO_PARAMS = (
+    "aspect_type",
+    "batch_by",
+    "final_state",
+    "position_weighting",
+    "bidirectional",
+    "augment",
+)
+#: The labels that ``augment="join"`` needs.
+JOIN_LABELS = frozenset({"positive", "negative"})
+
+
+def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
+    """What each ``"auto"`` value of ``values`` stands for with aspects of
+    ``aspect_type`` and the training ``labels`` (None: not known yet); the
+    parameters of :data:`AUTO_PARAMS` that ``values`` has, resolved.
+
+    The rules come from validation scores on five data sets
+    (``benchmarks/defaults.py``): for aspect terms, the TD-LSTM reading of the
+    term (``final_state="term"``) from a bidirectional LSTM with linear position
+    weighting; for categories, the attention pooling alone (``final_state=False``:
+    the final state, the same for every aspect of the sentence, pulls them all to
+    its overall tone) and sentences joined from two of opposite polarity
+    (``augment="join"``), which needs the labels ``"positive"`` and
+    ``"negative"``. ``batch_by``: whole sentences when the encoder does not see
+    the aspect.
+    """
+    term = aspect_type == "term"
+    rules = {
+        "aspect_type": aspect_type,
+        "final_state": "term" if term else False,
+        "position_weighting": "linear" if term else "none",
+        "bidirectional": term,
+        "augment": None
+        if term or (labels is not None and not JOIN_LABELS <= set(map(str, labels)))
+        else "join",
+    }
+    resolved = {}
+    for name in AUTO_PARAMS:
+        if name not in values:
+            continue
+        value = values[name]
+        if not (isinstance(value, str) and value == "auto"):
+            resolved[name] = value
+        elif name == "batch_by":
+            sees = ModelConfig.from_params({**values, **resolved}).encoder_sees_aspect(
+                aspect_type
+            )
+            resolved[name] = "pair" if sees else "sentence"
+        else:
+            resolved[name] = rules[name]
+    return resolved
+
+
+def check_resolved(record) -> dict:
+    """Validate a ``resolved_params_`` read from a file: a dict of parameters of
+    :data:`AUTO_PARAMS`, each a value its constraints allow other than
+    ``"auto"``. Raises ``ValueError``."""
+    if not isinstance(record, dict) or not set(record) <= set(AUTO_PARAMS):
+        raise ValueError(f"resolved_params_ must map some of {list(AUTO_PARAMS)}")
+    for name, value in record.items():
+        allowed = TABLE[name].constraints
+        if (isinstance(value, str) and value == "auto") or not any(
+            (c is None and value is None) or (c is not None and c(value))
+            for c in allowed
+        ):
+            raise ValueError(f"resolved_params_[{name!r}] is not a valid {name}")
+    return dict(record)
 
 
 # ---------------------------------------------------------------------- configs

@@ -38,14 +38,17 @@ LSTM hidden size.""",
     ),
     Param(
         "bidirectional",
-        False,
-        [BOOL],
+        "auto",
+        [BOOL, Options({"auto"})],
         "lstm",
-        "bidirectional LSTM",
-        type="bool",
+        "bidirectional LSTM (auto: for aspect terms)",
+        type='bool or "auto"',
         needs=("lstm",),
         doc="""\
-Use a bidirectional LSTM (exact on padded batches without packing).""",
+Use a bidirectional LSTM (exact on padded batches without packing).
+``"auto"``: bidirectional for aspect terms (the backward state at the
+term's first token is half of ``final_state="term"``), one direction for
+categories; see ``resolved_params_``.""",
     ),
     Param(
         "n_layers",

@@ -21,7 +21,7 @@ from .encoders import ENCODERS
 PARAMS = [
     Param(
         "variant",
-        "atae",
+        "at",
         [Options(set(VARIANTS))],
         "pairs",
         "AT: aspect as attention query; AE: aspect with every word; ATAE: both",
@@ -29,8 +29,11 @@ PARAMS = [
         needs=(),
         doc="""\
 ``"at"``: attention with the aspect as query over an aspect-independent
-encoder (one encoder pass serves all aspects of a sentence); ``"ae"``: the
-aspect vector appended to every word, last state classified; ``"atae"``: both.""",
+encoder (one encoder pass serves all aspects of a sentence, in training and
+prediction); ``"ae"``: the aspect vector appended to every word, last state
+classified; ``"atae"``: both. ``"at"`` is the default: it gets more of the
+pairs whose sentence has aspects that disagree, at the accuracy of
+``"atae"`` and in half its time (``benchmarks/defaults.py``).""",
     ),
     Param(
         "aspect_type",
@@ -236,12 +239,12 @@ concatenated and projected back. Must divide the encoder's state size.
     ),
     Param(
         "final_state",
-        True,
-        [Options(set(FINAL_STATES))],
+        "auto",
+        [Options({*FINAL_STATES, "auto"})],
         "attention",
         "what joins the aspect's attention pooling: the encoder's final state, "
         "its summary of the term, or nothing",
-        type='{True, False, "term"}',
+        type='{"auto", True, False, "term"}',
         needs=("attention",),
         doc="""\
 Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
@@ -255,15 +258,18 @@ forward state at the term's last token and, with ``bidirectional=True``,
 the backward state at its first -- TD-LSTM's two readings of the sentence
 up to the term (Tang et al., 2016), taken from the one encoder pass that
 every term of the sentence shares; for the transformer and pretrained
-encoders, the mean of the term's states. Unused by ``variant="ae"``.""",
+encoders, the mean of the term's states. Unused by ``variant="ae"``.
+``"auto"``: ``"term"`` for aspect terms, ``False`` for categories (the
+category's attention alone; ``h_N`` pulls every aspect of a sentence to its
+tone); see ``resolved_params_``.""",
     ),
     Param(
         "position_weighting",
-        "none",
-        [Options(set(POSITION_WEIGHTINGS))],
+        "auto",
+        [Options({*POSITION_WEIGHTINGS, "auto"})],
         "terms",
         "aspect terms: weigh words near the term more in the attention",
-        type='{"none", "linear", "learned"}',
+        type='{"auto", "none", "linear", "learned"}',
         needs=("attention", "terms"),
         doc="""\
 Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
@@ -273,7 +279,8 @@ length: nearer words weigh more (the location weighting of Tang et al.
 2016 and Chen et al. 2017, as a prior on the attention). ``"learned"``:
 proportional to ``exp(e_i + b_d)`` with one learned bias ``b_d`` per
 distance ``d`` up to 16 (farther tokens share one), started at 0: the
-model learns how fast attention falls off away from the term.""",
+model learns how fast attention falls off away from the term. ``"auto"``:
+``"linear"``.""",
     ),
     Param(
         "term_marker",
@@ -310,12 +317,12 @@ not in its text is then an error.""",
     ),
     Param(
         "augment",
-        None,
-        [None, Options(set(AUGMENTATIONS))],
+        "auto",
+        [None, Options({*AUGMENTATIONS, "auto"})],
         "model",
         "also train on sentences joined from two of opposite polarity (join), or, "
         "for aspect terms, on copies with one opinion flipped (flip)",
-        type='{None, "flip", "join", "flip+join"}',
+        type='{"auto", None, "flip", "join", "flip+join"}',
         needs=(),
         doc="""\
 Add training data made from the training sentences, so that the model learns
@@ -333,7 +340,10 @@ labels kept (:func:`aspectattn.augment.flip_opinions`). A copy trains only
 when all its source sentences are on the training side of the validation
 split, and copies are never scored in validation (the validation scores of
 settings with and without copies are taken on the same sentences). Needs
-the labels ``"positive"`` and ``"negative"``.""",
+the labels ``"positive"`` and ``"negative"``. ``"auto"``: ``"join"`` for
+aspect categories when the labels include ``"positive"`` and
+``"negative"``, else ``None`` (for aspect terms, joined copies did not help
+on validation data); see ``resolved_params_``.""",
     ),
     Param(
         "antonyms",

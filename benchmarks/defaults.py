@@ -1,0 +1,220 @@
+"""What a user gets without setting anything: the library's defaults beside the
+defaults before them and the best hand-set row, per data set.
+
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.defaults
+
+Reads the run logs of :mod:`benchmarks.aspect_level` (categories, MAMS-ACSA,
+SemEval-2015, the detector) and :mod:`benchmarks.terms` (restaurant and laptop
+terms, MAMS-ATSA); trains nothing. The runs themselves::
+
+    python -m benchmarks.aspect_level --seeds 5 \\
+        --out benchmarks/results/defaults_categories \\
+        --models "Defaults" "Defaults, MAMS-ACSA" "Detector, defaults" \\
+        "Defaults, SemEval-15" "ATAE-LSTM, per pair, SemEval-15"
+
+For aspect terms the defaults resolve to exactly the model of the terms row
+"AT-BiLSTM + linear + term final state" (checked below with
+:func:`aspectattn.params.resolve_auto`), whose runs are used.
+
+Every row: GloVe 6B 50-d, Wang et al.'s training settings (``common.BASE``), the
+epoch chosen on 10% of the training sentences. The "best hand-set" row is chosen
+by validation score (accuracy; the detector's loss) among the other rows of the
+same training data with at least 3 seeds, never by a test score; rows whose
+validation split holds synthetic sentences or other training data ("+joined",
+"+MAMS") or another encoder family (MiniLM) are not candidates. Writes
+``benchmarks/results/defaults.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn import params as P
+from benchmarks import terms
+from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS
+from benchmarks.runlog import read_runs
+
+#: The run logs read, and the row names that hold the library's defaults.
+CATEGORY_LOGS = (
+    "aspect_level",
+    "augment_join_pairs",
+    "augment_join_detector",
+    "defaults_categories",
+    "defaults_categories_b",
+)
+TERM_ROW = "AT-BiLSTM + linear + term final state"
+PREVIOUS = {
+    "SemEval-14 restaurant categories": "ATAE-LSTM, per pair",
+    "SemEval-14 detector": "Detector (AT-LSTM, all categories)",
+    "MAMS-ACSA (val)": "ATAE-LSTM, per pair, MAMS-ACSA",
+    "SemEval-15 restaurant categories": "ATAE-LSTM, per pair, SemEval-15",
+    "SemEval-14 restaurant terms": "ATAE-LSTM (today)",
+    "SemEval-14 laptop terms": "ATAE-LSTM (today)",
+    "MAMS-ATSA (val)": "ATAE-LSTM (today)",
+}
+DEFAULTS = {
+    "SemEval-14 restaurant categories": "Defaults",
+    "SemEval-14 detector": "Detector, defaults",
+    "MAMS-ACSA (val)": "Defaults, MAMS-ACSA",
+    "SemEval-15 restaurant categories": "Defaults, SemEval-15",
+    "SemEval-14 restaurant terms": TERM_ROW,
+    "SemEval-14 laptop terms": TERM_ROW,
+    "MAMS-ATSA (val)": TERM_ROW,
+}
+TERM_DATA = {
+    "restaurants": "SemEval-14 restaurant terms",
+    "laptops": "SemEval-14 laptop terms",
+    "mams": "MAMS-ATSA (val)",
+}
+COLUMNS = [
+    ("accuracy", "accuracy"),
+    ("macro_f1", "macro-F1"),
+    ("disagree_accuracy", "disagreeing pairs"),
+    ("disagree_sentences_all_right", "disagreeing sentences all right"),
+    ("flip_target_accuracy", "flip probes: target follows"),
+    ("flip_others_accuracy", "flip probes: others stay"),
+    ("detection_micro_f1", "detection micro-F1"),
+    ("end_to_end_micro_f1", "end-to-end micro-F1"),
+    ("valid", "validation"),
+    ("seconds_per_epoch", "s / epoch"),
+]
+
+
+def check_term_row() -> None:
+    """The defaults, resolved for aspect terms, are the model of TERM_ROW."""
+    values = {**AspectAttentionClassifier()._values(), **terms.PARAMS}
+    defaults = {k: P.TABLE[k].default for k in PREVIOUS_DEFAULTS}
+    row = P.resolve_auto({**values, **terms.MODELS[TERM_ROW]}, "term")
+    mine = P.resolve_auto({**values, **defaults}, "term")
+    if {**values, **terms.MODELS[TERM_ROW], **row} != {**values, **defaults, **mine}:
+        raise AssertionError(f"the defaults for terms are no longer {TERM_ROW!r}")
+
+
+def category_run(run: dict) -> tuple[str, dict]:
+    """``(data set, scores without their prefix)`` of an aspect_level run."""
+    if "detection_micro_f1" in run:
+        data, prefix = "SemEval-14 detector", "test_"
+    elif "mams_val_accuracy" in run:
+        data, prefix = "MAMS-ACSA (val)", "mams_val_"
+    elif "sem15_test_accuracy" in run:
+        data, prefix = "SemEval-15 restaurant categories", "sem15_test_"
+    else:
+        data, prefix = "SemEval-14 restaurant categories", "test_"
+    out = {k.removeprefix(prefix): v for k, v in run.items()}
+    out["valid"] = run.get("valid_accuracy", run.get("valid_loss"))
+    return data, out
+
+
+def collect() -> dict:
+    """data set -> model -> list of runs (seed order, one run per seed)."""
+    table = defaultdict(lambda: defaultdict(dict))
+    for name in CATEGORY_LOGS:
+        for run in read_runs(RESULTS / f"{name}.runs.jsonl"):
+            data, scores = category_run(run)
+            table[data][run["model"]].setdefault(run["seed"], scores)
+    for run in read_runs(RESULTS / "terms.runs.jsonl"):
+        scores = dict(run, valid=run.get("valid_accuracy"))
+        table[TERM_DATA[run["data"]]][run["model"]].setdefault(run["seed"], scores)
+    return {
+        data: {m: [s[k] for k in sorted(s)] for m, s in models.items()}
+        for data, models in table.items()
+    }
+
+
+def summary(runs: list[dict]) -> dict:
+    out = {"n_seeds": len(runs)}
+    for key, _ in COLUMNS:
+        values = [r[key] for r in runs if r.get(key) is not None]
+        if len(values) == len(runs):
+            std = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+            out[key] = (float(np.mean(values)), std)
+    return out
+
+
+def hand_set(data: str, models: dict) -> str | None:
+    """The row chosen by validation among the hand-set candidates of ``data``."""
+    skip = {DEFAULTS[data], PREVIOUS[data]}
+    candidates = {
+        m: summary(r)
+        for m, r in models.items()
+        if m not in skip
+        and len(r) >= 3
+        and not any(s in m for s in ("+joined", "+MAMS", "MiniLM"))
+        and all(x.get("valid") is not None for x in r)
+    }
+    if not candidates:
+        return None
+    lower_better = data == "SemEval-14 detector"  # validation loss
+    pick = min if lower_better else max
+    return pick(candidates, key=lambda m: candidates[m]["valid"][0])
+
+
+def rows() -> list[dict]:
+    check_term_row()
+    table = collect()
+    out = []
+    for data in DEFAULTS:
+        models = table.get(data, {})
+        chosen = hand_set(data, models)
+        for role, name in (
+            ("defaults", DEFAULTS[data]),
+            ("previous defaults", PREVIOUS[data]),
+            ("best hand-set", chosen),
+        ):
+            if name is None or name not in models:
+                continue
+            out.append(
+                {"data": data, "role": role, "model": name, **summary(models[name])}
+            )
+    return out
+
+
+def markdown(rows: list[dict]) -> str:
+    def cell(row, key):
+        if key not in row:
+            return "—"
+        mean, std = row[key]
+        return (
+            f"{mean:.2f}" if key == "seconds_per_epoch" else f"{mean:.2f} ± {std:.2f}"
+        )
+
+    head = " | ".join(label for _, label in COLUMNS)
+    lines = [
+        f"| data | row | model | n | {head} |",
+        "|" + "---|" * (4 + len(COLUMNS)),
+    ]
+    for r in rows:
+        cells = " | ".join(cell(r, key) for key, _ in COLUMNS)
+        lines.append(
+            f"| {r['data']} | {r['role']} | {r['model']} | {r['n_seeds']} | {cells} |"
+        )
+    lines += [
+        "",
+        "Mean ± std over the seeds in the n column (seeds 0..n-1); GloVe 6B 50-d; "
+        "the epoch chosen on 10% of the training sentences; validation: accuracy "
+        "(the detector: loss). Defaults: nothing set but the training settings. "
+        "Previous defaults: ATAE, per pair, no copies, h_N (the detector: h_N, no "
+        "copies). Best hand-set: chosen by validation among the other rows with "
+        f"n >= 3 (the terms' defaults are the row {TERM_ROW!r}: the same model). "
+        "MAMS rows are scored on MAMS validation (its test labels are not "
+        "distributed here). s / epoch: runs of one CPU thread, two at once, so "
+        "compare within a data set only.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    out = rows()
+    Path(RESULTS / "defaults.json").write_text(json.dumps(out, indent=1))
+    text = markdown(out)
+    Path(RESULTS / "defaults.md").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
