@@ -45,7 +45,6 @@ CATEGORY_LOGS = (
     "augment_join_pairs",
     "augment_join_detector",
     "defaults_categories",
-    "defaults_categories_b",
 )
 TERM_ROW = "AT-BiLSTM + linear + term final state"
 PREVIOUS = {

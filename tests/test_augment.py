@@ -308,8 +308,12 @@ def test_category_copies_train_only_with_their_sentences_never_validated(
     X, y = make_pairs(120, seed=0, single_share=0.6)
     splits = _recorded_splits(monkeypatch)
     params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
-    AspectAttentionClassifier(**params).fit(X, y)
-    AspectAttentionClassifier(**params, augment="join").fit(X, y)
+    AspectAttentionClassifier(**params, augment=None).fit(X, y)
+    # the defaults: augment="auto" joins copies for categories
+    assert (
+        AspectAttentionClassifier(**params).fit(X, y).resolved_params_["augment"]
+        == "join"
+    )
     _check_split(splits)
 
 
@@ -321,8 +325,9 @@ def test_detector_copies_train_only_with_their_sentences_never_validated(
     texts, Y = make_table(120, 0)
     splits = _recorded_splits(monkeypatch)
     params = dict(**{**FAST, "max_epochs": 1}, validation_fraction=0.25)
-    AspectCategoryClassifier(**params).fit(texts, Y)
-    AspectCategoryClassifier(**params, augment="join").fit(texts, Y)
+    AspectCategoryClassifier(**params, augment=None).fit(texts, Y)
+    detector = AspectCategoryClassifier(**params).fit(texts, Y)  # the defaults
+    assert detector.resolved_params_["augment"] == "join"
     _check_split(splits)
 
 

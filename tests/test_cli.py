@@ -448,7 +448,7 @@ def test_train_summary_is_the_only_stdout(workdir):
     summary = json.loads(result.stdout)  # stdout is the JSON summary alone
     assert summary["encoder"] == "transformer" and summary["epochs"] == 2
     assert "train_loss" in result.stderr and "\x1b[" not in result.stderr
-    assert "ATAE-transformer" in result.stderr
+    assert "AT-transformer" in result.stderr
 
 
 def test_help_and_console_script(workdir):
@@ -460,7 +460,7 @@ def test_help_and_console_script(workdir):
     train_help = " ".join(run("train", "--help", cwd=workdir).stdout.split())
     for flag in ("--epochs", "--lr", "--hidden-size", "--variant", "--encoder"):
         assert flag in train_help
-    assert "(default: 20)" in train_help and "(default: atae)" in train_help
+    assert "(default: 20)" in train_help and "(default: at)" in train_help
     usage = run("train", cwd=workdir, check=False)
     assert usage.returncode == 2 and "required" in usage.stderr
 
@@ -510,7 +510,8 @@ def test_train_with_term_position_options(tmp_path):
 @pytest.mark.parametrize(
     "flags, final_state",
     [
-        ([], True),
+        ([], "auto"),
+        (["--final-state", "sentence"], True),
         (["--final-state", "none"], False),
         (["--no-final-state"], False),
         (["--final-state", "term"], "term"),
@@ -570,6 +571,7 @@ def test_train_choices_follow_the_library():
     from aspectattn.nn.attention import ATTENTION_SCORES
     from aspectattn.nn.encoders import ENCODERS
     from aspectattn.params import (
+        AUGMENTATIONS,
         FINAL_STATES,
         POSITION_WEIGHTINGS,
         TERM_QUERIES,
@@ -584,9 +586,10 @@ def test_train_choices_follow_the_library():
     assert choices["variant"] == set(VARIANTS)
     assert choices["encoder"] == set(ENCODERS)
     assert choices["attention_score"] == set(ATTENTION_SCORES)
-    assert choices["position_weighting"] == set(POSITION_WEIGHTINGS)
+    assert choices["position_weighting"] == {*POSITION_WEIGHTINGS, "auto"}
     assert choices["term_query"] == set(TERM_QUERIES)
-    assert set(_FINAL_STATES.values()) == set(FINAL_STATES)
+    assert set(_FINAL_STATES.values()) == {*FINAL_STATES, "auto"}
+    assert choices["augment"] == {*AUGMENTATIONS, "auto", "none"}
 
 
 # ------------------------------------------------------------- outputs and inputs
@@ -740,3 +743,53 @@ def test_train_augment_flag_for_pairs_and_the_detector(workdir, tmp_path):
               *common, cwd=tmp_path, check=False)  # fmt: skip
     assert bad.returncode == 2 and "flips the opinion" in bad.stderr
     assert not (tmp_path / "q.aam").exists()
+
+
+def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tmp_path):
+    """Without flags, train resolves the "auto" defaults (and says what they became
+    in its summary); --augment none, --final-state sentence and --unidirectional
+    set them."""
+    from aspectattn.persistence import load
+
+    common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
+              "--epochs", "1", "--quiet"]  # fmt: skip
+    out = run("train", workdir / "train.csv", "--out", "d.aam", *common, cwd=tmp_path)
+    summary = json.loads(out.stdout)
+    assert summary["variant"] == "at"
+    assert summary["settings"]["augment"] == "join"
+    assert summary["settings"]["final_state"] is False
+    model = load(tmp_path / "d.aam")
+    assert model.resolved_params_ == summary["settings"]
+    assert model.get_params()["augment"] == "auto"
+    run("train", workdir / "train.csv", "--out", "p.aam", "--augment", "none",
+        "--final-state", "sentence", "--unidirectional", *common,
+        cwd=tmp_path)  # fmt: skip
+    plain = load(tmp_path / "p.aam").resolved_params_
+    assert (plain["augment"], plain["final_state"], plain["bidirectional"]) == (
+        None,
+        True,
+        False,
+    )
+    from xml.sax.saxutils import quoteattr
+
+    from conftest import make_table
+
+    texts, Y = make_table(40, 0)
+    sentences = "".join(
+        f'<sentence id="{i}"><text>{text}</text><aspectCategories>'
+        + "".join(
+            f"<aspectCategory category={quoteattr(c)} polarity={quoteattr(v)}/>"
+            for c, v in Y.iloc[i].items()
+            if v != "none"
+        )
+        + "</aspectCategories></sentence>"
+        for i, text in enumerate(texts)
+    )
+    (tmp_path / "t.xml").write_text(f"<sentences>{sentences}</sentences>")
+    out = run("train", "t.xml", "--out", "det.aam", "--detector", *common,
+              cwd=tmp_path)  # fmt: skip
+    assert json.loads(out.stdout)["settings"] == {
+        "final_state": False,
+        "bidirectional": False,
+        "augment": "join",
+    }

@@ -655,7 +655,7 @@ def test_joint_training_batches_whole_sentences(pairs, monkeypatch):
         return original(module, tokens, lengths, aspect, sentence, **kw)
 
     monkeypatch.setattr(AspectAttentionModel, "forward", spy)
-    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, variant="at").fit(X, y)
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, augment=None).fit(X, y)
     text_of = {}
     for text, _ in X:
         text_of.setdefault(text, len(text_of))
@@ -700,3 +700,23 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "bidirectional": False,
         "augment": "join",
     }
+
+
+def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not():
+    """Trained on sentences that each mention one aspect (as most review sentences
+    do), the defaults get both aspects of "the pasta was great but the waiter was
+    rude" right; the defaults before them (ATAE with h_N, no copies) give both the
+    sentence's tone."""
+    X, y = make_pairs(200, seed=0, single_share=1.0)
+    X_test, y_test = make_pairs(30, seed=1)  # every sentence: aspects that disagree
+
+    def sentences_right(clf):
+        right = clf.predict(X_test) == np.asarray(y_test)
+        return right.reshape(-1, 2).all(axis=1).mean()
+
+    defaults = AspectAttentionClassifier(**LEARN).fit(X, y)
+    before = AspectAttentionClassifier(
+        **LEARN, variant="atae", final_state=True, bidirectional=False, augment=None
+    ).fit(X, y)
+    assert sentences_right(defaults) >= 0.9
+    assert sentences_right(before) <= 0.2

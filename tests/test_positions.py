@@ -323,7 +323,11 @@ def test_without_the_position_the_same_term_rule_cannot_be_learned():
     # the control: identical inputs, opposite labels -- at most half right
     X, y = same_term_pairs(220)
     clf = AspectAttentionClassifier(
-        **{**FAST, "embedding_dropout": 0.0}, variant="at", aspect_type="term"
+        **{**FAST, "embedding_dropout": 0.0},
+        variant="at",
+        aspect_type="term",
+        position_weighting="none",
+        final_state=True,
     ).fit(X[:360], y[:360])
     assert clf.score(X[360:], y[360:]) <= 0.5
 
