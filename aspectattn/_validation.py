@@ -367,6 +367,14 @@ class InstanceOf:
         return self.name
 
 
+def satisfies(value: Any, allowed: list) -> bool:
+    """Whether ``value`` meets one of the constraints ``allowed`` (``None`` allows
+    the value ``None``; any other constraint is a callable)."""
+    return any(
+        (c is None and value is None) or (c is not None and c(value)) for c in allowed
+    )
+
+
 def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
     """Check every parameter of ``estimator`` against its list of constraints.
 
@@ -378,10 +386,7 @@ def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
     name = type(estimator).__name__
     for param, allowed in constraints.items():
         value = getattr(estimator, param)
-        if any(
-            (c is None and value is None) or (c is not None and c(value))
-            for c in allowed
-        ):
+        if satisfies(value, allowed):
             continue
         descriptions = ["None" if c is None else str(c) for c in allowed]
         if len(descriptions) > 1:

@@ -162,6 +162,11 @@ class AspectAttentionBase(BaseEstimator):
         own = self.get_params(deep=False)
         return {name: values[name] for name in P.AUTO_PARAMS if name in own}
 
+    def _derived_record(self, aspect_type: str) -> dict:
+        """``resolved_params_`` of a model saved before it was recorded: from its
+        parameters (explicit then, but for ``aspect_type`` and ``batch_by``)."""
+        return self._resolved_record(P.resolve_auto(self._values(), aspect_type))
+
     def _check_aspect_settings(self, values: dict, aspect_type: str) -> None:
         """The checks that depend on the aspect type (resolved from the data when
         ``aspect_type="auto"``, before the vocabulary is built)."""
@@ -284,8 +289,8 @@ class AspectAttentionBase(BaseEstimator):
             raise ValueError(f"the fitted state must have the keys {sorted(expected)}")
         fitted = persistence.check_fitted_state(state)
         if fitted["resolved_params_"] is None:
-            fitted["resolved_params_"] = estimator._resolved_record(
-                P.resolve_auto(estimator._values(), fitted["aspect_type_"])
+            fitted["resolved_params_"] = estimator._derived_record(
+                fitted["aspect_type_"]
             )
         fitted["text_pipeline_"] = pipeline_from_state(state["text_pipeline_"])
         config = fitted["module_config_"] = check_module_config(state["module_config_"])
@@ -353,9 +358,7 @@ class AspectAttentionBase(BaseEstimator):
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)
         self.__dict__.update(state)
         if "resolved_params_" not in state and "aspect_type_" in state:
-            self.resolved_params_ = self._resolved_record(
-                P.resolve_auto(self._values(), self.aspect_type_)
-            )
+            self.resolved_params_ = self._derived_record(self.aspect_type_)
         if module_state is not None:
             tensors = {
                 k: torch.from_numpy(np.array(v)) for k, v in module_state.items()

@@ -34,6 +34,7 @@ import warnings
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .._validation import satisfies
 from ..exceptions import AspectAttnWarning
 from . import encoders as _encoders
 from . import model as _model
@@ -250,10 +251,8 @@ def check_resolved(record) -> dict:
     if not isinstance(record, dict) or not set(record) <= set(AUTO_PARAMS):
         raise ValueError(f"resolved_params_ must map some of {list(AUTO_PARAMS)}")
     for name, value in record.items():
-        allowed = TABLE[name].constraints
-        if (isinstance(value, str) and value == "auto") or not any(
-            (c is None and value is None) or (c is not None and c(value))
-            for c in allowed
+        if (isinstance(value, str) and value == "auto") or not satisfies(
+            value, TABLE[name].constraints
         ):
             raise ValueError(f"resolved_params_[{name!r}] is not a valid {name}")
     return dict(record)
