@@ -37,6 +37,7 @@ PREVIOUS_DEFAULTS = dict(
     position_weighting="none",
     bidirectional=False,
     augment=None,
+    head_lr=None,
 )
 
 

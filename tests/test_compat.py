@@ -67,3 +67,12 @@ def test_release_skops_pipeline_predicts_as_before():
         rtol=0,
         atol=1e-6,
     )
+
+
+@pytest.mark.parametrize("name", ["pairs_atae", "detector"])
+def test_release_files_get_the_training_of_their_time(name):
+    # head_lr came after these files: they were trained with lr everywhere, and a
+    # refit of the loaded model must train the same way, not with head_lr="auto".
+    model = load(RELEASE / f"{name}.aam")
+    assert model.get_params()["head_lr"] is None
+    assert model.resolved_params_["head_lr"] is None

@@ -230,6 +230,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "position_weighting": "linear",
         "bidirectional": True,
         "augment": None,
+        "head_lr": None,
     }
     categories = P.resolve_auto(values, "category", labels)
     assert categories["final_state"] is False and categories["augment"] == "join"
@@ -244,6 +245,10 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     )
     assert mine["batch_by"] == "pair" and mine["final_state"] is True
     assert mine["augment"] is None
+    # what a pretrained encoder feeds trains at its own rate
+    pretrained = P.resolve_auto({**values, "encoder": "pretrained"}, "term", labels)
+    assert pretrained["head_lr"] == P.PRETRAINED_HEAD_LR
+    assert P.resolve_auto({**values, "head_lr": None}, "term")["head_lr"] is None
 
 
 def test_every_auto_default_is_resolved():

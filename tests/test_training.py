@@ -13,8 +13,10 @@ from aspectattn.engine.training import (
     class_weight_tensor,
     embedding_parameter_name,
     fingerprint,
+    head_parameter_names,
     split_sentences,
 )
+from aspectattn.nn.categories import CategoryModel
 from aspectattn.nn.model import AspectAttentionModel
 from aspectattn.text.tokens import EncodedTexts
 
@@ -29,7 +31,7 @@ TINY_BERT = {
 }
 
 
-def _model(encoder):
+def _model(encoder, detector=False):
     if encoder == "pretrained":
         pytest.importorskip("transformers")
         config = {"pretrained_config": TINY_BERT}
@@ -41,9 +43,14 @@ def _model(encoder):
             if encoder == "lstm"
             else {"d_model": 8, "n_heads": 2, "n_layers": 1, "ff_size": 8}
         )
-        variant = "atae"
-    return AspectAttentionModel(
-        encoder=encoder, encoder_config=config, n_classes=3, variant=variant
+        variant = "at" if detector else "atae"
+    model = CategoryModel if detector else AspectAttentionModel
+    return model(
+        encoder=encoder,
+        encoder_config=config,
+        n_classes=3,
+        variant=variant,
+        n_aspects=2,
     )
 
 
@@ -124,6 +131,28 @@ def test_embedding_group_has_its_lr_and_no_weight_decay(encoder, optimizer):
     assert type(net.optimizer_).__name__ == {"adam": "Adam", "sgd": "SGD"}[optimizer]
     name = embedding_parameter_name(module)
     assert dict(module.named_parameters())[name] is module.embedding.weight
+
+
+@pytest.mark.parametrize("encoder", ["lstm", "transformer", "pretrained"])
+@pytest.mark.parametrize("detector", [False, True])
+def test_head_group_has_head_lr(encoder, detector):
+    # Everything outside the encoder (aspect vectors, attention, classifier) and
+    # nothing inside it trains at head_lr; the word vectors keep their own group.
+    module = _model(encoder, detector)
+    config = TrainingConfig(lr=0.01, embedding_lr=0.5, head_lr=0.3)
+    net, _ = build_net(
+        module, config, None, np.array([0, 1, 2]), np.arange(3), None, "cpu"
+    )
+    net.initialize()
+    lr_of = {id(p): g["lr"] for g in net.optimizer_.param_groups for p in g["params"]}
+    inside = {id(p) for p in net.module_.encoder.parameters()}
+    table = net.module_.embedding.weight
+    for name, p in net.module_.named_parameters():
+        expected = 0.5 if p is table else 0.01 if id(p) in inside else 0.3
+        assert lr_of[id(p)] == expected, name
+    heads = head_parameter_names(net.module_)
+    assert any("classifier" in n for n in heads)
+    assert any("aspect_embedding" in n for n in heads)
 
 
 def test_fingerprint_of_a_random_state_object_is_stable():

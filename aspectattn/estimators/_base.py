@@ -86,6 +86,9 @@ class AspectAttentionBase(BaseEstimator):
     #: Parameters of earlier releases that the estimator no longer has, with the
     #: one value they could hold: tolerated in saved models, dropped.
     _retired_params: dict = {}
+    #: Parameters added since the first saved models, with the value that gives
+    #: the training of a model saved before them (a file without them gets it).
+    _added_params: dict = {"head_lr": None}
     _parameter_constraints: dict = {}
 
     def __sklearn_tags__(self):
@@ -277,6 +280,7 @@ class AspectAttentionBase(BaseEstimator):
             for k, v in params.items()
             if not (k in cls._retired_params and v == cls._retired_params[k])
         }
+        params = {**cls._added_params, **params}
         unknown = set(params) - set(estimator.get_params())
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")

@@ -31,6 +31,10 @@ class CategoryModel(nn.Module):
     def embedding(self) -> nn.Embedding:
         return self.model.embedding
 
+    @property
+    def encoder(self) -> nn.Module:
+        return self.model.encoder
+
     def forward(self, tokens, lengths, aspect=None, sentence=None):
         """Logits (B, K, C); ``aspect`` and ``sentence`` (of the batch) are unused."""
         logits, alpha = self.model.forward_many(tokens, lengths, self.categories)

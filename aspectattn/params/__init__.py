@@ -197,7 +197,10 @@ AUTO_PARAMS = (
     "position_weighting",
     "bidirectional",
     "augment",
+    "head_lr",
 )
+#: ``head_lr="auto"`` with a pretrained encoder.
+PRETRAINED_HEAD_LR = 1e-3
 #: The labels that ``augment="join"`` needs.
 JOIN_LABELS = frozenset({"positive", "negative"})
 
@@ -215,7 +218,8 @@ def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
     its overall tone) and sentences joined from two of opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
     ``"negative"``. ``batch_by``: whole sentences when the encoder does not see
-    the aspect.
+    the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for what a pretrained
+    encoder feeds (MAMS-ACSA validation, MiniLM: 67 -> 74 at seed 0).
     """
     term = aspect_type == "term"
     rules = {
@@ -226,6 +230,9 @@ def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
         "augment": None
         if term or (labels is not None and not JOIN_LABELS <= set(map(str, labels)))
         else "join",
+        "head_lr": PRETRAINED_HEAD_LR
+        if values.get("encoder") == "pretrained"
+        else None,
     }
     resolved = {}
     for name in AUTO_PARAMS:
@@ -336,6 +343,7 @@ class TrainingConfig:
     lr: float = _default("lr")
     weight_decay: float = _default("weight_decay")
     embedding_lr: float | None = _default("embedding_lr")
+    head_lr: float | None = _default("head_lr")
     freeze_embeddings: bool = _default("freeze_embeddings")
     batch_size: int = _default("batch_size")
     batch_by: str = _default("batch_by")

@@ -91,6 +91,22 @@ Learning rate of the word vectors (``None``: same as ``lr``). Weight decay
 is never applied to them.""",
     ),
     Param(
+        "head_lr",
+        "auto",
+        [None, Options({"auto"}), Interval(float, 0, None, "neither")],
+        "model",
+        "learning rate outside the encoder (auto: 1e-3 for a pretrained one)",
+        type='float, None or "auto"',
+        needs=(),
+        doc="""\
+Learning rate of the parameters outside the encoder -- the aspect vectors,
+the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
+``1e-3`` with ``encoder="pretrained"`` (they start from random weights, and
+at the small ``lr`` that fine-tunes a checkpoint the aspect vectors barely
+move: every aspect of a sentence then gets the sentence's tone), else
+``None``; see ``resolved_params_``.""",
+    ),
+    Param(
         "dropout",
         0.5,
         [Interval(float, 0, 1, "left")],
