@@ -758,18 +758,24 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     assert summary["variant"] == "at"
     assert summary["settings"]["augment"] == "join"
     assert summary["settings"]["final_state"] is False
+    assert summary["settings"]["head_lr"] is None  # auto: lr, with an LSTM
     model = load(tmp_path / "d.aam")
     assert model.resolved_params_ == summary["settings"]
     assert model.get_params()["augment"] == "auto"
     run("train", workdir / "train.csv", "--out", "p.aam", "--augment", "none",
-        "--final-state", "sentence", "--unidirectional", *common,
-        cwd=tmp_path)  # fmt: skip
+        "--final-state", "sentence", "--unidirectional", "--head-lr", "0.01",
+        *common, cwd=tmp_path)  # fmt: skip
     plain = load(tmp_path / "p.aam").resolved_params_
     assert (plain["augment"], plain["final_state"], plain["bidirectional"]) == (
         None,
         True,
         False,
     )
+    assert plain["head_lr"] == 0.01
+    for rate in ("-1", "nan", "fast"):
+        bad = run("train", workdir / "train.csv", "--out", "b.aam", "--head-lr",
+                  rate, *common, cwd=tmp_path, check=False)  # fmt: skip
+        assert bad.returncode == 2 and "--head-lr" in bad.stderr, rate
     from xml.sax.saxutils import quoteattr
 
     from conftest import make_table
@@ -792,4 +798,5 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "final_state": False,
         "bidirectional": False,
         "augment": "join",
+        "head_lr": None,
     }

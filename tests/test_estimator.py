@@ -684,6 +684,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "position_weighting": "none",
         "bidirectional": False,
         "augment": "join",
+        "head_lr": None,
     }
     assert clf.module_config_["final_state"] is False
     # the parameters keep "auto": a clone resolves them again, the same way
@@ -699,6 +700,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "final_state": False,
         "bidirectional": False,
         "augment": "join",
+        "head_lr": None,
     }
 
 

@@ -3,6 +3,7 @@ it to a file."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -96,6 +97,14 @@ def add_arguments(p) -> None:
         add_param(p, name)
     add_param(
         p,
+        "head_lr",
+        type=_rate_or_auto,
+        choices=None,
+        metavar="{auto,none,RATE}",
+        help=P.cli_help("head_lr") + " (none: the same as --lr)",
+    )
+    add_param(
+        p,
         "validation_fraction",
         default=0.1,
         help="held-out share of sentences for early stopping (0: none)",
@@ -113,6 +122,21 @@ def add_arguments(p) -> None:
 
 
 #: --final-state choices -> the estimators' ``final_state``.
+def _rate_or_auto(text: str):
+    """``--head-lr``: "auto", "none" (None) or a learning rate > 0."""
+    if text in ("auto", "none"):
+        return None if text == "none" else text
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected auto, none or a rate > 0, got {text!r}"
+        )
+    return value
+
+
 _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False}
 ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
 
@@ -156,6 +180,7 @@ def run(args) -> int:
         augment=None if args.augment == "none" else args.augment,
         max_epochs=args.epochs,
         lr=args.lr,
+        head_lr=args.head_lr,
         batch_size=args.batch_size,
         dropout=args.dropout,
         bidirectional=args.bidirectional,
