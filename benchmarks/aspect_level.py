@@ -151,6 +151,11 @@ MODELS = {
     # every parameter at the checkpoint's lr (head_lr=None, the previous default).
     "MiniLM, defaults": ("pairs", "sem14", MINILM),
     "MiniLM, defaults, MAMS-ACSA": ("mams", "mams_train", MINILM),
+    "MiniLM, previous defaults, MAMS-ACSA": (
+        "mams",
+        "mams_train",
+        {**MINILM, **OLD, "variant": "at"},
+    ),
     "MiniLM, head_lr=None, MAMS-ACSA": (
         "mams",
         "mams_train",

@@ -115,7 +115,7 @@ def test_embedding_group_has_its_lr_and_no_weight_decay(encoder, optimizer):
     # decay on word vectors" reach it.
     module = _model(encoder)
     config = TrainingConfig(
-        optimizer=optimizer, lr=0.01, embedding_lr=0.5, weight_decay=0.1
+        optimizer=optimizer, lr=0.01, embedding_lr=0.5, weight_decay=0.1, head_lr=None
     )
     net, _ = build_net(
         module, config, None, np.array([0, 1, 2]), np.arange(3), None, "cpu"
@@ -150,6 +150,8 @@ def test_head_group_has_head_lr(encoder, detector):
     for name, p in net.module_.named_parameters():
         expected = 0.5 if p is table else 0.01 if id(p) in inside else 0.3
         assert lr_of[id(p)] == expected, name
+    with pytest.raises(ValueError, match="must be resolved"):
+        build_net(module, TrainingConfig(), None, [0], np.arange(3), None, "cpu")
     heads = head_parameter_names(net.module_)
     assert any("classifier" in n for n in heads)
     assert any("aspect_embedding" in n for n in heads)

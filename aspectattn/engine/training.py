@@ -195,6 +195,8 @@ def build_net(
         embedding_group["lr"] = config.embedding_lr
     # (skorch gives each parameter the group of the first pattern its name matches)
     param_groups = [(embedding_parameter_name(module), embedding_group)]
+    if config.head_lr == "auto":
+        raise ValueError("head_lr='auto' must be resolved (params.resolve_auto)")
     if config.head_lr is not None:
         param_groups += [
             (n, {"lr": config.head_lr}) for n in head_parameter_names(module)

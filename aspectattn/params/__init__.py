@@ -343,7 +343,7 @@ class TrainingConfig:
     lr: float = _default("lr")
     weight_decay: float = _default("weight_decay")
     embedding_lr: float | None = _default("embedding_lr")
-    head_lr: float | None = None  # resolved in fit ("auto" is not a rate)
+    head_lr: float | str | None = _default("head_lr")
     freeze_embeddings: bool = _default("freeze_embeddings")
     batch_size: int = _default("batch_size")
     batch_by: str = _default("batch_by")
