@@ -126,22 +126,17 @@ def test_learns_an_aspect_dependent_rule_that_bag_of_words_cannot(
     # was great but the waiter was rude"): the label depends on which aspect is
     # asked, so text features alone -- or text plus aspect, added linearly -- stay
     # near 50%. One layer, no dropout: the small model must tie each adjective to
-    # its noun through self-attention. ATAE learns it on every seed; AT's
-    # optimisation is fragile on this toy set (additive scores: 0.5-1.0 over seeds
-    # 0-2, either batching), so AT uses the bilinear score and must succeed on at
-    # least two of three seeds.
-    scores = []
-    for seed in (0, 1, 2) if variant == "at" else (0,):
-        clf = AspectAttentionClassifier(
-            **{**TF, "lr": 3e-3, "max_epochs": 60, "random_state": seed},
-            variant=variant,
-            attention_score="general" if variant == "at" else "additive",
-            n_layers=1,
-            embedding_dropout=0.0,
-            transformer_dropout=0.0,
-        )
-        scores.append(clf.fit(*pairs).score(*test_pairs))
-    assert sorted(scores)[len(scores) // 2] >= 0.9, scores
+    # its noun through self-attention. With the defaults' joined copies AT learns
+    # it on every seed tried (0.99-1.0 over seeds 0-2, additive and bilinear
+    # scores); without them its optimisation was fragile here (0.8-1.0).
+    clf = AspectAttentionClassifier(
+        **{**TF, "lr": 3e-3, "max_epochs": 60},
+        variant=variant,
+        n_layers=1,
+        embedding_dropout=0.0,
+        transformer_dropout=0.0,
+    )
+    assert clf.fit(*pairs).score(*test_pairs) >= 0.9
     assert _bag_of_words_accuracy(pairs, test_pairs, with_aspect=True) <= 0.6
 
 
