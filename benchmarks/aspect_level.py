@@ -150,6 +150,7 @@ MODELS = {
     # only ("vector") or also as the encoder's second segment ("pair"), and with
     # every parameter at the checkpoint's lr (head_lr=None, the previous default).
     "MiniLM, defaults": ("pairs", "sem14", MINILM),
+    "MiniLM, previous defaults": ("pairs", "sem14", {**MINILM, **OLD, "variant": "at"}),
     "MiniLM, defaults, MAMS-ACSA": ("mams", "mams_train", MINILM),
     "MiniLM, previous defaults, MAMS-ACSA": (
         "mams",
