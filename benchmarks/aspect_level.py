@@ -131,6 +131,16 @@ MODELS = {
     # Candidates beside the defaults, compared on validation: a bi-LSTM for
     # categories, and CAN's regularisers re-tuned with the joined copies.
     "Defaults, bidirectional": ("pairs", "sem14", dict(bidirectional=True)),
+    "Defaults, bidirectional, MAMS-ACSA": (
+        "mams",
+        "mams_train",
+        dict(bidirectional=True),
+    ),
+    "Defaults, bidirectional, SemEval-15": (
+        "pairs",
+        "sem15",
+        dict(bidirectional=True),
+    ),
     "Detector, defaults, bidirectional": (
         "detector",
         "sem14",

@@ -80,6 +80,8 @@ DEFAULTS = {
 #: seeds: shown, never picked as the best hand-set row).
 CANDIDATES = {
     "SemEval-14 restaurant categories": ["Defaults, bidirectional"],
+    "MAMS-ACSA (val)": ["Defaults, bidirectional, MAMS-ACSA"],
+    "SemEval-15 restaurant categories": ["Defaults, bidirectional, SemEval-15"],
     "SemEval-14 detector": [
         "Detector, defaults, bidirectional",
         "Detector, defaults + CAN regularisers (0.01, 0.01)",
