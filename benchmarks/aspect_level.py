@@ -160,6 +160,11 @@ MODELS = {
     # only ("vector") or also as the encoder's second segment ("pair"), and with
     # every parameter at the checkpoint's lr (head_lr=None, the previous default).
     "MiniLM, defaults": ("pairs", "sem14", MINILM),
+    "MiniLM, pair input, defaults": (
+        "pairs",
+        "sem14",
+        dict(MINILM, pretrained_input="pair"),
+    ),
     "MiniLM, previous defaults": ("pairs", "sem14", {**MINILM, **OLD, "variant": "at"}),
     "MiniLM, defaults, MAMS-ACSA": ("mams", "mams_train", MINILM),
     "MiniLM, previous defaults, MAMS-ACSA": (
