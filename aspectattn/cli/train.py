@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from .. import params as P
+from .._validation import satisfies
 from ..params import AUGMENTATIONS
 from ._common import (
     add_data_options,
@@ -121,22 +123,27 @@ def add_arguments(p) -> None:
     add_data_options(p, model_options=False)
 
 
-#: --final-state choices -> the estimators' ``final_state``.
 def _rate_or_auto(text: str):
-    """``--head-lr``: "auto", "none" (None) or a learning rate > 0."""
+    """``--head-lr``: "auto", "none" (None) or a finite rate that the parameter
+    table allows."""
     if text in ("auto", "none"):
         return None if text == "none" else text
     try:
         value = float(text)
     except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
+        value = None
+    if (
+        value is None
+        or not math.isfinite(value)
+        or not satisfies(value, P.TABLE["head_lr"].constraints)
+    ):
         raise argparse.ArgumentTypeError(
             f"expected auto, none or a rate > 0, got {text!r}"
         )
     return value
 
 
+#: --final-state choices -> the estimators' ``final_state``.
 _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False}
 ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
 

@@ -78,7 +78,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     resolved_params_ : dict
         What each parameter that can be ``"auto"`` (``aspect_type``,
         ``batch_by``, ``final_state``, ``position_weighting``,
-        ``bidirectional``, ``augment``) stood for in this fit, e.g.
+        ``bidirectional``, ``augment``, ``head_lr``) stood for in this fit, e.g.
         ``{"final_state": "term", "bidirectional": True, ...}`` for aspect terms.
         Kept by :meth:`save` and pickling.
     aspects_ : ndarray of str
