@@ -17,11 +17,19 @@ give them). Spans are read by models that use the term's position.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval as _SkInterval
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    StrOptions,
+    make_constraint,
+    validate_parameter_constraints,
+)
 
 from .exceptions import InputError, UnknownAspectError
 
@@ -32,9 +40,12 @@ __all__ = [
     "resolve_aspect_type",
     "category_ids",
     "Interval",
-    "Options",
-    "InstanceOf",
+    "StrOptions",
+    "Matching",
+    "InvalidParameterError",
+    "satisfies",
     "validate_params",
+    "plain",
 ]
 
 
@@ -271,129 +282,62 @@ def resolve_aspect_type(aspect_type: str, texts: list[str], aspects: list[str]) 
 
 
 # --------------------------------------------------------------------------------------
-# Hyperparameter constraints, in the spirit of sklearn.utils._param_validation but
-# self-contained (that module is private API).
+# Hyperparameter constraints: scikit-learn's own (sklearn.utils._param_validation), so
+# that its messages, its InvalidParameterError and its estimator checks
+# (check_param_validation) apply to these estimators as to its own. Two refinements,
+# as subclasses its machinery accepts: a bool is not a number, and a float interval
+# holds finite values only (an infinite rate trains to NaN).
 
 
-class Interval:
-    """A numeric range constraint: ``Interval(int, 1, None)`` is "an int >= 1"."""
+class Interval(_SkInterval):
+    """scikit-learn's :class:`~sklearn.utils._param_validation.Interval`, where a
+    bool is not a number and a float must be finite: ``Interval(Integral, 1, None,
+    closed="left")`` is "an int in the range [1, inf)"."""
 
-    def __init__(
-        self, kind: type, low: float | None, high: float | None, closed: str = "both"
-    ):
-        self.kind, self.low, self.high, self.closed = kind, low, high, closed
-
-    def __call__(self, value: Any) -> bool:
-        if self.kind is int:
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-                return False
-        elif not isinstance(value, numbers.Real) or isinstance(value, bool):
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, (bool, np.bool_)):
             return False
-        if value != value:
+        if isinstance(val, numbers.Real) and not math.isfinite(val):
             return False
-        lo_ok = self.low is None or (
-            value >= self.low if self.closed in ("both", "left") else value > self.low
-        )
-        hi_ok = self.high is None or (
-            value <= self.high
-            if self.closed in ("both", "right")
-            else value < self.high
-        )
-        return lo_ok and hi_ok
+        return super().is_satisfied_by(val)
+
+
+class Matching(StrOptions):
+    """A string that fully matches the compiled regular expression ``pattern``
+    (``examples``: values shown in the message, and from which sklearn's checks
+    make an invalid one)."""
+
+    def __init__(self, pattern, examples, description: str):
+        super().__init__(set(examples))
+        self.pattern, self.description = pattern, description
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, str) and self.pattern.fullmatch(val) is not None
 
     def __str__(self) -> str:
-        kind = "an int" if self.kind is int else "a float"
-        lo_op = ">=" if self.closed in ("both", "left") else ">"
-        hi_op = "<=" if self.closed in ("both", "right") else "<"
-        parts = []
-        if self.low is not None:
-            parts.append(f"{lo_op} {self.low}")
-        if self.high is not None:
-            parts.append(f"{hi_op} {self.high}")
-        return f"{kind} {' and '.join(parts)}" if parts else kind
-
-
-class Options:
-    """One of a fixed set of values: ``Options({"at", "ae", "atae"})``."""
-
-    def __init__(self, values, description: str | None = None):
-        self.values = values
-        self.description = description
-
-    @classmethod
-    def matching(cls, pattern, description: str) -> Options:
-        """A string that fully matches the compiled regular expression ``pattern``."""
-        return cls(_FullMatch(pattern), description)
-
-    def __call__(self, value: Any) -> bool:
-        if isinstance(value, numbers.Number) and not isinstance(
-            value, (bool, np.bool_)
-        ):
-            # 1 == True and 0 == False, but a number is not one of the booleans
-            if not isinstance(self.values, (set, frozenset, tuple, list)):
-                return False
-            return any(not isinstance(v, bool) and v == value for v in self.values)
-        try:
-            return value in self.values
-        except TypeError:
-            return False
-
-    def __str__(self) -> str:
-        if self.description is not None:
-            return self.description
-        return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
-
-
-class _FullMatch:
-    def __init__(self, pattern):
-        self.pattern = pattern
-
-    def __contains__(self, value) -> bool:
-        return isinstance(value, str) and self.pattern.fullmatch(value) is not None
-
-
-class InstanceOf:
-    """An instance of the given type(s), described by ``name``."""
-
-    def __init__(self, types, name: str):
-        self.types, self.name = types, name
-
-    def __call__(self, value: Any) -> bool:
-        return isinstance(value, self.types) and not (
-            isinstance(value, bool) and bool not in np.atleast_1d(self.types)
-        )
-
-    def __str__(self) -> str:
-        return self.name
+        return self.description
 
 
 def satisfies(value: Any, allowed: list) -> bool:
-    """Whether ``value`` meets one of the constraints ``allowed`` (``None`` allows
-    the value ``None``; any other constraint is a callable)."""
-    return any(
-        (c is None and value is None) or (c is not None and c(value)) for c in allowed
-    )
+    """Whether ``value`` meets one of the constraints ``allowed`` (scikit-learn's
+    constraint forms: ``None``, ``"boolean"``, a type, an :class:`Interval`...)."""
+    return any(make_constraint(c).is_satisfied_by(value) for c in allowed)
 
 
 def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
-    """Check every parameter of ``estimator`` against its list of constraints.
+    """Check the parameters ``constraints`` names on ``estimator``, as
+    scikit-learn does: an ``InvalidParameterError`` (a ``ValueError``) such as
+    "The 'hidden_size' parameter of AspectAttentionClassifier must be an int in the
+    range [1, inf). Got -3 instead."."""
+    validate_parameter_constraints(
+        constraints,
+        {name: getattr(estimator, name) for name in constraints},
+        caller_name=type(estimator).__name__,
+    )
 
-    A constraint is ``None`` (the value ``None`` is allowed) or a callable returning
-    whether the value satisfies it. Raises ``ValueError`` with a message such as
-    "The 'hidden_size' parameter of AspectAttentionClassifier must be an int >= 1.
-    Got -3 instead."
-    """
-    name = type(estimator).__name__
-    for param, allowed in constraints.items():
-        value = getattr(estimator, param)
-        if satisfies(value, allowed):
-            continue
-        descriptions = ["None" if c is None else str(c) for c in allowed]
-        if len(descriptions) > 1:
-            described = ", ".join(descriptions[:-1]) + " or " + descriptions[-1]
-        else:
-            described = descriptions[0]
-        raise ValueError(
-            f"The {param!r} parameter of {name} must be {described}. "
-            f"Got {value!r} instead."
-        )
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars (``np.int64(16)``, ``np.float32(0.1)``,
+    ``np.bool_``) as the Python ones the constraints accept them for: what goes
+    to torch and into model files."""
+    return value.item() if isinstance(value, np.generic) else value

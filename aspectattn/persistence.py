@@ -45,6 +45,7 @@ import numpy as np
 import torch
 
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
+from ._validation import plain
 from .exceptions import AspectAttnError
 from .params import check_resolved
 
@@ -186,7 +187,7 @@ def to_payload(estimator) -> dict:
     from . import __version__
 
     check_is_fitted(estimator, "module_")
-    params = estimator.get_params()
+    params = {k: plain(v) for k, v in estimator.get_params().items()}
     if not (params["random_state"] is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a RandomState object is not data
     metadata = json.dumps(

@@ -267,7 +267,7 @@ def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
         ),
         (
             ["train", "test.csv", "--out", "m.aam", "--epochs", "0", "--quiet"],
-            "--epochs must be an int >= 1",
+            "--epochs must be an int in the range [1, inf)",
         ),
         (["evaluate", "model.aam", "array.json"], "expected a JSON object per line"),
         (["evaluate", "model.aam", "strings.jsonl"], "expected a JSON object"),

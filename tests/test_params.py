@@ -57,7 +57,7 @@ def test_constraint_messages_name_the_estimator(cls):
     with pytest.raises(
         ValueError,
         match=rf"The 'hidden_size' parameter of "
-        rf"{cls.__name__} must be an int >= 1. Got -3 instead.",
+        rf"{cls.__name__} must be an int in the range \[1, inf\). Got -3 instead.",
     ):
         cls(hidden_size=-3).fit(None, None)
 
@@ -258,3 +258,49 @@ def test_every_auto_default_is_resolved():
     for aspect_type in ("category", "term"):
         resolved = P.resolve_auto(AspectAttentionClassifier().get_params(), aspect_type)
         assert "auto" not in [v for v in resolved.values() if isinstance(v, str)]
+
+
+# -------------------------------------------- scikit-learn's validation machinery
+#: The checks of sklearn.utils.estimator_checks that apply to estimators of text
+#: (the others fit numeric arrays, which these estimators refuse by design).
+TEXT_INPUT_CHECKS = [
+    "check_param_validation",
+    "check_parameters_default_constructible",
+    "check_no_attributes_set_in_init",
+    "check_get_params_invariance",
+    "check_set_params",
+    "check_estimator_repr",
+    "check_estimator_cloneable",
+    "check_estimator_tags_renamed",
+    "check_valid_tag_types",
+    "check_do_not_raise_errors_in_init_or_set_params",
+    "check_mixin_order",
+    "check_estimator_sparse_tag",
+    "check_estimators_unfitted",
+]
+
+
+@pytest.mark.parametrize("check", TEXT_INPUT_CHECKS)
+@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
+def test_sklearn_estimator_checks_that_apply_to_text_pass(cls, check):
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)(cls.__name__, cls(max_epochs=1, random_state=0))
+
+
+@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
+def test_constraints_are_sklearns_own(cls):
+    from sklearn.utils._param_validation import InvalidParameterError, make_constraint
+
+    for allowed in cls._parameter_constraints.values():
+        for constraint in allowed:
+            make_constraint(constraint)  # raises on a form sklearn does not know
+    with pytest.raises(InvalidParameterError):
+        cls(lr=float("inf")).fit(["a b"], [["positive"]])
+
+
+def test_the_detector_is_a_classifier():
+    from sklearn.base import is_classifier
+
+    assert is_classifier(AspectCategoryClassifier())
+    assert is_classifier(AspectAttentionClassifier())

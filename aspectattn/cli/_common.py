@@ -11,12 +11,13 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 
 from .. import params as P
-from .._validation import Interval, Options
+from .._validation import Interval, StrOptions
 
 
 class CLIError(Exception):
@@ -366,18 +367,14 @@ def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
     help; ``overrides`` replace any of them."""
     param = P.TABLE[name]
     kwargs = {"dest": name, "default": param.default, "help": param.help}
-    options = [
-        c.values
-        for c in param.constraints
-        if isinstance(c, Options) and isinstance(c.values, (set, frozenset, tuple))
-    ]
-    numbers = [c.kind for c in param.constraints if isinstance(c, Interval)]
-    if options and set(options[0]) == {True, False}:
+    options = [c.options for c in param.constraints if type(c) is StrOptions]
+    numbers = [c.type for c in param.constraints if isinstance(c, Interval)]
+    if "boolean" in param.constraints:
         kwargs["action"] = "store_true"
         kwargs.pop("default")
     elif options:
         kwargs["choices"] = sorted(options[0], key=str)
     elif numbers:
-        kwargs["type"] = numbers[0]
+        kwargs["type"] = int if numbers[0] is Integral else float
     kwargs.update(overrides)
     p.add_argument(flag or "--" + name.replace("_", "-"), **kwargs)

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import params as P
 from .. import persistence
 from .._fields import labels_state
-from .._validation import validate_params
+from .._validation import plain, validate_params
 from ..engine.quantization import quantize_module
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
@@ -69,6 +69,17 @@ def resolve_device(device: str) -> str:
             f"device={device!r} was requested but CUDA is not available; "
             "use device='auto' or 'cpu'."
         )
+    if device.startswith("cuda") and torch.device(device).index is not None:
+        if torch.device(device).index >= torch.cuda.device_count():
+            raise ValueError(
+                f"device={device!r} was requested but this machine has "
+                f"{torch.cuda.device_count()} CUDA device(s); use device='auto'."
+            )
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(
+            "device='mps' was requested but Apple's Metal (MPS) backend is not "
+            "available here; use device='auto' or 'cpu'."
+        )
     return device
 
 
@@ -101,7 +112,8 @@ class AspectAttentionBase(BaseEstimator):
     # ------------------------------------------------------------ parameter checks
     def _values(self) -> dict:
         """Every setting: the parameters and the estimator's fixed settings."""
-        return {**self._fixed_params, **self.get_params(deep=False)}
+        own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
+        return {**self._fixed_params, **own}
 
     def _check_params(self) -> dict:
         """Validate every parameter and every combination of them (before any data
@@ -198,7 +210,9 @@ class AspectAttentionBase(BaseEstimator):
         """The model and training configs of this fit (what goes down)."""
         return (
             P.ModelConfig.from_params(values),
-            P.TrainingConfig.from_params(values, self.get_params(deep=False)),
+            P.TrainingConfig.from_params(
+                values, {k: plain(v) for k, v in self.get_params(deep=False).items()}
+            ),
         )
 
     def _seeding(self):

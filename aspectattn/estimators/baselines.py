@@ -19,7 +19,7 @@ aspect, instead of fixing them by word statistics or grammar.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,9 +28,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
-    InstanceOf,
     Interval,
-    Options,
+    StrOptions,
     category_ids,
     check_pairs,
     resolve_aspect_type,
@@ -50,16 +49,16 @@ __all__ = [
 _COMMON_CONSTRAINTS = {
     "embeddings": [
         None,
-        InstanceOf((str,), "a string"),
-        InstanceOf((os.PathLike,), "a path"),
+        str,
+        os.PathLike,
     ],
-    "embedding_dim": [None, Interval(int, 1, None)],
-    "aspect_type": [Options({"auto", "category", "term"})],
-    "window": [Interval(int, 0, None)],
-    "lowercase": [Options({True, False})],
-    "text_column": [InstanceOf((str,), "a string")],
-    "aspect_column": [InstanceOf((str,), "a string")],
-    "random_state": [None, Interval(int, 0, None)],
+    "embedding_dim": [None, Interval(Integral, 1, None, closed="left")],
+    "aspect_type": [StrOptions({"auto", "category", "term"})],
+    "window": [Interval(Integral, 0, None, closed="left")],
+    "lowercase": ["boolean"],
+    "text_column": [str],
+    "aspect_column": [str],
+    "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both")],
 }
 
 
@@ -292,9 +291,9 @@ class TfidfEmbeddingVectorizer(_PooledEmbeddingVectorizer):
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "use_idf": [Options({True, False})],
-        "smooth_idf": [Options({True, False})],
-        "sublinear_tf": [Options({True, False})],
+        "use_idf": ["boolean"],
+        "smooth_idf": ["boolean"],
+        "sublinear_tf": ["boolean"],
     }
 
     def __init__(
@@ -378,14 +377,14 @@ class POSWeightedEmbeddingVectorizer(_PooledEmbeddingVectorizer):
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "tagger": [None, InstanceOf((Callable,), "a callable")],
-        "noun_weight": [Interval(float, 0, None)],
-        "adj_weight": [Interval(float, 0, None)],
-        "verb_weight": [Interval(float, 0, None)],
-        "adv_weight": [Interval(float, 0, None)],
-        "other_weight": [Interval(float, 0, None)],
-        "use_idf": [Options({True, False})],
-        "smooth_idf": [Options({True, False})],
+        "tagger": [None, callable],
+        "noun_weight": [Interval(Real, 0, None, closed="left")],
+        "adj_weight": [Interval(Real, 0, None, closed="left")],
+        "verb_weight": [Interval(Real, 0, None, closed="left")],
+        "adv_weight": [Interval(Real, 0, None, closed="left")],
+        "other_weight": [Interval(Real, 0, None, closed="left")],
+        "use_idf": ["boolean"],
+        "smooth_idf": ["boolean"],
     }
 
     def __init__(

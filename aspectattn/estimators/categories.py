@@ -32,7 +32,7 @@ import warnings
 import numpy as np
 import torch
 from scipy.special import softmax
-from sklearn.base import MultiOutputMixin
+from sklearn.base import ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import augment, persistence
@@ -55,7 +55,7 @@ PARAMETERS = P.names_for(P.PAIR_GROUPS)
 
 
 @persistence.register
-class AspectCategoryClassifier(MultiOutputMixin, AspectAttentionBase):
+class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentionBase):
     __doc__ = P.document(
         """Aspect-category detection and sentiment in one model, multi-output style.
 

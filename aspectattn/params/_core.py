@@ -8,8 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import Options
-
 __all__ = [
     "Param",
     "EncoderEntry",
@@ -77,4 +75,3 @@ QUANTIZE_OPTIONS = ("int8",)
 #: Word vectors trained with gensim on the fitting texts.
 TRAINABLE_VECTORS = ("word2vec", "fasttext")
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")
-BOOL = Options({True, False})

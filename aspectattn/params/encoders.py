@@ -5,9 +5,10 @@ entry in ``ENCODERS``, and its module in :mod:`aspectattn.nn.encoders`."""
 from __future__ import annotations
 
 import os
+from numbers import Integral, Real
 
-from .._validation import InstanceOf, Interval, Options
-from ._core import BOOL, EncoderEntry, Param
+from .._validation import Interval, StrOptions
+from ._core import EncoderEntry, Param
 
 #: Name -> encoder. Adding an encoder: its module in :mod:`aspectattn.nn.encoders`,
 #: its entry here, and its parameters below (group = its name).
@@ -28,7 +29,7 @@ PARAMS = [
     Param(
         "hidden_size",
         300,
-        [Interval(int, 1, None)],
+        [Interval(Integral, 1, None, closed="left")],
         "lstm",
         "LSTM size",
         type="int",
@@ -39,7 +40,7 @@ LSTM hidden size.""",
     Param(
         "bidirectional",
         "auto",
-        [BOOL, Options({"auto"})],
+        ["boolean", StrOptions({"auto"})],
         "lstm",
         "bidirectional LSTM (auto: for aspect terms)",
         type='bool or "auto"',
@@ -53,7 +54,7 @@ categories; see ``resolved_params_``.""",
     Param(
         "n_layers",
         2,
-        [Interval(int, 1, None)],
+        [Interval(Integral, 1, None, closed="left")],
         "transformer",
         "transformer layers",
         type="int",
@@ -64,7 +65,7 @@ Number of transformer layers.""",
     Param(
         "n_heads",
         4,
-        [Interval(int, 1, None)],
+        [Interval(Integral, 1, None, closed="left")],
         "transformer",
         "transformer heads",
         type="int",
@@ -75,7 +76,7 @@ Number of transformer layers.""",
     Param(
         "d_model",
         128,
-        [Interval(int, 1, None)],
+        [Interval(Integral, 1, None, closed="left")],
         "transformer",
         "transformer width",
         type="int",
@@ -86,7 +87,7 @@ Width of the transformer (its states' size ``D``).""",
     Param(
         "ff_size",
         None,
-        [None, Interval(int, 1, None)],
+        [None, Interval(Integral, 1, None, closed="left")],
         "transformer",
         "transformer feed-forward size (default 4 * d_model)",
         type="int or None",
@@ -97,7 +98,7 @@ Width of the position-wise feed-forward layer (``None``: ``4 * d_model``).""",
     Param(
         "norm_first",
         True,
-        [BOOL],
+        ["boolean"],
         "transformer",
         "pre-norm (True) or post-norm transformer layers",
         type="bool",
@@ -108,7 +109,7 @@ Pre-norm (LayerNorm before each sublayer) or post-norm (after the residual).""",
     Param(
         "positional",
         "sinusoidal",
-        [Options({"sinusoidal", "learned"})],
+        [StrOptions({"sinusoidal", "learned"})],
         "transformer",
         "transformer position encodings",
         type='{"sinusoidal", "learned"}',
@@ -120,7 +121,7 @@ Fixed sinusoidal encodings (Vaswani et al., 2017), or learned ones for up to
     Param(
         "position_merge",
         "add",
-        [Options({"add", "concat"})],
+        [StrOptions({"add", "concat"})],
         "transformer",
         "add position encodings to the word vectors or concatenate them",
         type='{"add", "concat"}',
@@ -132,7 +133,7 @@ Position vectors added to the word vectors, or concatenated to them
     Param(
         "transformer_dropout",
         0.1,
-        [Interval(float, 0, 1, "left")],
+        [Interval(Real, 0, 1, closed="left")],
         "transformer",
         "dropout inside the transformer",
         type="float",
@@ -143,7 +144,7 @@ Dropout inside the transformer layers (attention and feed-forward).""",
     Param(
         "pretrained_model",
         None,
-        [None, InstanceOf((str, os.PathLike), "a path")],
+        [None, str, os.PathLike],
         "pretrained",
         "local Hugging Face checkpoint directory (with encoder pretrained)",
         type="str, path-like or None",
@@ -158,7 +159,7 @@ fitted model does not need the directory to predict.""",
     Param(
         "pretrained_input",
         "vector",
-        [Options({"vector", "pair"})],
+        [StrOptions({"vector", "pair"})],
         "pairs",
         "aspect as attention query only, or also as a second segment",
         type='{"vector", "pair"}',
