@@ -20,6 +20,7 @@ from .exceptions import (
     ChecksumError,
     InputError,
     MissingDependencyError,
+    NonFiniteError,
     UnknownAspectError,
 )
 from .text.tokens import Tokenizer, Vocabulary
@@ -46,6 +47,7 @@ __all__ = [
     "ChecksumError",
     "InputError",
     "MissingDependencyError",
+    "NonFiniteError",
     "UnknownAspectError",
     "Tokenizer",
     "Vocabulary",

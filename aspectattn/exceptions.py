@@ -10,6 +10,7 @@ __all__ = [
     "UnknownAspectError",
     "MissingDependencyError",
     "ChecksumError",
+    "NonFiniteError",
     "AspectAttnWarning",
 ]
 
@@ -32,6 +33,12 @@ class MissingDependencyError(AspectAttnError, ImportError):
 
 class ChecksumError(AspectAttnError, OSError):
     """A downloaded file does not have the expected SHA-256 checksum."""
+
+
+class NonFiniteError(AspectAttnError, FloatingPointError):
+    """A model computed NaN or infinity: its training loss or weights (too high a
+    learning rate, extreme class weights...: training stops there), or its scores
+    for an input (a model trained that way): never turned into labels."""
 
 
 class AspectAttnWarning(UserWarning):

@@ -185,3 +185,31 @@ def test_checkpoint_with_a_random_state_object_resumes(tmp_path):
     ).fit(X, y)
     assert len(list(tmp_path.iterdir())) == 1  # found the same checkpoint
     np.testing.assert_array_equal(first.predict_proba(X), second.predict_proba(X))
+
+
+# ------------------------------------------------------------ non-finite training
+def test_a_loss_that_turns_nan_stops_training_with_a_clear_error(pairs):
+    from aspectattn.exceptions import NonFiniteError
+
+    params = {**FAST, "optimizer": "sgd", "lr": 1e38, "embedding_lr": 1e38}
+    with pytest.raises(NonFiniteError, match="Lower lr"):
+        AspectAttentionClassifier(**params).fit(*pairs)
+
+
+def test_non_finite_scores_are_an_error_not_classes_0(pairs):
+    from aspectattn.exceptions import NonFiniteError
+
+    X, y = pairs
+    clf = AspectAttentionClassifier(**FAST).fit(X, y)
+    with torch.no_grad():  # finite weights whose scores overflow (lr=1e30 does this)
+        for p in clf.module_.parameters():
+            p.fill_(1e38)
+    with pytest.raises(NonFiniteError, match="non-finite scores"):
+        clf.predict(X[:3])
+
+
+@pytest.mark.parametrize("weight", [float("nan"), -1.0, float("inf"), "x", True])
+def test_class_weights_must_be_finite_and_non_negative(pairs, weight):
+    clf = AspectAttentionClassifier(**{**FAST, "class_weight": {"positive": weight}})
+    with pytest.raises(ValueError, match="class_weight must map labels to finite"):
+        clf.fit(*pairs)

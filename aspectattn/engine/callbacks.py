@@ -26,7 +26,15 @@ import numpy as np
 import torch
 from skorch.callbacks import Callback
 
-__all__ = ["BestWeights", "StopWhenStalled", "EpochCheckpoint", "load_checkpoint"]
+from ..exceptions import NonFiniteError
+
+__all__ = [
+    "BestWeights",
+    "StopWhenStalled",
+    "EpochCheckpoint",
+    "FiniteLoss",
+    "load_checkpoint",
+]
 
 CHECKPOINT_VERSION = 1
 
@@ -127,6 +135,35 @@ class BestWeights(Callback):
             self.kept_epoch_ = self.best_epoch_
         else:
             self.kept_epoch_ = complete
+
+
+class FiniteLoss(Callback):
+    """Stop training with :class:`~aspectattn.exceptions.NonFiniteError` at the
+    first training batch whose loss is NaN or infinite, or at the end of the first
+    epoch that leaves a weight so: from there on the model predicts NaN, or
+    ``classes_[0]`` for everything. (skorch reads every batch's loss anyway, so the
+    loss check costs no extra sync.)"""
+
+    _advice = "Lower lr (or head_lr / embedding_lr), set gradient_clip, or check "
+
+    def on_batch_end(self, net, batch=None, training=False, loss=None, **kwargs):
+        if training and loss is not None and not torch.isfinite(loss).all():
+            raise NonFiniteError(
+                f"Training stopped: the loss became {loss.detach().item()} in epoch "
+                f"{len(net.history)}. {self._advice}class_weight."
+            )
+
+    def on_epoch_end(self, net, **kwargs):
+        bad = [
+            name
+            for name, p in net.module_.named_parameters()
+            if not torch.isfinite(p).all()
+        ]
+        if bad:
+            raise NonFiniteError(
+                f"Training stopped: epoch {len(net.history)} left non-finite "
+                f"weights ({', '.join(bad[:3])}). {self._advice}class_weight."
+            )
 
 
 class StopWhenStalled(Callback):

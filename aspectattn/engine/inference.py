@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 
+from ..exceptions import NonFiniteError
 from ..text.tokens import EncodedTexts
 from .batching import PairDataset, length_sorted_batches
 
@@ -58,6 +59,12 @@ def _collect(
                 extra = extra.float().cpu().numpy()
                 for row, i in enumerate(index):
                     rows[i] = per_row(extra[row], i)
+    if not np.isfinite(out).all():  # argmax would pick classes_[0] for NaN
+        raise NonFiniteError(
+            "The model computed non-finite scores (NaN or infinity) for "
+            f"{int((~np.isfinite(out)).any(axis=1).sum())} of {len(out)} inputs; "
+            "it was trained with a rate too high to converge: refit it."
+        )
     return out, rows
 
 

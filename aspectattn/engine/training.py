@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import numbers
 import time
 import warnings
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ from .batching import BucketLoader, PairDataset
 from .callbacks import (
     BestWeights,
     EpochCheckpoint,
+    FiniteLoss,
     StopWhenStalled,
     load_checkpoint,
     log_line,
@@ -112,13 +115,30 @@ def class_weight_tensor(class_weight, y_index, classes) -> torch.Tensor | None:
                 f"class_weight has labels that are not in y: "
                 f"{sorted(map(str, unknown))}; y has {classes.tolist()}."
             )
+        bad = {c: w for c, w in class_weight.items() if not _weight_ok(w)}
+        if bad:
+            raise ValueError(
+                f"class_weight must map labels to finite numbers >= 0; got {bad}."
+            )
         weight = {
             i: float(class_weight.get(c, 1.0)) for i, c in enumerate(classes.tolist())
         }
+        if not any(weight.values()):
+            raise ValueError("class_weight gives every class the weight 0.")
     else:
         weight = "balanced"
     weights = compute_class_weight(weight, classes=np.arange(len(classes)), y=y_index)
     return torch.tensor(weights, dtype=torch.float32)
+
+
+def _weight_ok(w) -> bool:
+    """A class weight: a real, finite number >= 0 (not a bool)."""
+    return (
+        isinstance(w, numbers.Real)
+        and not isinstance(w, (bool, np.bool_))
+        and math.isfinite(w)
+        and w >= 0
+    )
 
 
 def embedding_parameter_name(module: torch.nn.Module) -> str:
@@ -181,7 +201,7 @@ def build_net(
     tracker = BestWeights(
         monitor, lower_is_better=lower, load_best=config.early_stopping
     )
-    callbacks = [*scoring, ("best_weights", tracker)]
+    callbacks = [("finite_loss", FiniteLoss()), *scoring, ("best_weights", tracker)]
     if checkpoint is not None:
         callbacks.append(("checkpoint", EpochCheckpoint(*checkpoint, tracker, rng)))
     if config.early_stopping:
