@@ -236,14 +236,14 @@ def test_flip_augmentation_errors_and_warnings():
     X, y = one_term_pairs([("great", "good"), ("awful", "bad")], 20)
     clf = AspectAttentionClassifier(**FAST, aspect_type="term", augment="flip")
     for how in ("flip", "join", "flip+join"):
-        with pytest.raises(InputError, match="makes pairs labelled 'positive'"):
+        with pytest.raises(InputError, match="makes examples labelled 'positive'"):
             clone(clf).set_params(augment=how).fit(X, y)
     X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 20)
     with pytest.raises(ValueError, match="'antonyms' parameter of .* lower-case"):
         clone(clf).set_params(antonyms={"Great": "awful"}).fit(X, y)
     with pytest.raises(ValueError, match="'augment' parameter"):
         clone(clf).set_params(augment="shuffle").fit(X, y)
-    with pytest.warns(AspectAttnWarning, match="made no new pair"):
+    with pytest.warns(AspectAttnWarning, match="made no new example"):
         clone(clf).set_params(antonyms={"tasty": "bland"}, max_epochs=1).fit(X, y)
     with pytest.raises(ValueError, match="flips the opinion next to an aspect term"):
         AspectAttentionClassifier(

@@ -193,6 +193,28 @@ def test_predict_csv_and_jsonl(workdir):
     )
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u0085", "\x1c", "\x1e", "\r\n"])
+def test_rows_split_at_line_ends_only(workdir, tmp_path, separator):
+    # pandas and json.dumps write U+2028, U+0085 and \x1c-\x1e raw inside a field;
+    # str.splitlines() split there too (3 prediction rows from a 2-row CSV)
+    text = f"the pasta was great{separator}the waiter was rude"
+    import pandas as pd
+
+    frame = pd.DataFrame({"text": [text, "the soup was bland"], "aspect": "food"})
+    frame.to_csv(tmp_path / "odd.csv", index=False)
+    with open(tmp_path / "odd.jsonl", "w", encoding="utf-8") as f:
+        for row in frame.to_dict("records"):
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    for name in ("odd.csv", "odd.jsonl"):
+        out = tmp_path / f"{name}.out.csv"
+        run(
+            "predict", str(workdir / "model.aam"), name, "--out", str(out), cwd=tmp_path
+        )
+        with open(out, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        assert [r["text"] for r in rows] == [text, "the soup was bland"]
+
+
 def test_predict_every_sentence_on_each_aspect(workdir):
     stdout = run(
         "predict",

@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectCategoryClassifier, InputError
 from aspectattn.estimators.categories import mention_f1
-from aspectattn.nn.categories import MultiOutputLoss
+from aspectattn.nn.categories import CategoryModel, MultiOutputLoss
 
 PARAMS = {**FAST, "max_epochs": 30}
 
@@ -154,21 +154,36 @@ def test_bad_targets(Y, message):
 
 
 def test_attention_regularisers_equal_their_formulas():
-    class Holder:
-        last_alpha = torch.tensor(
-            [[[0.5, 0.5, 0.0], [0.0, 0.2, 0.8], [1 / 3, 1 / 3, 1 / 3]]]
-        )
-
-    logits = torch.zeros(1, 3, 3)
+    alpha = torch.tensor([[[0.5, 0.5, 0.0], [0.0, 0.2, 0.8], [1 / 3, 1 / 3, 1 / 3]]])
+    output = (torch.zeros(1, 3, 3), alpha)  # (logits, attention) as the module gives
     target = torch.tensor([[0, 2, 1]])  # class 1 = not mentioned: categories 0, 1
-    base = MultiOutputLoss(Holder(), none_index=1)(logits, target)
-    sparse = MultiOutputLoss(Holder(), 1, sparse_penalty=1.0)(logits, target) - base
+    base = MultiOutputLoss(none_index=1)(output, target)
+    sparse = MultiOutputLoss(1, sparse_penalty=1.0)(output, target) - base
     expected_sparse = ((1 - 0.5) + (1 - 0.68)) / 2
     torch.testing.assert_close(sparse, torch.tensor(expected_sparse))
-    ortho = MultiOutputLoss(Holder(), 1, orthogonal_penalty=1.0)(logits, target) - base
-    a = Holder.last_alpha[0, :2]
+    ortho = MultiOutputLoss(1, orthogonal_penalty=1.0)(output, target) - base
+    a = alpha[0, :2]
     expected_ortho = ((a @ a.T - torch.eye(2)) ** 2).sum() / 2
     torch.testing.assert_close(ortho, expected_ortho)
+
+
+def test_the_detector_trains_through_skorchs_get_loss():
+    from skorch import NeuralNet
+
+    from aspectattn.engine.training import MultiOutputNet
+
+    assert issubclass(MultiOutputNet, NeuralNet)
+    assert "get_loss" in vars(MultiOutputNet)  # the documented extension point
+    assert not hasattr(
+        CategoryModel(
+            encoder="lstm",
+            encoder_config={"vocab_size": 30, "embedding_dim": 8, "hidden_size": 6},
+            n_classes=3,
+            variant="at",
+            n_aspects=2,
+        ),
+        "last_alpha",
+    )  # no hidden state
 
 
 def test_mention_f1():
@@ -179,6 +194,22 @@ def test_mention_f1():
     )
     assert mention_f1(truth, wrong_polarity) == 0.5
     assert mention_f1(truth, np.full((2, 2), "none", dtype=object)) == 0.0
+
+
+def test_score_of_an_int_coded_table(fitted, data):
+    # labels coded as integers (1 positive, -1 negative, 0 not mentioned): fit
+    # reads them as the strings "1", "-1", "0"; score compares alike, so a perfect
+    # prediction scores 1 (it scored 0.5 comparing 0 with "0").
+    (X, Y), _ = data
+    codes = {"positive": 1, "negative": -1, "none": 0}
+    Y_int = Y.apply(lambda column: column.map(codes))
+    clf = AspectCategoryClassifier(**{**PARAMS, "not_mentioned": "0"}).fit(X, Y_int)
+    predicted = clf.predict(X)
+    assert set(predicted.ravel()) <= {"1", "-1", "0"}
+    perfect = predicted.astype(int)
+    assert mention_f1(perfect, predicted, "0") == 1.0
+    assert clf.score(X, Y_int) == pytest.approx(fitted.score(X, Y), abs=0.05)
+    assert clf.score(X, Y_int) >= 0.9
 
 
 def _xml(path, texts, Y):

@@ -120,7 +120,9 @@ def test_auto_aspects_are_checked_after_resolving_them_before_the_vocabulary(
     def no_building(*args, **kwargs):
         raise AssertionError("the model was being built")
 
-    monkeypatch.setattr(pair_module, "prepare_model", no_building)
+    from aspectattn.estimators import _base
+
+    monkeypatch.setattr(_base, "prepare_model", no_building)
     X, y = pairs
     with pytest.raises(ValueError, match="final_state='term' needs aspect terms"):
         AspectAttentionClassifier(final_state="term").fit(X, y)

@@ -75,8 +75,25 @@ def test_token_spans_with_unicode_before_the_term():
     assert word_spans([text], ["Crème Brûlée"]).tolist() == spans.tolist()
 
 
-def test_a_span_inside_a_word_covers_the_word():
-    assert word_spans(["two pastas please"], ["pasta"]).tolist() == [[1, 2]]
+@pytest.mark.parametrize(
+    "text, term, word",
+    [
+        ("two pastas please", "pasta", "pastas"),  # the span ends inside the word
+        ("the cheeseburger was good", "burger", "cheeseburger"),  # starts inside
+        ("it cost 10.50 dollars", "50", None),
+        ("服务很好但是菜很差", "服务", None),  # a script written without spaces
+        ("菜很差但是服务很好", "服务", None),
+    ],
+)
+def test_a_span_inside_a_word_covers_the_word(text, term, word):
+    ((start, end),) = word_spans([text], [term]).tolist()
+    tokens = WordPipeline().tokenize([text])[0]
+    covered = tokens[start:end]
+    assert len(covered) == 1 and term in covered[0]  # never the next word
+    if word is not None:
+        assert covered == [word]
+    given = word_spans([text], [term], [find_term(text, term)]).tolist()
+    assert given == [[start, end]]
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -17,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
-from .._validation import Interval, StrOptions
+from ..params._constraints import Interval, StrOptions
 
 
 class CLIError(Exception):
@@ -37,10 +39,24 @@ def check_encoding(name: str) -> None:
         ) from None
 
 
+#: The line ends of a text file. ``str.splitlines`` also splits at U+2028, U+0085,
+#: \x1c-\x1e..., which pandas and ``json.dumps`` write raw inside a field.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def file_lines(text: str) -> list[str]:
+    """The lines of a text file's content (split at \\n, \\r\\n and \\r only)."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def _read_text(path: Path, encoding: str) -> str:
     """The file's text; a clear error naming the file and the encoding."""
     try:
-        return path.read_text(encoding=encoding)
+        # newline="": line ends as written (a quoted CSV field keeps its \r\n);
+        # records are split by file_lines and the csv module
+        with open(path, encoding=encoding, newline="") as f:
+            return f.read()
     except UnicodeDecodeError as exc:
         raise CLIError(
             f"{path} is not valid {encoding} text (byte {exc.start}); pass its "
@@ -60,7 +76,7 @@ def _read_table(
     text = _read_text(path, encoding)
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(file_lines(text), 1):
             if not line.strip():
                 continue
             try:
@@ -77,7 +93,8 @@ def _read_table(
                 )
             rows.append(row)
     else:
-        rows = list(csv.DictReader(text.splitlines()))
+        # (the csv module splits records itself: quoted fields keep their breaks)
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
     if not rows:
         raise CLIError(f"{path} has no rows")
     needed = [text_col] + ([aspect_col] if need_aspect else [])

@@ -14,6 +14,7 @@ from ._common import (
     _write_rows,
     add_data_options,
     check_outputs,
+    file_lines,
     is_detector,
     load_data,
     load_model,
@@ -62,7 +63,7 @@ def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
         return list(dict.fromkeys(texts))
     if not path.is_file():
         raise CLIError(f"input file {source!r} not found")
-    lines = [ln.strip() for ln in _read_text(path, args.encoding).splitlines()]
+    lines = [ln.strip() for ln in file_lines(_read_text(path, args.encoding))]
     lines = [ln for ln in lines if ln]
     if not lines:
         raise CLIError(f"{path} has no sentences")

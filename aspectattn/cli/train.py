@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
-from .._validation import satisfies
 from ..params import AUGMENTATIONS
+from ..params._constraints import satisfies
 from ._common import (
     add_data_options,
     add_param,

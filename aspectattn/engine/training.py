@@ -21,9 +21,12 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
+from skorch import NeuralNet
+from skorch.utils import to_tensor
 
 from ..exceptions import AspectAttnWarning, InputError
 from ..params import TrainingConfig
@@ -39,6 +42,7 @@ from .callbacks import (
 
 __all__ = [
     "train_module",
+    "MultiOutputNet",
     "OPTIMIZERS",
     "TrainingConfig",
     "split_sentences",
@@ -155,6 +159,28 @@ def head_parameter_names(module: torch.nn.Module) -> list[str]:
     return [n for n, p in module.named_parameters() if id(p) not in inside]
 
 
+class Trained(NamedTuple):
+    """What :func:`train_module` gives: the module and the record of its training."""
+
+    module: torch.nn.Module
+    history: list
+    best_epoch: int
+    interrupted: bool
+    fit_time: float
+
+
+class MultiOutputNet(NeuralNet):
+    """A net whose module returns ``(logits, attention)`` (the detector's
+    :class:`~aspectattn.nn.categories.CategoryModel`): the loss (``criterion_``, a
+    :class:`~aspectattn.nn.categories.MultiOutputLoss`) reads both, through
+    skorch's ``get_loss``, the extension point skorch documents for modules with
+    several outputs."""
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        y_true = to_tensor(y_true, device=self.device)
+        return self.criterion_(y_pred, y_true)
+
+
 def build_net(
     module,
     config: TrainingConfig,
@@ -164,7 +190,7 @@ def build_net(
     rng,
     device,
     checkpoint=None,
-    criterion=None,
+    multi_output=None,
 ):
     """The skorch net that trains ``module``, and its :class:`BestWeights` tracker.
 
@@ -172,16 +198,18 @@ def build_net(
     decay, and ``embedding_lr`` when given; the parameters outside the encoder get
     ``head_lr`` when given. ``checkpoint``: ``(path, fingerprint)``
     of a checkpoint to write after every epoch (see :func:`checkpoint_path`).
-    ``criterion``: a loss module for outputs that are not one class per row (the
-    multi-output detector); the net is then a plain skorch ``NeuralNet`` and the
-    validation loss is its only validation score.
+    ``multi_output``: the keyword arguments of
+    :class:`~aspectattn.nn.categories.MultiOutputLoss` for a module whose outputs
+    are not one class per row (the detector's ``(logits (B, K, C), attention)``);
+    the net is then a :class:`MultiOutputNet` and the validation loss is its only
+    validation score.
     """
-    from skorch import NeuralNet, NeuralNetClassifier
+    from skorch import NeuralNetClassifier
     from skorch.callbacks import EpochScoring, GradientNormClipping
     from skorch.helper import predefined_split
 
     scoring = []
-    if valid_ds is not None and criterion is not None:
+    if valid_ds is not None and multi_output is not None:
         monitor, lower = "valid_loss", True
     elif valid_ds is not None:
         scoring.append(
@@ -221,7 +249,7 @@ def build_net(
         param_groups += [
             (n, {"lr": config.head_lr}) for n in head_parameter_names(module)
         ]
-    if criterion is None:
+    if multi_output is None:
         net_class, loss = (
             NeuralNetClassifier,
             {
@@ -233,7 +261,11 @@ def build_net(
             },
         )
     else:
-        net_class, loss = NeuralNet, {"criterion": criterion}
+        from ..nn.categories import MultiOutputLoss
+
+        net_class = MultiOutputNet
+        loss = {"criterion": MultiOutputLoss}
+        loss.update({f"criterion__{k}": v for k, v in multi_output.items()})
     net = net_class(
         module,
         **loss,
@@ -340,16 +372,17 @@ def train_module(
     run_data,
     y_index=None,
     classes=None,
-    criterion=None,
+    multi_output=None,
     synthetic_source=None,
-):
+) -> Trained:
     """Build the module (``build()``, then ``init(module)``) under the fit's seed,
     hold out validation sentences, and train it through skorch (the settings of
     ``config``); ``rng`` (the fit's generator) draws the split and the batch order.
 
-    ``criterion(module)`` gives a loss module for outputs that are not one
-    class per row. Returns the trained module (eval mode), the history, the
-    epoch kept, whether training was interrupted, and the seconds it took.
+    ``multi_output``: the loss settings of a module whose outputs are not one
+    class per row (see :func:`build_net`). Returns the trained module (eval
+    mode), the history, the epoch kept, whether training was interrupted, and the
+    seconds it took (:class:`Trained`).
 
     ``texts`` are the given pairs' texts; the ``dataset`` may hold augmented pairs
     after them, one per row of ``synthetic_source`` ((n_new,) or (n_new, k): the
@@ -399,7 +432,7 @@ def train_module(
             rng,
             device,
             checkpoint,
-            criterion=None if criterion is None else criterion(module),
+            multi_output=multi_output,
         )
         start = time.perf_counter()
         history, best_epoch, interrupted = fit_net(
@@ -413,4 +446,4 @@ def train_module(
             AspectAttnWarning,
             stacklevel=3,
         )
-    return net.module_.eval(), history, best_epoch, interrupted, fit_time
+    return Trained(net.module_.eval(), history, best_epoch, interrupted, fit_time)

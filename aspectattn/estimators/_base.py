@@ -11,6 +11,8 @@ parameters (groups of :mod:`aspectattn.params`) and methods; neither masks the o
 from __future__ import annotations
 
 import numbers
+import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -20,13 +22,23 @@ from sklearn.utils.validation import check_is_fitted
 from .. import params as P
 from .. import persistence
 from .._fields import labels_state
-from .._validation import plain, validate_params
+from .._validation import plain
+from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.quantization import quantize_module
+from ..engine.training import train_module
+from ..exceptions import AspectAttnWarning, InputError
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
+from ..params._constraints import validate_params
 from ..text.pipelines import SubwordPipeline, pipeline_from_state
 
-__all__ = ["AspectAttentionBase", "FITTED_ATTRIBUTES", "resolve_seed", "resolve_device"]
+__all__ = [
+    "AspectAttentionBase",
+    "TrainingData",
+    "FITTED_ATTRIBUTES",
+    "resolve_seed",
+    "resolve_device",
+]
 
 #: The fitted state: set by ``fit``, kept by pickling and by the safe model file.
 FITTED_ATTRIBUTES = (
@@ -83,6 +95,52 @@ def resolve_device(device: str) -> str:
     return device
 
 
+#: The fit's random streams, each ``np.random.default_rng([seed, STREAM])``: what
+#: one part draws never moves another's draws (copies made or not, word vectors
+#: drawn or read, the validation split and batch order stay those of the seed).
+SPLIT_STREAM, AUGMENT_STREAM, VECTOR_STREAM = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """What one estimator's ``fit`` trains on, checked: one row per example (a
+    pair; the detector: a sentence), the given rows first, then the copies that
+    augmentation made of them (``source``: the given rows each was made from).
+
+    ``targets`` holds class indices, (n,) or the detector's (n, K); ``labels``
+    the label values (what ``"auto"`` reads); ``classes`` the fitted ``classes_``;
+    ``run`` the given data as a checkpoint identifies its run by.
+    """
+
+    texts: list
+    aspects: list
+    spans: list | None
+    targets: np.ndarray
+    labels: list
+    classes: object
+    aspect_type: str
+    categories: np.ndarray
+    n_given: int
+    run: tuple
+    n_features_in: int
+    feature_names: np.ndarray | None = None
+    source: np.ndarray | None = None
+
+    def with_copies(self, texts, aspects, spans, targets, source) -> TrainingData:
+        """These rows followed by copies (``source``: the given rows of each)."""
+        spans_ = None
+        if self.spans is not None or any(s is not None for s in spans):
+            spans_ = [*(self.spans or [None] * len(self.texts)), *spans]
+        return replace(
+            self,
+            texts=[*self.texts, *texts],
+            aspects=[*self.aspects, *aspects],
+            spans=spans_,
+            targets=np.concatenate([self.targets, targets]),
+            source=np.asarray(source, dtype=np.intp),
+        )
+
+
 class AspectAttentionBase(BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
@@ -126,7 +184,7 @@ class AspectAttentionBase(BaseEstimator):
         P.warn_unused(
             values,
             [(n, s) for n, s in P.unused(values, aspect_type) if n in own],
-            stacklevel=4,
+            stacklevel=5,
         )
         return values
 
@@ -215,10 +273,118 @@ class AspectAttentionBase(BaseEstimator):
             ),
         )
 
-    def _seeding(self):
-        """``(seed, rng, device)`` of this fit."""
-        seed = resolve_seed(self.random_state)
-        return seed, np.random.default_rng(seed), resolve_device(self.device)
+    # ---------------------------------------------------------------- the fit
+    #: The torch module trained (called with the module configuration).
+    _module_class: type = None
+
+    def _fit(self, X, y):
+        """The one ``fit`` of both estimators; each supplies what differs: its
+        training data (:meth:`_training_data`), its copies (:meth:`_copies`), its
+        model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`)."""
+        values = self._check_params()
+        data = self._training_data(X, y)
+        values = self._resolve(values, data.aspect_type, data.labels)  # no "auto"
+        seed, device = resolve_seed(self.random_state), resolve_device(self.device)
+        if values["augment"] is not None:
+            data = self._augmented(data, values["augment"], seed)
+            if data.source is None:  # none could be made: say what the fit did
+                values = {**values, "augment": None}
+        model_config, training_config = self._configs(values)
+        pipeline, module_config, init, coverage = prepare_model(
+            model_config,
+            data.texts,
+            data.aspects,
+            data.aspect_type,
+            data.categories,
+            len(data.labels),
+            seed,
+            np.random.default_rng([seed, VECTOR_STREAM]),
+        )
+        trained = train_module(
+            training_config,
+            ModuleBuilder(self._module_class, module_config),
+            init,
+            self._training_dataset(pipeline, module_config, data),
+            data.texts[: data.n_given],
+            seed,
+            np.random.default_rng([seed, SPLIT_STREAM]),
+            device,
+            run_data=data.run,
+            y_index=data.targets,
+            classes=np.asarray(data.labels),
+            multi_output=self._loss(data, values),
+            synthetic_source=data.source,
+        )
+        # The fitted state; the skorch net (optimizer state, callbacks) is dropped
+        # so the fitted model stays small and pickle-safe.
+        self._set_fitted(
+            classes_=data.classes,
+            aspect_type_=data.aspect_type,
+            resolved_params_=self._resolved_record(values),
+            aspects_=data.categories,
+            text_pipeline_=pipeline,
+            embedding_coverage_=coverage,
+            module_config_=module_config,
+            module_=getattr(trained.module, "model", trained.module),
+            device_=device,
+            history_=trained.history,
+            best_epoch_=trained.best_epoch,
+            interrupted_=trained.interrupted,
+            fit_time_=trained.fit_time,
+            n_features_in_=data.n_features_in,
+            feature_names_in_=data.feature_names,
+        )
+        return self
+
+    def _augmented(self, data: TrainingData, augment: str, seed: int):
+        """``data`` with the copies ``augment`` makes (drawn from their own stream),
+        less those equal to a given sentence; ``data`` itself when none is made."""
+        missing = P.missing_join_labels(data.labels)
+        if missing:
+            raise InputError(
+                f"augment={augment!r} in {type(self).__name__} makes examples "
+                f"labelled 'positive' and 'negative'; y has no {missing} among its "
+                f"labels {list(data.labels)!r}."
+            )
+        texts, aspects, spans, targets, source = self._copies(
+            data, augment, np.random.default_rng([seed, AUGMENT_STREAM])
+        )
+        # A copy equal to a given sentence (perhaps on the other side of the
+        # validation split, with another label) is dropped.
+        given = set(data.texts)
+        keep = [k for k, text in enumerate(texts) if text not in given]
+        if not keep:
+            if self.augment != "auto":
+                warnings.warn(
+                    f"augment={augment!r} in {type(self).__name__} made no new "
+                    "example (no opinion word next to a term to flip, no sentences "
+                    "of opposite polarity to join); training on the given ones only.",
+                    AspectAttnWarning,
+                    stacklevel=4,
+                )
+            return data
+        return data.with_copies(
+            [texts[k] for k in keep],
+            [aspects[k] for k in keep] if aspects else [],
+            [spans[k] for k in keep],
+            np.asarray(targets)[keep],
+            np.asarray(source)[keep],
+        )
+
+    def _training_data(self, X, y) -> TrainingData:
+        raise NotImplementedError
+
+    def _copies(self, data: TrainingData, augment: str, rng):
+        """``(texts, aspects, spans, targets, source)`` of the copies."""
+        raise NotImplementedError
+
+    def _training_dataset(self, pipeline, module_config, data: TrainingData):
+        raise NotImplementedError
+
+    def _loss(self, data: TrainingData, values: dict) -> dict | None:
+        """The loss settings of a multi-output module, or None (cross-entropy over
+        one class per row, with ``class_weight``)."""
+        return None
 
     # ------------------------------------------------------------------ inference
     def _inference_module(self) -> tuple[torch.nn.Module, str]:

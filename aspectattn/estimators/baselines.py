@@ -27,14 +27,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    Interval,
-    StrOptions,
-    category_ids,
-    check_pairs,
-    resolve_aspect_type,
-    validate_params,
-)
+from .._validation import category_ids, check_pairs, resolve_aspect_type
+from ..params._constraints import Interval, StrOptions, validate_params
 from ..text import vectors as _emb
 from ..text.pipelines import WordPipeline
 from ..text.pos import tag_sentences

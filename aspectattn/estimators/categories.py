@@ -26,9 +26,6 @@ EMNLP-IJCNLP, 4601-4610.
 
 from __future__ import annotations
 
-import copy
-import warnings
-
 import numpy as np
 import torch
 from scipy.special import softmax
@@ -40,13 +37,11 @@ from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.building import ModuleBuilder, prepare_model
-from ..engine.training import train_module
-from ..exceptions import AspectAttnWarning, InputError
+from ..exceptions import InputError
 from ..mentions import check_min_probability, mentioned_aspects
-from ..nn.categories import CategoryModel, MultiOutputLoss
+from ..nn.categories import CategoryModel
 from ..text.pipelines import distinct_index
-from ._base import AspectAttentionBase
+from ._base import AspectAttentionBase, TrainingData
 
 __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
 
@@ -122,6 +117,8 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
                 f"non-empty string. Got {self.not_mentioned!r} instead."
             )
 
+    _module_class = CategoryModel
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Train on texts ``X`` and the table ``Y`` (one column per category).
@@ -136,118 +133,64 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         -------
         self
         """
-        values = self._check_params()
+        return self._fit(X, Y)
+
+    def _training_data(self, X, Y) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
         labels = sorted({str(v) for v in table.ravel()} | {self.not_mentioned})
         if len(labels) < 2:
             raise InputError("Y holds a single label; nothing to learn.")
-        label_index = {v: i for i, v in enumerate(labels)}
-        targets = np.array(
-            [[label_index[str(v)] for v in row] for row in table], dtype=np.int64
-        ).reshape(table.shape)
-        # every "auto" resolved for these labels, and checked
-        values = self._resolve(values, "category", labels)
-        model_config, training_config = self._configs(values)
-        seed, rng, device = self._seeding()
-        names = np.array(categories, dtype=object)
-        given = texts
-        source = None
-        if values["augment"] is not None:
-            texts, targets, source = self._joined(
-                values["augment"], texts, table, targets, label_index, seed
-            )
-        if source is not None and self.encoder != "pretrained":
-            # The copies' new words draw random vectors too: the split is drawn
-            # from where a fit without copies stands (same validation sentences).
-            plain_rng = copy.deepcopy(rng)
-            prepare_model(
-                model_config, given, [], "category", names, 0, seed, plain_rng
-            )
-        pipeline, module_config, init, coverage = prepare_model(
-            model_config, texts, [], "category", names, len(labels), seed, rng
+        targets = _label_indices(table, labels)
+        return TrainingData(
+            texts=texts,
+            aspects=[],
+            spans=None,
+            targets=targets,
+            labels=labels,
+            classes=[np.asarray(labels)] * len(categories),
+            aspect_type="category",
+            categories=np.array(categories, dtype=object),
+            n_given=len(texts),
+            run=(texts, [" ".join(categories)] * len(texts), targets.tolist()),
+            n_features_in=1,
         )
-        if source is not None and self.encoder != "pretrained":
-            rng = plain_rng
-        n = len(texts)
-        dataset = PairDataset(
-            pipeline.encode(texts), np.arange(n), np.zeros(n, np.int64), targets
-        )
-        none_index = label_index[self.not_mentioned]
-        weight = None
-        if self.mention_weight != 1.0:
-            weight = torch.full((len(labels),), float(self.mention_weight))
-            weight[none_index] = 1.0
-        criterion = _Criterion(
-            none_index, weight, self.sparse_penalty, self.orthogonal_penalty
-        )
-        fitted_module, history, best_epoch, interrupted, fit_time = train_module(
-            training_config,
-            ModuleBuilder(CategoryModel, module_config),
-            init,
-            dataset,
-            given,
-            seed,
-            rng,
-            device,
-            run_data=(given, [" ".join(categories)] * len(given), targets.tolist()),
-            classes=np.arange(len(labels)),
-            criterion=criterion,
-            synthetic_source=source,
-        )
-        fitted_module.last_alpha = None
-        self._set_fitted(
-            classes_=[np.asarray(labels)] * len(categories),
-            aspect_type_="category",
-            resolved_params_=self._resolved_record(values),
-            aspects_=names,
-            text_pipeline_=pipeline,
-            embedding_coverage_=coverage,
-            module_config_=module_config,
-            module_=fitted_module.model,
-            device_=device,
-            history_=history,
-            best_epoch_=best_epoch,
-            interrupted_=interrupted,
-            fit_time_=fit_time,
-            n_features_in_=1,
-            feature_names_in_=None,
-        )
-        return self
 
-    def _joined(self, augment_, texts, table, targets, label_index, seed):
-        """The texts and targets with :func:`~aspectattn.augment.join_table`'s
-        sentences after them, and their sources (None when it made none)."""
-        missing = {"positive", "negative"} - set(label_index)
-        if missing:
-            raise InputError(
-                f"augment={augment_!r} in {type(self).__name__} joins sentences "
-                f"labelled 'positive' and 'negative'; Y has no {sorted(missing)}."
-            )
-        # its own generator: the fit's draws stay those of a fit without copies
-        new_texts, new_table, source = augment.join_table(
-            texts, table, self.not_mentioned, "positive", "negative", [seed, 1]
+    def _copies(self, data: TrainingData, augment_: str, rng):
+        """Sentences joined by :func:`~aspectattn.augment.join_table` (each source
+        keeps its polarities, the other categories not mentioned)."""
+        table = np.asarray(data.labels, dtype=object)[data.targets]
+        texts, new_table, source = augment.join_table(
+            data.texts, table, self.not_mentioned, "positive", "negative", rng
         )
-        given = set(texts)  # a copy equal to a given sentence is dropped
-        keep = [k for k, t in enumerate(new_texts) if t not in given]
-        if not keep:
-            if self.augment == "auto":
-                return texts, targets, None
-            warnings.warn(
-                f"augment={augment_!r} in {type(self).__name__} made no new "
-                "sentence (no sentences of opposite polarity to join); training on "
-                "the given sentences only.",
-                AspectAttnWarning,
-                stacklevel=3,
-            )
-            return texts, targets, None
-        new_targets = np.array(
-            [[label_index[str(v)] for v in new_table[k]] for k in keep], dtype=np.int64
-        ).reshape(len(keep), targets.shape[1])
-        return (
-            list(texts) + [new_texts[k] for k in keep],
-            np.concatenate([targets, new_targets]),
-            source[keep],
+        new_table = np.asarray(new_table, dtype=object)
+        targets = _label_indices(
+            new_table.reshape(len(texts), data.targets.shape[1]), data.labels
+        )
+        return texts, [], [None] * len(texts), targets, source
+
+    def _training_dataset(self, pipeline, module_config, data: TrainingData):
+        n = len(data.texts)
+        return PairDataset(
+            pipeline.encode(data.texts),
+            np.arange(n),
+            np.zeros(n, np.int64),
+            data.targets,
+        )
+
+    def _loss(self, data: TrainingData, values: dict) -> dict:
+        """Cross-entropy over every cell (mentions weighted by ``mention_weight``)
+        plus CAN's attention regularisers (:class:`MultiOutputLoss`)."""
+        none_index = data.labels.index(self.not_mentioned)
+        weight = None
+        if values["mention_weight"] != 1.0:
+            weight = torch.full((len(data.labels),), float(values["mention_weight"]))
+            weight[none_index] = 1.0
+        return dict(
+            none_index=none_index,
+            weight=weight,
+            sparse_penalty=values["sparse_penalty"],
+            orthogonal_penalty=values["orthogonal_penalty"],
         )
 
     # ---------------------------------------------------------------- prediction
@@ -373,14 +316,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         return [classes] * len(aspects)
 
 
-class _Criterion:
-    """The detector's loss for a module: :class:`MultiOutputLoss` (picklable)."""
-
-    def __init__(self, none_index, weight, sparse_penalty, orthogonal_penalty):
-        self.args = (none_index, weight, sparse_penalty, orthogonal_penalty)
-
-    def __call__(self, module) -> MultiOutputLoss:
-        return MultiOutputLoss(module, *self.args)
+def _label_indices(table: np.ndarray, labels: list) -> np.ndarray:
+    """The index of each cell's label (str) among ``labels``, (n, K) int64."""
+    index = {label: i for i, label in enumerate(labels)}
+    flat = [index[str(v)] for v in table.ravel()]
+    return np.asarray(flat, dtype=np.int64).reshape(table.shape)
 
 
 def _check_table(Y, n_texts: int, not_mentioned):
@@ -418,20 +358,29 @@ def _check_table(Y, n_texts: int, not_mentioned):
     return categories, out
 
 
+def _label_strings(Y) -> np.ndarray:
+    """Cells as the labels the detector predicts: strings (``1`` and ``"1"`` are
+    one label, as in ``fit``)."""
+    return np.vectorize(str, otypes=[object])(np.asarray(Y, dtype=object))
+
+
 def detection_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
     """Micro-F1 of the (text, category) cells found mentioned, whatever polarity."""
-    true = np.asarray(Y_true, dtype=object) != not_mentioned
-    pred = np.asarray(Y_pred, dtype=object) != not_mentioned
+    none = str(not_mentioned)
+    true = _label_strings(Y_true) != none
+    pred = _label_strings(Y_pred) != none
     total = true.sum() + pred.sum()
     return float(2 * (true & pred).sum() / total) if total else 0.0
 
 
 def mention_f1(Y_true, Y_pred, not_mentioned: str = "none") -> float:
-    """Micro-F1 of (text, category, polarity) triples that are mentioned."""
-    Y_true, Y_pred = np.asarray(Y_true, dtype=object), np.asarray(Y_pred, dtype=object)
-    true = Y_true != not_mentioned
-    pred = Y_pred != not_mentioned
-    hits = np.sum(true & pred & (Y_true.astype(str) == Y_pred.astype(str)))
+    """Micro-F1 of (text, category, polarity) triples that are mentioned. Labels
+    compare as the strings the detector predicts (an int-coded ``Y`` too)."""
+    Y_true, Y_pred = _label_strings(Y_true), _label_strings(Y_pred)
+    none = str(not_mentioned)
+    true = Y_true != none
+    pred = Y_pred != none
+    hits = np.sum(true & pred & (Y_true == Y_pred))
     precision = hits / max(pred.sum(), 1)
     recall = hits / max(true.sum(), 1)
     return float(0.0 if hits == 0 else 2 * precision * recall / (precision + recall))

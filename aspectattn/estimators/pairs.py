@@ -15,9 +15,6 @@ what it shares with the detector (fitted state, pickling, saving) is
 
 from __future__ import annotations
 
-import copy
-import warnings
-
 import numpy as np
 import torch
 from scipy.special import softmax
@@ -35,14 +32,12 @@ from .._validation import (
 )
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.building import ModuleBuilder, prepare_model
-from ..engine.training import train_module
-from ..exceptions import AspectAttnWarning, InputError
+from ..exceptions import InputError
 from ..nn.model import AspectAttentionModel
 from ..nn.ops import uses_position
 from ..text.pipelines import distinct_index
 from ..text.tokens import EncodedTexts
-from ._base import AspectAttentionBase
+from ._base import AspectAttentionBase, TrainingData
 
 __all__ = ["AspectAttentionClassifier"]
 
@@ -133,6 +128,8 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     _parameter_constraints = P.constraints(PARAMETERS)
     __init__ = P.init_for(PARAMETERS, "AspectAttentionClassifier")
 
+    _module_class = AspectAttentionModel
+
     # ------------------------------------------------------------------------- fitting
     def fit(self, X, y):
         """Train on ``(text, aspect)`` pairs ``X`` with labels ``y``.
@@ -146,8 +143,10 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         -------
         self : AspectAttentionClassifier
         """
-        values = self._check_params()
-        texts, aspects, feature_names, char_spans = check_pairs(
+        return self._fit(X, y)
+
+    def _training_data(self, X, y) -> TrainingData:
+        texts, aspects, feature_names, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
         )
         labels = check_labels(y, len(texts))
@@ -159,95 +158,62 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             )
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
         if self.aspect_type == "auto" and aspect_type == "category":
-            P.warn_unused(values, _unused_term_params(), stacklevel=3)
-        # every "auto" resolved for these aspects and labels, and checked
-        values = self._resolve(values, aspect_type, classes.tolist())
-        model_config, training_config = self._configs(values)
-        seed, rng, device = self._seeding()
-        run_data = (texts, aspects, labels)
-        synthetic_source = None
-        if values["augment"] is not None:
-            texts, aspects, char_spans, labels, synthetic_source = _augment(
-                values["augment"],
-                self.antonyms,
-                aspect_type,
-                type(self).__name__,
-                texts,
-                aspects,
-                char_spans,
-                labels,
-                classes,
-                seed,
-                warn_empty=self.augment != "auto",
-            )
-            y_index = np.searchsorted(classes, labels)
-        categories = np.array(
-            sorted(set(aspects)) if aspect_type == "category" else [], dtype=object
-        )
-        plain_rng = None
-        if synthetic_source is not None and self.encoder != "pretrained":
-            # The copies' new words take random vectors too, which moves the
-            # generator; the split is drawn from where a fit without copies stands,
-            # so both hold out the same sentences and their validation scores compare.
-            plain_rng = copy.deepcopy(rng)
-            prepare_model(
-                model_config,
-                *run_data[:2],
-                aspect_type,
-                categories,
-                0,
-                seed,
-                plain_rng,
-            )
-        pipeline, module_config, init, coverage = prepare_model(
-            model_config,
-            texts,
-            aspects,
-            aspect_type,
-            categories,
-            len(classes),
-            seed,
-            rng,
-        )
-        rng = rng if plain_rng is None else plain_rng
-        sentences, sentence_of_pair = pipeline.encode_pairs(texts, aspects)
-        aspect_data = self._aspect_input(pipeline, aspect_type, categories, aspects)
-        spans = _term_spans(pipeline, module_config, texts, aspects, char_spans)
-        dataset = PairDataset(sentences, sentence_of_pair, aspect_data, y_index, spans)
-        module, history, best_epoch, interrupted, fit_time = train_module(
-            training_config,
-            ModuleBuilder(AspectAttentionModel, module_config),
-            init,
-            dataset,
-            run_data[0],
-            seed,
-            rng,
-            device,
-            run_data=run_data,
-            y_index=y_index,
+            P.warn_unused(self._values(), _unused_term_params(), stacklevel=5)
+        categories = sorted(set(aspects)) if aspect_type == "category" else []
+        return TrainingData(
+            texts=texts,
+            aspects=aspects,
+            spans=spans,
+            targets=y_index,
+            labels=classes.tolist(),
             classes=classes,
-            synthetic_source=synthetic_source,
+            aspect_type=aspect_type,
+            categories=np.array(categories, dtype=object),
+            n_given=len(texts),
+            run=(texts, aspects, labels),
+            n_features_in=2,
+            feature_names=feature_names,
         )
-        # The fitted state; the skorch net (optimizer state, callbacks) is dropped so
-        # the fitted model stays small and pickle-safe.
-        self._set_fitted(
-            classes_=classes,
-            aspect_type_=aspect_type,
-            resolved_params_=self._resolved_record(values),
-            aspects_=categories,
-            text_pipeline_=pipeline,
-            embedding_coverage_=coverage,
-            module_config_=module_config,
-            module_=module,
-            device_=device,
-            history_=history,
-            best_epoch_=best_epoch,
-            interrupted_=interrupted,
-            fit_time_=fit_time,
-            n_features_in_=2,
-            feature_names_in_=feature_names,
+
+    def _copies(self, data: TrainingData, augment_: str, rng):
+        """Flipped copies (the opinion next to one term reversed) and joined ones
+        (two sentences of opposite polarity): ``(texts, aspects, spans, targets,
+        source)``, ``source`` (n_new, 2) the given pairs each was made from (the
+        same twice for a flipped copy; one of each sentence for a joined one)."""
+        spans = data.spans or [None] * len(data.texts)
+        labels = data.classes[data.targets].tolist()
+        columns = (data.texts, data.aspects, spans, labels, "positive", "negative")
+        made, made_labels, sources = [], [], []
+        if "flip" in augment_:
+            antonyms = _check_antonyms(self.antonyms, type(self).__name__)
+            X, y, _, source = augment.flip_pairs(*columns, antonyms=antonyms)
+            made, made_labels = made + X, made_labels + y
+            sources.append(np.c_[source, source])
+        if "join" in augment_:
+            if data.aspect_type == "term":
+                X, y, source = augment.join_pairs(*columns, random_state=rng)
+            else:
+                X, y, source = augment.join_categories(
+                    data.texts, data.aspects, labels, "positive", "negative", rng
+                )
+                X = [(text, category, None) for text, category in X]
+            made, made_labels = made + X, made_labels + y
+            sources.append(source)
+        texts, aspects, spans = ([x[k] for x in made] for k in range(3))
+        targets = np.searchsorted(data.classes, np.asarray(made_labels, dtype=object))
+        return texts, aspects, spans, targets, np.concatenate(sources)
+
+    def _training_dataset(self, pipeline, module_config, data: TrainingData):
+        sentences, sentence_of_pair = pipeline.encode_pairs(data.texts, data.aspects)
+        aspect_data = self._aspect_input(
+            pipeline, data.aspect_type, data.categories, data.aspects
         )
-        return self
+        spans = _term_spans(
+            pipeline, module_config, data.texts, data.aspects, data.spans
+        )
+        return PairDataset(
+            sentences, sentence_of_pair, aspect_data, data.targets, spans
+        )
 
     def _aspect_input(self, pipeline, aspect_type, categories, aspects):
         """Category ids (n,), or the terms' token ids (EncodedTexts)."""
@@ -423,80 +389,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
 
 
 # ------------------------------------------------------------------------ helpers
-def _augment(
-    augment_,
-    antonyms,
-    aspect_type,
-    name,
-    texts,
-    aspects,
-    char_spans,
-    labels,
-    classes,
-    seed,
-    warn_empty=True,
-):
-    """The training pairs plus the copies ``augment_`` makes of them.
-
-    Returns the extended ``texts``, ``aspects``, ``char_spans`` and ``labels``, and
-    ``source`` (n_new, 2): the given pairs each new pair was made from (the same
-    twice for a flipped copy; one of each sentence for a joined one).
-    """
-    missing = {"positive", "negative"} - set(classes.tolist())
-    if missing:
-        raise InputError(
-            f"augment={augment_!r} in {name} makes pairs labelled 'positive' "
-            f"and 'negative'; y has no {sorted(missing)} among its classes "
-            f"{classes.tolist()!r}."
-        )
-    spans = [None] * len(texts) if char_spans is None else list(char_spans)
-    columns = (texts, aspects, spans, labels.tolist(), "positive", "negative")
-    X_new, y_new, sources = [], [], []
-    if "flip" in augment_:
-        X, y, _, source = augment.flip_pairs(
-            *columns, antonyms=_check_antonyms(antonyms, name)
-        )
-        X_new, y_new = X_new + X, y_new + y
-        sources.append(np.c_[source, source])
-    if "join" in augment_:
-        # its own generator: the fit's draws stay those of a fit without copies
-        if aspect_type == "term":
-            X, y, source = augment.join_pairs(*columns, random_state=[seed, 1])
-        else:
-            X, y, source = augment.join_categories(
-                texts, aspects, labels.tolist(), "positive", "negative", [seed, 1]
-            )
-            X = [(text, category, None) for text, category in X]
-        X_new, y_new = X_new + X, y_new + y
-        sources.append(source)
-    source = np.concatenate(sources).astype(np.intp)
-    # A copy identical to a given sentence (possibly on the other side of the
-    # validation split, with another label) is dropped.
-    given = set(texts)
-    kept = [k for k, x in enumerate(X_new) if x[0] not in given]
-    X_new, y_new, source = (
-        [X_new[k] for k in kept],
-        [y_new[k] for k in kept],
-        source[kept],
-    )
-    if not X_new and warn_empty:
-        warnings.warn(
-            f"augment={augment_!r} in {name} made no new pair (no opinion word "
-            "next to a term to flip, no sentences of opposite polarity to join); "
-            "training on the given pairs only.",
-            AspectAttnWarning,
-            stacklevel=3,
-        )
-    new_texts, new_terms, new_spans = ([x[k] for x in X_new] for k in range(3))
-    return (
-        list(texts) + new_texts,
-        list(aspects) + new_terms,
-        spans + new_spans,
-        np.concatenate([labels, np.asarray(y_new, dtype=labels.dtype)]),
-        source,
-    )
-
-
 def _check_antonyms(antonyms, name):
     """The ``antonyms`` parameter, validated (sklearn's wording)."""
     if antonyms is not None:

@@ -12,11 +12,14 @@ __all__ = ["CategoryModel", "MultiOutputLoss"]
 
 
 class CategoryModel(nn.Module):
-    """Every sentence on every category: (tokens, lengths) -> logits (B, K, C).
+    """Every sentence on every category: (tokens, lengths) -> (logits (B, K, C),
+    attention (B, K, T) or (B, K, heads, T)).
 
     Wraps an AT :class:`~aspectattn.nn.model.AspectAttentionModel` whose aspect
-    vectors are the K category queries; the attention weights of the last forward
-    pass are kept (``last_alpha``) for the attention regularisers.
+    vectors are the K category queries. The attention is returned beside the
+    logits (skorch hands both to the net's ``get_loss``, where
+    :class:`MultiOutputLoss` adds its regularisers): nothing is kept between
+    calls.
     """
 
     def __init__(self, **config):
@@ -25,7 +28,6 @@ class CategoryModel(nn.Module):
         self.register_buffer(
             "categories", torch.arange(config["n_aspects"]), persistent=False
         )
-        self.last_alpha = None
 
     @property
     def embedding(self) -> nn.Embedding:
@@ -36,10 +38,9 @@ class CategoryModel(nn.Module):
         return self.model.encoder
 
     def forward(self, tokens, lengths, aspect=None, sentence=None):
-        """Logits (B, K, C); ``aspect`` and ``sentence`` (of the batch) are unused."""
-        logits, alpha = self.model.forward_many(tokens, lengths, self.categories)
-        self.last_alpha = alpha  # (B, K, T) or (B, K, heads, T)
-        return logits
+        """``(logits, alpha)``; ``aspect`` and ``sentence`` (of the batch) are
+        unused."""
+        return self.model.forward_many(tokens, lengths, self.categories)
 
 
 class MultiOutputLoss(nn.Module):
@@ -52,10 +53,11 @@ class MultiOutputLoss(nn.Module):
       ``A`` of the mentioned categories -- different categories attend to
       different words.
 
+    ``forward((logits, alpha), target)``: the net's ``get_loss`` passes the
+    module's two outputs as they are.
+
     Parameters
     ----------
-    module : CategoryModel
-        Where the last attention weights are read.
     none_index : int
         The class index of "not mentioned".
     weight : tensor of shape (C,) or None
@@ -63,27 +65,25 @@ class MultiOutputLoss(nn.Module):
 
     def __init__(
         self,
-        module: CategoryModel,
         none_index: int,
         weight=None,
         sparse_penalty: float = 0.0,
         orthogonal_penalty: float = 0.0,
     ):
         super().__init__()
-        self.module = [module]  # a reference, not a submodule (no double weights)
         self.none_index = none_index
         self.weight = weight
         self.sparse_penalty = sparse_penalty
         self.orthogonal_penalty = orthogonal_penalty
 
-    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    def forward(self, output, target: torch.Tensor) -> torch.Tensor:
+        logits, alpha = output  # (B, K, C), (B, K, T) or (B, K, heads, T)
         C = logits.shape[-1]
         weight = None if self.weight is None else self.weight.to(logits.device)
         loss = nn.functional.cross_entropy(
             logits.reshape(-1, C), target.reshape(-1), weight=weight
         )
-        alpha = self.module[0].last_alpha
-        if alpha is None or not (self.sparse_penalty or self.orthogonal_penalty):
+        if not (self.sparse_penalty or self.orthogonal_penalty):
             return loss
         if alpha.dim() == 4:  # heads: regularise their mean
             alpha = alpha.mean(2)

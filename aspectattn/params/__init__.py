@@ -34,11 +34,11 @@ import warnings
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .._validation import satisfies
 from ..exceptions import AspectAttnWarning
 from . import encoders as _encoders
 from . import model as _model
 from . import training as _training
+from ._constraints import satisfies
 from ._core import (
     ATTENTION_SCORES,
     AUGMENTATIONS,
@@ -205,6 +205,12 @@ PRETRAINED_HEAD_LR = 1e-3
 JOIN_LABELS = frozenset({"positive", "negative"})
 
 
+def missing_join_labels(labels) -> list[str]:
+    """The labels of :data:`JOIN_LABELS` that ``labels`` lacks (sorted): joining
+    sentences of opposite polarity needs both."""
+    return sorted(JOIN_LABELS - {str(label) for label in labels})
+
+
 def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
     """What each ``"auto"`` value of ``values`` stands for with aspects of
     ``aspect_type`` and the training ``labels`` (None: not known yet); the
@@ -228,7 +234,7 @@ def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
         "position_weighting": "linear" if term else "none",
         "bidirectional": term,
         "augment": None
-        if term or (labels is not None and not JOIN_LABELS <= set(map(str, labels)))
+        if term or (labels is not None and missing_join_labels(labels))
         else "join",
         "head_lr": PRETRAINED_HEAD_LR
         if values.get("encoder") == "pretrained"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from numbers import Integral, Real
 
-from .._validation import Interval, StrOptions
+from ._constraints import Interval, StrOptions
 from ._core import (
     ATTENTION_SCORES,
     AUGMENTATIONS,

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, Matching, StrOptions
+from ._constraints import Interval, Matching, StrOptions
 from ._core import (
     DEVICE_RE,
     OPTIMIZERS,

@@ -10,7 +10,8 @@ SemEval and MAMS readers give them); without one, the term is looked up in the t
 Character spans become token spans by counting the tokens of the text before the
 span's start and end with the pipeline's own tokenizer, so every tokenizer (words,
 sub-words), every normalisation (NFKC, folded apostrophes) and every script gives
-the tokens the model sees; a span that cuts a word covers the whole word.
+the tokens the model sees; a span that cuts a word covers the whole word (at
+either end).
 
 Shapes: ``P`` pairs, ``T`` tokens.
 """
@@ -121,8 +122,26 @@ def token_spans(
                 )
         else:
             span = _check_span(i, text, term, span)
-        start = count(text, span[0])
+        start = _first_token(text, span, count, count_tokens)
         # A span that ends inside a word covers that word.
         end = max(count(text, span[1]), start + 1)
         out[i] = (start + offset, end + offset)
     return out
+
+
+def _first_token(text: str, span, count, count_tokens) -> int:
+    """The index of the token that holds the span's first (non-space) character:
+    the token after the prefix when that character starts one, the prefix's last
+    token when it continues it ("burger" in "cheeseburger", "50" in "10.50", a
+    word of a script written without spaces)."""
+    first = span[0]
+    while first < span[1] - 1 and text[first].isspace():
+        first += 1
+    before, through = count(text, first), count(text, first + 1)
+    if through > before:
+        return through - 1  # the character starts a token
+    # The prefix's last token took the character in (and may have merged with
+    # what came before it: "10." is two tokens, "10.5" one) -- or the tokenizer
+    # dropped the character: a space before it tells them apart.
+    split = count_tokens(text[:first] + " " + text[first])
+    return through - 1 if split > through else before
