@@ -29,6 +29,7 @@ sub-word tokenizer is not part of the torch-free runtime.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import warnings
@@ -39,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from ._fields import labels_state
+from ._output import output_path
 from .exceptions import AspectAttnWarning, optional_import
 from .nn.ops import length_mask, uses_position
 
@@ -204,39 +206,47 @@ def export_onnx(estimator, directory) -> Path:
         axes.update(logits={0: rows}, attention={0: rows, 2: "tokens"})
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    onnx_path = directory / "model.onnx"
-    was_training = module.training
-    device = next(module.parameters()).device
-    try:
-        graph.cpu().eval()
-        with warnings.catch_warnings(), torch.no_grad():
-            # The TorchScript exporter: exact on these graphs, and it needs no
-            # onnxscript; its deprecation and tracer warnings are not the user's.
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                graph,
-                args,
-                str(onnx_path),
-                input_names=names,
-                output_names=list(out),
-                dynamic_axes={k: v for k, v in axes.items() if k in names + list(out)},
-                opset_version=OPSET,
-                dynamo=False,
-            )
-    finally:
-        module.to(device).train(was_training)
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "kind": "pairs" if pairs else "categories",
-        "aspect_type": config.get("aspect_type", "category") if pairs else "category",
-        "uses_position": bool(pairs and uses_position(config)),
-        "shares_encoder": bool(shared),
-        "classes": labels_state(estimator.classes_ if pairs else estimator.labels_),
-        "aspects": [str(a) for a in estimator.aspects_],
-        "not_mentioned": None if pairs else estimator.not_mentioned,
-        "text_pipeline": estimator.text_pipeline_.to_state(),
-        "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
-    }
-    (directory / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    # Both files are written beside the export's own and renamed over them once
+    # whole: a failed (full disk) or interrupted export leaves the previous pair.
+    with contextlib.ExitStack() as stack:
+        onnx_path = stack.enter_context(output_path(directory / "model.onnx"))
+        json_path = stack.enter_context(output_path(directory / "model.json"))
+        was_training = module.training
+        device = next(module.parameters()).device
+        try:
+            graph.cpu().eval()
+            with warnings.catch_warnings(), torch.no_grad():
+                # The TorchScript exporter: exact on these graphs, and it needs no
+                # onnxscript; its deprecation and tracer warnings are not the user's.
+                warnings.simplefilter("ignore")
+                torch.onnx.export(
+                    graph,
+                    args,
+                    str(onnx_path),
+                    input_names=names,
+                    output_names=list(out),
+                    dynamic_axes={
+                        k: v for k, v in axes.items() if k in names + list(out)
+                    },
+                    opset_version=OPSET,
+                    dynamo=False,
+                )
+        finally:
+            module.to(device).train(was_training)
+        meta = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "kind": "pairs" if pairs else "categories",
+            "aspect_type": config.get("aspect_type", "category")
+            if pairs
+            else "category",
+            "uses_position": bool(pairs and uses_position(config)),
+            "shares_encoder": bool(shared),
+            "classes": labels_state(estimator.classes_ if pairs else estimator.labels_),
+            "aspects": [str(a) for a in estimator.aspects_],
+            "not_mentioned": None if pairs else estimator.not_mentioned,
+            "text_pipeline": estimator.text_pipeline_.to_state(),
+            "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
+        }
+        json_path.write_text(json.dumps(meta), encoding="utf-8")
     return directory

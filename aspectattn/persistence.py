@@ -45,6 +45,7 @@ import numpy as np
 import torch
 
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
+from ._output import output_path
 from ._validation import plain
 from .exceptions import AspectAttnError
 from .params import check_resolved
@@ -173,8 +174,11 @@ def save(estimator, path) -> None:
     estimator : a fitted estimator of aspectattn
     path : str or path-like
     """
-
-    torch.save(to_payload(estimator), os.fspath(path))
+    # whole or not at all: a full disk or a killed process leaves the file that
+    # was there, never a half-written one
+    payload = to_payload(estimator)
+    with output_path(path) as tmp:
+        torch.save(payload, os.fspath(tmp))
 
 
 def to_payload(estimator) -> dict:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ._output import output_path
+
 __all__ = ["write_report", "render_report"]
 
 COLORS = {
@@ -225,5 +227,7 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
 def write_report(summary, path, title: str = "Aspect sentiment report") -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
-    path.write_text(render_report(summary, title), encoding="utf-8")
+    document = render_report(summary, title)
+    with output_path(path) as tmp:
+        tmp.write_text(document, encoding="utf-8")
     return path

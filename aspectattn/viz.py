@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._output import output_path
 from .exceptions import AspectAttnWarning, MissingDependencyError
 
 __all__ = ["attention_html", "plot_attention", "plot_history", "group_by_text"]
@@ -102,7 +103,7 @@ value).</p>
 </table></body></html>
 """
     if path is not None:
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
+        with output_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
             f.write(document)
     return document
 
@@ -198,7 +199,8 @@ def _finish(plt, fig, path):
     if path is None:
         return fig
     try:
-        fig.savefig(os.fspath(path), dpi=150)
+        with output_path(path) as tmp:  # (its suffix keeps the format)
+            fig.savefig(os.fspath(tmp), dpi=150)
     finally:
         plt.close(fig)  # a saved figure is not kept open (memory)
     return None

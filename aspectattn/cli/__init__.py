@@ -18,6 +18,7 @@ import re
 import sys
 from importlib import import_module
 
+from .._output import exit_on_sigterm
 from ..exceptions import AspectAttnError
 from ._common import CLIError, Progress, check_encoding
 from .train import _FINAL_STATES
@@ -94,6 +95,7 @@ def _in_flag_words(message: str) -> str:
 
 
 def main(argv=None) -> int:
+    exit_on_sigterm()  # a killed run cleans up its temporary files
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

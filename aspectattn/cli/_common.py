@@ -3,14 +3,12 @@ progress, and the data and model options."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
 import re
 import sys
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 from numbers import Integral
@@ -19,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
+from .._output import output_path
 from ..params._constraints import Interval, StrOptions
 
 
@@ -297,27 +296,6 @@ def check_outputs(inputs, outputs) -> None:
         for other in outputs[k + 1 :]:
             if _same_file(out, other):
                 raise CLIError(f"two outputs are the same file: {out}")
-
-
-@contextlib.contextmanager
-def output_path(path):
-    """A temporary path beside ``path`` to write to; renamed to ``path`` when the
-    block ends without an error, removed when it fails, so that a failed or
-    interrupted run never leaves a half-written file (or replaces a good one)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(
-        dir=path.parent if str(path.parent) else ".",
-        prefix=f".{path.name}.",
-        suffix=".tmp" + path.suffix,
-    )
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _write_rows(rows: list[dict], out: str | None) -> None:

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
+from .._output import creation_mode
 from ..exceptions import ChecksumError
 
 DATA_HOME_ENV = "ASPECTATTN_DATA"
@@ -121,6 +122,7 @@ def _download(remote: RemoteFile, target: Path, timeout: float = 60.0) -> None:
                 f"{remote.sha256}; it was discarded. The server may have changed the "
                 "file, or the download was corrupted: try again."
             )
+        os.chmod(tmp, creation_mode(target))  # (mkstemp made it 0o600)
         os.replace(tmp, target)  # atomic: no half-written file under the real name
     except urllib.error.URLError as exc:
         raise OSError(
