@@ -24,7 +24,9 @@ def client(tmp_path_factory, pairs):
     spec.loader.exec_module(web_app)
     path = tmp_path_factory.mktemp("app") / "model.aam"
     AspectAttentionClassifier(**{**FAST, "max_epochs": 2}).fit(*pairs).save(path)
-    app = web_app.create_app(str(path), max_bytes=20_000, max_items=50)
+    app = web_app.create_app(
+        str(path), max_bytes=50_000, max_items=50, max_text_chars=20_000
+    )
     return app.test_client()
 
 
@@ -73,7 +75,7 @@ def test_object_pairs_are_accepted(client):
 
 
 def test_size_limit_and_unknown_routes_answer_json(client):
-    status, answer = _post(client, "/predict", {"pairs": [["x " * 20_000, "food"]]})
+    status, answer = _post(client, "/predict", {"pairs": [["x " * 30_000, "food"]]})
     assert status == 413 and "error" in answer
     response = client.get("/nowhere")
     assert response.status_code == 404 and "error" in response.get_json()
@@ -143,6 +145,66 @@ def detector_client(tmp_path_factory, detector):
     detector.save(path)
     app = web_app.create_app(str(path), max_bytes=2_000_000, max_items=1_000)
     return app.test_client(), web_app
+
+
+def test_the_work_of_a_request_is_bounded_before_any_is_done(client, monkeypatch):
+    # 50 texts x 50 aspects is a small body and 2,500 pairs of work
+    import aspectattn.estimators.pairs as pairs_module
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the model was run")
+
+    monkeypatch.setattr(pairs_module.inference, "aspect_logits", no_work)
+    monkeypatch.setattr(pairs_module.inference, "pair_logits", no_work)
+    texts, aspects = ["the soup"] * 50, ["food"] * 50
+    status, answer = _post(
+        client, "/predict_aspects", {"texts": texts, "aspects": aspects}
+    )
+    assert status == 400 and "texts x aspects" in answer["error"]
+    long_text = "the soup was fine " * 700  # 12,600 characters, twice over 20,000
+    for url, body in [
+        ("/predict", {"pairs": [[long_text, "food"], [long_text, "food"]]}),
+        ("/predict_aspects", {"texts": [long_text, long_text], "aspects": ["food"]}),
+    ]:
+        status, answer = _post(client, url, body)
+        assert status in (400, 413) and "characters" in answer["error"], url
+
+
+def test_a_chunked_body_over_the_limit_is_a_prompt_413(client):
+    # no Content-Length: the limit is met while reading (get_json(silent=True)
+    # turned it into "not JSON", a 400, and the connection hung ~30 s). A real
+    # server on 127.0.0.1: the test client does not speak chunked encoding.
+    import http.client
+    import threading
+    import time
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, client.application, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", server.server_port, timeout=20
+        )
+        start = time.monotonic()
+        connection.putrequest("POST", "/predict")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        chunk = b"a" * 10_000
+        for piece in [b'{"pairs": [["', *[chunk] * 6, b'", "food"]]}']:
+            try:
+                connection.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+            except OSError:
+                break  # the server answered and closed before the end
+        else:
+            connection.send(b"0\r\n\r\n")
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        assert response.status == 413 and "error" in answer
+        assert time.monotonic() - start < 10
+    finally:
+        server.shutdown()
 
 
 def test_a_huge_review_is_refused_before_it_is_split(detector_client, monkeypatch):
