@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ._fields import _labels, _strings, open_regular
+from ._onnx_graph import GraphError, check_graph
 from ._validation import category_ids, check_pairs, check_texts
 from .exceptions import AspectAttnError, optional_import
 from .mentions import check_min_probability, mentioned_aspects
@@ -163,6 +164,10 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
         raise ExportFileError(
             f"{directory / 'model.onnx'} does not match the checksum in model.json"
         )
+    try:  # the checksum finds damage, not crafting: only the exporter's graphs
+        check_graph(graph)
+    except GraphError as exc:
+        raise ExportFileError(f"{directory / 'model.onnx'}: {exc}") from None
     options = ort.SessionOptions()
     if threads is not None:
         options.intra_op_num_threads = threads
@@ -227,6 +232,16 @@ class _OnnxModel:
                 )
             )
 
+    def _session_run(self, feeds: dict):
+        """``session.run``, its errors (onnxruntime's own types) as one of ours."""
+        try:
+            return self.session.run(None, feeds)
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
+            raise ExportFileError(
+                "onnxruntime could not run the exported graph on this input: "
+                f"{type(exc).__name__}: {str(exc)[:300]}"
+            ) from None
+
     def _batches(self, lengths: np.ndarray):
         """Row indices in length order, ``batch_size`` at a time."""
         order = np.argsort(lengths, kind="stable")
@@ -287,7 +302,7 @@ class OnnxPairClassifier(_OnnxModel):
             )
             if spans is not None:
                 feeds["span"] = spans[batch]
-            out, alpha = self.session.run(None, feeds)
+            out, alpha = self._session_run(feeds)
             logits[batch] = out
             for j, i in enumerate(batch):
                 weights[i] = alpha[j, : n[j]]
@@ -351,7 +366,7 @@ class OnnxCategoryClassifier(_OnnxModel):
         weights: list = [None] * len(texts)
         for batch in self._batches(encoded.lengths):
             tokens, n = encoded.pad(batch)
-            out, alpha = self.session.run(None, {"tokens": tokens, "lengths": n})
+            out, alpha = self._session_run({"tokens": tokens, "lengths": n})
             logits[batch] = out
             for j, i in enumerate(batch):
                 weights[i] = alpha[j, :, : n[j]]

@@ -263,8 +263,103 @@ def test_graph_with_external_data_reads_no_file(exported, tmp_path):
         directory,
         onnx_sha256=hashlib.sha256((directory / "model.onnx").read_bytes()).hexdigest(),
     )
-    with pytest.raises(ExportFileError, match="not a graph onnxruntime can load"):
+    with pytest.raises(ExportFileError, match="external file"):
         load_onnx(directory)
+
+
+def _with_graph(exported, tmp_path, graph) -> Path:
+    """A copy of the export holding ``graph`` (a ModelProto), its checksum right."""
+    import hashlib
+
+    import onnx
+
+    directory = _copy(exported, tmp_path)
+    onnx.save(graph, directory / "model.onnx")
+    _edit_meta(
+        directory,
+        onnx_sha256=hashlib.sha256((directory / "model.onnx").read_bytes()).hexdigest(),
+    )
+    return directory
+
+
+def _crafted(kind: str):
+    """Small graphs that the runtime must never run: each takes the export's
+    inputs and gives its outputs' names."""
+    from onnx import TensorProto, helper
+
+    inputs = [
+        helper.make_tensor_value_info("tokens", TensorProto.INT64, ["B", "T"]),
+        helper.make_tensor_value_info("lengths", TensorProto.INT64, ["B"]),
+        helper.make_tensor_value_info("aspect", TensorProto.INT64, ["P"]),
+        helper.make_tensor_value_info("sentence", TensorProto.INT64, ["P"]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["P", 2]),
+        helper.make_tensor_value_info("attention", TensorProto.FLOAT, ["P", "T"]),
+    ]
+    one = helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])
+    if kind == "huge constant":  # 2 GiB per call, from 1 kB
+        shape = helper.make_tensor("shape", TensorProto.INT64, [1], [2**29])
+        nodes = [helper.make_node("ConstantOfShape", ["shape"], ["logits"], value=one)]
+        initializers = [shape]
+    elif kind == "loop":  # 10**12 iterations: never returns
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["c"], ["c_out"])],
+            "body",
+            [
+                helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            ],
+            [helper.make_tensor_value_info("c_out", TensorProto.BOOL, [])],
+        )
+        trip = helper.make_tensor("trip", TensorProto.INT64, [], [10**12])
+        cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
+        nodes = [helper.make_node("Loop", ["trip", "cond"], [], body=body)]
+        initializers = [trip, cond]
+    else:  # "custom op"
+        nodes = [helper.make_node("Anything", ["tokens"], ["logits"], domain="x.y")]
+        initializers = []
+    graph = helper.make_graph(nodes, "crafted", inputs, outputs, initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("huge constant", "holds 536870912"),
+        ("loop", "'Loop' is not one the exporter makes"),
+        ("custom op", "x.y.'Anything'"),
+    ],
+)
+def test_crafted_graphs_are_refused_before_onnxruntime_sees_them(
+    exported, tmp_path, kind, message, monkeypatch
+):
+    import onnxruntime
+
+    def never(*args, **kwargs):
+        raise AssertionError("onnxruntime was given the graph")
+
+    directory = _with_graph(exported, tmp_path, _crafted(kind))
+    monkeypatch.setattr(onnxruntime, "InferenceSession", never)
+    with pytest.raises(ExportFileError, match=message):
+        load_onnx(directory)
+
+
+def test_every_export_passes_the_graph_check(exported):
+    from aspectattn._onnx_graph import check_graph
+
+    check_graph((exported / "model.onnx").read_bytes())  # raises if not
+
+
+def test_onnxruntime_errors_at_prediction_are_ours(exported, monkeypatch):
+    model = load_onnx(exported)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT")
+
+    monkeypatch.setattr(model.session, "run", fail, raising=False)
+    with pytest.raises(ExportFileError, match="could not run the exported graph"):
+        model.predict([("the soup was bland", "food")])
 
 
 def test_wrong_graph_inputs_are_refused(exported, tmp_path, detector):
