@@ -183,6 +183,12 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
             if getattr(summary, "n_unparsed_dates", 0)
             else ""
         )
+        + (
+            f" {summary.n_skipped_sentences:,} sentences had no word the model reads"
+            " and were skipped."
+            if getattr(summary, "n_skipped_sentences", 0)
+            else ""
+        )
         + "</p>",
         "<h2>Sentiment per aspect</h2><p class='legend'>",
         "".join(

@@ -41,6 +41,7 @@ __all__ = [
     "iter_analysis",
     "DateRule",
     "analyze_reviews",
+    "analyze_sentences",
     "ReviewSummary",
     "wilson_interval",
 ]
@@ -315,10 +316,12 @@ def iter_analysis(
         offset += len(chunk)
         rows = []
         first = np.searchsorted(review, review)  # index of each review's first sentence
+        n_skipped = 0
         for start in range(0, len(sentences), batch_size):
-            found = model.analyze(
-                sentences[start : start + batch_size], min_probability=min_probability
+            found, skipped = analyze_sentences(
+                model, sentences[start : start + batch_size], min_probability
             )
+            n_skipped += skipped
             for j, aspects in enumerate(found, start):
                 for entry in aspects:
                     rows.append(_row(entry, review[j], j - first[j]))
@@ -351,8 +354,36 @@ def iter_analysis(
             table.attrs["n_unparsed_dates"] = n_unparsed
         if group_column is not None:
             table["group"] = _group_ids(chunk[group_column])[index]
-        table.attrs.update(n_reviews=len(chunk), n_sentences=len(sentences))
+        table.attrs.update(
+            n_reviews=len(chunk),
+            n_sentences=len(sentences),
+            n_skipped_sentences=n_skipped,
+        )
         yield table
+
+
+def analyze_sentences(model, sentences: list[str], min_probability: float):
+    """``(model.analyze(sentences), 0)`` -- or, when a sentence has no token the
+    model reads (a zero-width space, a lone emoji the vocabulary splits to
+    nothing...), the others analysed, that one with no aspect, and the number
+    skipped: one such sentence never aborts a whole analysis."""
+    try:
+        return model.analyze(sentences, min_probability=min_probability), 0
+    except InputError:
+        count = getattr(getattr(model, "text_pipeline_", None), "count_tokens", None)
+        if count is None:
+            raise
+        keep = [k for k, sentence in enumerate(sentences) if count(sentence) > 0]
+        if len(keep) == len(sentences):
+            raise  # another input error: not one to hide
+    found: list = [[] for _ in sentences]
+    if keep:
+        kept = model.analyze(
+            [sentences[k] for k in keep], min_probability=min_probability
+        )
+        for k, aspects in zip(keep, kept, strict=True):
+            found[k] = aspects
+    return found, len(sentences) - len(keep)
 
 
 #: The group of reviews that have none (a missing or empty group id).
@@ -455,6 +486,7 @@ class ReviewSummary:
         self.n_reviews = 0
         self.n_sentences = 0
         self.n_unparsed_dates = 0  # non-empty dates that could not be read
+        self.n_skipped_sentences = 0  # sentences without a token the model reads
         self._seen = 0
 
     def update(self, table):
@@ -463,6 +495,7 @@ class ReviewSummary:
         self.n_reviews += int(table.attrs.get("n_reviews", 0))
         self.n_sentences += int(table.attrs.get("n_sentences", 0))
         self.n_unparsed_dates += int(table.attrs.get("n_unparsed_dates", 0))
+        self.n_skipped_sentences += int(table.attrs.get("n_skipped_sentences", 0))
         keys = list(zip(table["aspect"], table["label"], strict=True))
         self.counts.update(keys)
         if "group" in table:
@@ -501,6 +534,7 @@ class ReviewSummary:
         self.n_reviews += other.n_reviews
         self.n_sentences += other.n_sentences
         self.n_unparsed_dates += other.n_unparsed_dates
+        self.n_skipped_sentences += getattr(other, "n_skipped_sentences", 0)
         self.counts.update(other.counts)
         self.group_counts.update(other.group_counts)
         self.period_counts.update(other.period_counts)

@@ -42,7 +42,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from aspectattn import AspectAttnError, AspectCategoryClassifier
 from aspectattn.persistence import load
-from aspectattn.reviews import split_sentences
+from aspectattn.reviews import analyze_sentences, split_sentences
 
 MAX_BYTES = 1_000_000
 #: Items per request: pairs, texts, reviews, sentences -- and the pairs that
@@ -192,9 +192,13 @@ def create_app(
         proba = model.predict_proba(pairs_from_request())
         return jsonify({"predictions": answer(model.classes_[proba.argmax(1)], proba)})
 
-    def found_aspects(texts: list[str]) -> list[list[dict]]:
+    def found_aspects(texts: list[str], skip_empty: bool = False) -> list[list[dict]]:
         if not detector:
             raise BadRequest("this model scores given aspects: use /predict")
+        if skip_empty:  # a review's sentence without a word: no aspect, no error
+            found = analyze_sentences(model, texts, 0.5)[0] if texts else []
+        else:
+            found = model.analyze(texts) if texts else []
         return [
             [
                 {
@@ -206,7 +210,7 @@ def create_app(
                 }
                 for f in per_text
             ]
-            for per_text in (model.analyze(texts) if texts else [])
+            for per_text in found
         ]
 
     @app.post("/analyze")
@@ -221,7 +225,7 @@ def create_app(
         bounded_text(reviews)  # before splitting, the expensive part
         review, sentences = split_sentences(reviews)
         checked(sentences, "sentences")
-        found = found_aspects(sentences)
+        found = found_aspects(sentences, skip_empty=True)
         out = [{"sentences": []} for _ in reviews]
         for i, sentence, aspects in zip(review, sentences, found, strict=True):
             out[i]["sentences"].append({"text": sentence, "aspects": aspects})

@@ -71,6 +71,20 @@ def test_sentence_table_and_summary(detector):
         summary.table(by="shop")
 
 
+def test_a_sentence_without_a_word_is_skipped_and_counted(detector):
+    # a zero-width space alone (and a review that is nothing else) aborted the
+    # whole analysis with "has no tokens"
+    reviews = [
+        "The pasta was great. \u200b. The waiter was rude.",
+        "\u200b",
+        "The soup was bland.",
+    ]
+    table, summary = analyze_reviews(reviews, detector)
+    assert summary.n_reviews == 3 and summary.n_skipped_sentences >= 1
+    assert set(table["review_id"]) <= {0, 2} and 0 in set(table["review_id"])
+    assert "had no word the model reads" in render_report(summary)
+
+
 def test_streaming_chunks_equal_one_pass_and_memory_stays_bounded(detector):
     frame = pd.concat([reviews_frame()] * 10, ignore_index=True)
     whole = ReviewSummary()

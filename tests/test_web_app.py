@@ -217,3 +217,14 @@ def test_a_huge_review_is_refused_before_it_is_split(detector_client, monkeypatc
     review = "The pasta was great. " * 47_000  # 0.98 MB
     status, answer = _post(client, "/analyze_reviews", {"reviews": [review]})
     assert status == 400 and "characters" in answer["error"]
+
+
+def test_a_review_sentence_without_a_word_is_skipped(detector_client):
+    client, _ = detector_client
+    status, answer = _post(
+        client,
+        "/analyze_reviews",
+        {"reviews": ["The soup was bland. \u200b.", "\u200b"]},
+    )
+    assert status == 200
+    assert len(answer["reviews"]) == 2

@@ -197,6 +197,7 @@ def run(args) -> int:
                 "sentences": summary.n_sentences,
                 "mentions": int(sum(summary.counts.values())),
                 "unparsed_dates": summary.n_unparsed_dates,
+                "skipped_sentences": summary.n_skipped_sentences,
                 "seconds": round(seconds, 3),
                 "sentences_per_second": round(summary.n_sentences / max(seconds, 1e-9)),
                 "report": str(out),
