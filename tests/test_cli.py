@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -421,6 +422,38 @@ def test_trusted_pickle_model_is_evaluated(workdir, capsys, monkeypatch):
     assert "accuracy" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("name", ["m.pickle", "m.PKL", "m.Joblib"])
+def test_any_pickle_name_is_a_pickle_and_a_safe_file_loads_whatever_its_name(
+    workdir, tmp_path, capsys, monkeypatch, name
+):
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(workdir)
+    args = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    args += ["--epochs", "1", "--quiet", "--validation-fraction", "0"]
+    out = str(tmp_path / name)
+    assert main(["train", "train.csv", "--out", out, *args]) == 0
+    assert Path(out).read_bytes()[:4] != b"PK\x03\x04"  # a pickle, as asked
+    assert main(["evaluate", out, "test.csv"]) == 2  # refused without the flag
+    assert "--trust-pickle" in capsys.readouterr().err
+    assert main(["evaluate", out, "test.csv", "--trust-pickle"]) == 0
+    # a safe-format file under a pickle's name loads as what it is
+    (tmp_path / "safe.pickle").write_bytes((workdir / "model.aam").read_bytes())
+    capsys.readouterr()
+    for flags in ([], ["--trust-pickle"]):
+        code = main(["evaluate", str(tmp_path / "safe.pickle"), "test.csv", *flags])
+        assert code == 0, capsys.readouterr().err
+
+
+def test_a_model_path_that_is_a_fifo_is_not_called_missing(workdir, tmp_path, capsys):
+    from aspectattn.cli import main
+
+    fifo = tmp_path / "model.aam"
+    os.mkfifo(fifo)
+    assert main(["predict", str(fifo), str(workdir / "test.csv")]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
 def test_xml_of_a_term_model_is_read_as_terms(workdir, tmp_path):
     xml = tmp_path / "t.xml"
     xml.write_text(
@@ -582,6 +615,47 @@ def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
         "--out", "r.html", cwd=tmp_path, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "needs a category detector" in bad.stderr
+
+
+def test_analyze_checks_its_outputs_before_the_analysis(review_files, monkeypatch):
+    from aspectattn import reviews
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("the reviews were analysed")
+
+    monkeypatch.setattr(reviews, "iter_analysis", no_analysis)
+    from aspectattn.cli import main
+
+    monkeypatch.chdir(review_files)
+    (review_files / "a_dir").mkdir()
+    for out in ["missing/r.html", "a_dir"]:
+        code = main(
+            ["analyze", "reviews.csv", "--model", "detector.aam", "--out", out,
+             "--table", "t.csv", "--quiet"]
+        )  # fmt: skip
+        assert code == 2
+        assert not (review_files / "t.csv").exists()
+
+
+def test_a_parquet_table_whose_first_chunk_has_no_mention(review_files):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    with open(review_files / "mixed.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text"])
+        for i in range(10):  # a first chunk with no category mentioned
+            writer.writerow([i, "ok."])
+        for i in range(10, 30):
+            writer.writerow([i, "The soup was bland. The staff was lovely."])
+    run(
+        "analyze", "mixed.csv", "--model", "detector.aam", "--out", "r.html",
+        "--table", "t.parquet", "--id-column", "id", "--chunk-size", "10",
+        "--quiet", cwd=review_files,
+    )  # fmt: skip
+    table = pd.read_parquet(review_files / "t.parquet")
+    ids = {int(i) for i in table["review_id"]}
+    assert len(table) > 0 and ids <= set(range(10, 30))
 
 
 def test_train_choices_follow_the_library():

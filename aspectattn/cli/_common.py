@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
+from .._fields import open_regular
 from .._output import output_path
 from ..params._constraints import Interval, StrOptions
 
@@ -186,12 +187,24 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
     return model
 
 
+#: Model files written with joblib (pickles), whatever the case of the name.
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
+
+
+def is_pickle_name(path) -> bool:
+    return Path(path).suffix.lower() in PICKLE_SUFFIXES
+
+
 def _read_model(path: str, trust_pickle: bool):
     from ..persistence import ModelFileError
 
-    if not Path(path).is_file():
+    if not os.path.lexists(path):
         raise CLIError(f"model file {path!r} not found")
-    if Path(path).suffix.lower() in (".pkl", ".pickle", ".joblib"):
+    if not Path(path).is_file():
+        raise CLIError(f"model file {path!r} is not a regular file")
+    with open_regular(path) as (f, _):
+        safe_format = f.read(4) == b"PK\x03\x04"  # the safe format is a zip archive
+    if is_pickle_name(path) and not safe_format:
         if not trust_pickle:
             raise CLIError(
                 f"{path} is a pickle, which runs code when it is loaded; pass "
@@ -286,6 +299,12 @@ def check_outputs(inputs, outputs) -> None:
     the other. ``None`` entries (options not given) are skipped."""
     inputs = [Path(p) for p in inputs if p is not None]
     outputs = [Path(p) for p in outputs if p is not None]
+    for out in outputs:  # before the work, not after it
+        if out.is_dir():
+            raise CLIError(f"the output {out} is a directory; give a file name")
+        parent = out.parent if str(out.parent) else Path(".")
+        if not parent.is_dir():
+            raise CLIError(f"the output's directory {parent} does not exist")
     for k, out in enumerate(outputs):
         for source in inputs:
             if _same_file(out, source):

@@ -106,6 +106,7 @@ class _TableWriter:
         self.path = None if path is None else Path(path)
         self.started = False  # the file holds the header (CSV) or the schema
         self.parquet = None  # the pyarrow writer of a .parquet table
+        self.empty = None  # the (Arrow) table of chunks without rows, so far
         self.suffix = None if self.path is None else self.path.suffix.lower()
         if self.path is not None and self.suffix not in (
             ".csv",
@@ -134,10 +135,25 @@ class _TableWriter:
             ) from None
         arrow = pa.Table.from_pandas(table, preserve_index=False)
         if self.parquet is None:
-            self.parquet = pq.ParquetWriter(self.path, arrow.schema)
+            if not len(table):  # a chunk without mentions types nothing: wait
+                self.empty = arrow
+                return
+            # a column of the first rows that is all missing (no group yet) is
+            # typed by no value: text, which any later value casts to
+            schema = pa.schema(
+                [
+                    f.with_type(pa.string()) if pa.types.is_null(f.type) else f
+                    for f in arrow.schema
+                ]
+            )
+            self.parquet = pq.ParquetWriter(self.path, schema)
         self.parquet.write_table(arrow.cast(self.parquet.schema))
 
     def close(self) -> None:
+        if self.parquet is None and self.empty is not None:  # no row at all
+            import pyarrow.parquet as pq
+
+            pq.write_table(self.empty, self.path)
         if self.parquet is not None:
             self.parquet.close()
 

@@ -18,6 +18,7 @@ from ._common import (
     add_data_options,
     add_param,
     check_outputs,
+    is_pickle_name,
     load_data,
     load_table,
     output_path,
@@ -28,7 +29,7 @@ ORDER = 1
 HELP = "train a model and write it to a file"
 DESCRIPTION = (
     "Train an aspect-attention model and write a model file "
-    "(safe format; .pkl/.joblib for a pickle)."
+    "(safe format; .pkl/.pickle/.joblib, any case, for a pickle)."
 )
 
 
@@ -207,7 +208,7 @@ def run(args) -> int:
     clf.fit(X, y)
     out = Path(args.out)
     with output_path(out) as tmp:
-        if out.suffix in (".pkl", ".joblib"):
+        if is_pickle_name(out):
             import joblib
 
             joblib.dump(clf, tmp)
