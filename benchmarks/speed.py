@@ -367,12 +367,15 @@ def _child(mode: str, path: str) -> None:
 
 
 def _child_peak(mode: str, path: str = "") -> float:
+    # As a module from the repository's root (the benchmarks are a package: run
+    # as a script, the child could not import them unless PYTHONPATH said where)
     result = subprocess.run(
-        [sys.executable, __file__, "--child", mode, path],
+        [sys.executable, "-m", "benchmarks.speed", "--child", mode, path],
         capture_output=True,
         text=True,
         check=True,
         env=os.environ,
+        cwd=Path(__file__).resolve().parents[1],
     )
     return json.loads(result.stdout.strip().splitlines()[-1])["peak_rss_mb"]
 
