@@ -204,11 +204,18 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
                 f"Label {i} is missing ({value!r}); remove unlabelled "
                 "pairs before fitting."
             )
-    kinds = {type(v) for v in values}
-    if len(kinds) > 1 and not all(issubclass(k, numbers.Number) for k in kinds):
+    # str and np.str_ (a subclass) are one kind, as are the numbers
+    kinds = {
+        "str"
+        if isinstance(v, str)
+        else "number"
+        if isinstance(v, numbers.Number)
+        else type(v).__name__
+        for v in values
+    }
+    if len(kinds) > 1:
         raise InputError(
-            f"y mixes label types {sorted(k.__name__ for k in kinds)}; "
-            "use one type (e.g. all strings)."
+            f"y mixes label types {sorted(kinds)}; use one type (e.g. all strings)."
         )
     return np.asarray(values)
 

@@ -230,6 +230,15 @@ def test_predict_every_sentence_on_each_aspect(workdir):
     assert rows[0]["label"] == "positive" and rows[1]["label"] == "negative"
 
 
+def test_explain_shows_control_characters_as_text(workdir, tmp_path):
+    # ESC [ 2 J clears the screen; ESC ] 52 writes the clipboard: never raw
+    rows = [("the pasta \x1b[2J was great \x1b]52;c;ZXZpbA==\x07", "food")]
+    _write_csv(tmp_path / "evil.csv", rows)
+    text = run("explain", str(workdir / "model.aam"), "evil.csv", cwd=tmp_path).stdout
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b[2J" in text
+
+
 def test_explain_outputs(workdir):
     text = run("explain", "model.aam", "test.csv", "--limit", "2", cwd=workdir).stdout
     assert "'food' ->" in text and "#" in text

@@ -722,6 +722,15 @@ def test_pandas_na_label_is_missing(pairs):
         AspectAttentionClassifier(**FAST).fit(X, labels)
 
 
+def test_labels_of_str_and_np_str_are_one_kind(pairs):
+    X, y = pairs
+    mixed = [np.str_(label) if i % 2 else label for i, label in enumerate(y)]
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, mixed)
+    assert sorted(clf.classes_) == sorted(set(y))
+    with pytest.raises(InputError, match="mixes label types"):
+        AspectAttentionClassifier(**FAST).fit(X, [1] + list(y[1:]))
+
+
 def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     X, y = pairs
     clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)

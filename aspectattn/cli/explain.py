@@ -3,6 +3,7 @@ image or JSON Lines."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -20,6 +21,16 @@ from ._common import (
 #: Position in ``aspectattn --help``.
 ORDER = 4
 HELP = "attention weight of every token"
+
+
+#: Control characters (C0 but tab, DEL, C1): ESC starts terminal commands (colours,
+#: cursor moves, window titles, OSC 52 clipboard writes).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character shown as its escape (``\\x1b``)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def add_arguments(p) -> None:
@@ -44,10 +55,11 @@ def run(args) -> int:
     results = clf.explain(X)
     out = Path(args.out) if args.out else None
     if out is None:
-        for r in results:
-            print(f"{r['aspect']!r} -> {r['label']}: {r['text']}")
+        for r in results:  # data shown as text, never as terminal commands
+            aspect, text = printable(r["aspect"]), printable(r["text"])
+            print(f"{aspect!r} -> {printable(str(r['label']))}: {text}")
             for token, w in zip(r["tokens"], r["weights"], strict=True):
-                print(f"  {token:>15s} {w:.3f} {'#' * round(40 * w)}")
+                print(f"  {printable(token):>15s} {w:.3f} {'#' * round(40 * w)}")
         return 0
     if out.suffix.lower() in (".html", ".htm"):
         from ..viz import attention_html
