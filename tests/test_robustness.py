@@ -13,7 +13,7 @@ import threading
 import numpy as np
 import pytest
 from conftest import FAST
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from aspectattn import AspectAttentionClassifier, InputError
@@ -57,13 +57,32 @@ def test_arbitrary_unicode_text(model, text, aspect):
 
 
 @SETTINGS
-@given(text=st.text(min_size=1, max_size=200), term=st.text(min_size=1, max_size=30))
-def test_arbitrary_terms_absent_from_text(term_model, text, term):
-    try:
-        proba = term_model.predict_proba([(text, term)])
-    except InputError:
+@given(text=st.text(min_size=1, max_size=200), data=st.data())
+def test_arbitrary_terms_at_arbitrary_places(term_model, text, data):
+    # a term cut from anywhere in the text, given with its span (the model reads
+    # the term's place): it predicts whenever the text and the term have a token
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, min(len(text), start + 30)))
+    term = text[start:end]
+    count = term_model.text_pipeline_.count_tokens
+    readable = bool(term.strip()) and count(term) > 0 and count(text) > 0
+    if not readable:
+        with pytest.raises(InputError):
+            term_model.predict_proba([(text, term, (start, end))])
         return
-    _valid_proba(proba, 1)
+    _valid_proba(term_model.predict_proba([(text, term, (start, end))]), 1)
+    (span,) = term_model.text_pipeline_.term_spans([text], [term], [(start, end)])
+    assert 0 <= span[0] < span[1] <= count(text)  # inside the sentence's tokens
+
+
+@SETTINGS
+@given(text=st.text(min_size=1, max_size=200), term=st.text(min_size=1, max_size=30))
+def test_a_term_absent_from_its_text_is_a_clear_error(term_model, text, term):
+    count = term_model.text_pipeline_.count_tokens
+    assume(text.strip() and count(text) > 0 and term.strip())
+    assume(term.strip().casefold() not in text.casefold())  # present: see above
+    with pytest.raises(InputError, match="does not occur in its text"):
+        term_model.predict_proba([(text, term)])
 
 
 @SETTINGS
