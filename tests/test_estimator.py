@@ -163,7 +163,7 @@ def test_numpy_object_array_input(fitted, pairs):
         (
             {"hidden_size": -3},
             r"The 'hidden_size' parameter of AspectAttentionClassifier "
-            r"must be an int in the range \[1, inf\). Got -3 instead.",
+            r"must be an int in the range \[1, 100000\]. Got -3 instead.",
         ),
         ({"hidden_size": 2.5}, "'hidden_size' parameter .* must be an int in the"),
         (

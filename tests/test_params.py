@@ -57,7 +57,7 @@ def test_constraint_messages_name_the_estimator(cls):
     with pytest.raises(
         ValueError,
         match=rf"The 'hidden_size' parameter of "
-        rf"{cls.__name__} must be an int in the range \[1, inf\). Got -3 instead.",
+        rf"{cls.__name__} must be an int in the range \[1, 100000\]. Got -3 instead.",
     ):
         cls(hidden_size=-3).fit(None, None)
 
@@ -149,16 +149,46 @@ def test_unused_parameters_warn_in_sklearn_words():
 def test_configs_take_their_fields_from_the_table():
     from dataclasses import fields
 
-    for cls in (P.ModelConfig, P.TrainingConfig):
-        for f in fields(cls):
-            if f.name in ("keep_sentences", "run_params", "encoder_params"):
-                continue
-            assert f.default == P.TABLE[f.name].default, f.name
-    config = P.ModelConfig.from_params({"hidden_size": 7, "not_a_field": 1})
+    for cls, goes in ((P.ModelConfig, "model"), (P.TrainingConfig, "training")):
+        names = [f.name for f in fields(cls)]
+        own = [
+            n
+            for n in names
+            if n not in ("keep_sentences", "run_params", "encoder_params")
+        ]
+        # every parameter that goes there is a field, and nothing else is
+        assert own == [p.name for p in P.PARAMS if p.goes == goes]
+        for name in own:
+            assert cls.__dataclass_fields__[name].default == P.TABLE[name].default
+    assert {p.goes for p in P.PARAMS} == {"model", "training", "estimator"}
+    config = P.ModelConfig.from_params({"hidden_size": 7, "lr": 0.5})
     assert config.hidden_size == 7 and config.encoder == "lstm"
     assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
     config = P.ModelConfig.from_params(AspectAttentionClassifier().get_params())
     assert config.encoder_params == {"hidden_size": 300, "bidirectional": "auto"}
+    # a leftover value (no parameter of the table) is an error, never dropped
+    with pytest.raises(ValueError, match="not parameters: \\['not_a_field'\\]"):
+        P.ModelConfig.from_params({"hidden_size": 7, "not_a_field": 1})
+    with pytest.raises(ValueError, match="not_a_field"):
+        P.TrainingConfig.from_params({"not_a_field": 1})
+
+
+def test_the_module_schema_is_the_tables_constraints():
+    from aspectattn.nn import schema
+    from aspectattn.nn.encoders import get_encoder
+
+    # a bound is stated once: the table's, for the estimator and for files alike
+    assert schema.MODEL_SCHEMA["dropout"] == P.value_constraints("dropout")
+    lstm = get_encoder("lstm").config_schema
+    assert lstm["hidden_size"] == P.value_constraints("hidden_size")
+    assert (
+        AspectAttentionClassifier(hidden_size=100_001)._parameter_constraints[
+            "hidden_size"
+        ]
+        == P.TABLE["hidden_size"].constraints
+    )
+    for name in P.ENCODERS:
+        assert isinstance(get_encoder(name).config_schema, dict), name
 
 
 def test_an_unknown_encoder_is_an_error_never_a_fallback():

@@ -265,7 +265,9 @@ class AspectAttentionBase(BaseEstimator):
             )
 
     def _configs(self, values: dict):
-        """The model and training configs of this fit (what goes down)."""
+        """The model and training configs of this fit (what goes down; the
+        estimator keeps the parameters that go to it)."""
+        P.check_known(values)  # every setting is a table parameter
         return (
             P.ModelConfig.from_params(values),
             P.TrainingConfig.from_params(
@@ -312,7 +314,7 @@ class AspectAttentionBase(BaseEstimator):
             run_data=data.run,
             y_index=data.targets,
             classes=np.asarray(data.labels),
-            multi_output=self._loss(data, values),
+            multi_output=self._loss(data, training_config),
             synthetic_source=data.source,
         )
         # The fitted state; the skorch net (optimizer state, callbacks) is dropped
@@ -381,7 +383,7 @@ class AspectAttentionBase(BaseEstimator):
     def _training_dataset(self, pipeline, module_config, data: TrainingData):
         raise NotImplementedError
 
-    def _loss(self, data: TrainingData, values: dict) -> dict | None:
+    def _loss(self, data: TrainingData, config) -> dict | None:
         """The loss settings of a multi-output module, or None (cross-entropy over
         one class per row, with ``class_weight``)."""
         return None

@@ -178,19 +178,19 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             data.targets,
         )
 
-    def _loss(self, data: TrainingData, values: dict) -> dict:
+    def _loss(self, data: TrainingData, config) -> dict:
         """Cross-entropy over every cell (mentions weighted by ``mention_weight``)
         plus CAN's attention regularisers (:class:`MultiOutputLoss`)."""
         none_index = data.labels.index(self.not_mentioned)
         weight = None
-        if values["mention_weight"] != 1.0:
-            weight = torch.full((len(data.labels),), float(values["mention_weight"]))
+        if config.mention_weight != 1.0:
+            weight = torch.full((len(data.labels),), float(config.mention_weight))
             weight[none_index] = 1.0
         return dict(
             none_index=none_index,
             weight=weight,
-            sparse_penalty=values["sparse_penalty"],
-            orthogonal_penalty=values["orthogonal_penalty"],
+            sparse_penalty=config.sparse_penalty,
+            orthogonal_penalty=config.orthogonal_penalty,
         )
 
     # ---------------------------------------------------------------- prediction

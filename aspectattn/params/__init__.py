@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import textwrap
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import field, make_dataclass
 from typing import Any
 
 from ..exceptions import AspectAttnWarning
 from . import encoders as _encoders
 from . import model as _model
 from . import training as _training
-from ._constraints import satisfies
+from ._constraints import StrOptions, satisfies
 from ._core import (
     ATTENTION_SCORES,
     AUGMENTATIONS,
@@ -93,10 +93,6 @@ PARAMS: list[Param] = [*_model.PARAMS, *_encoders.PARAMS, *_training.PARAMS]
 
 #: Name -> :class:`Param`.
 TABLE = {p.name: p for p in PARAMS}
-
-
-def _default(name: str):
-    return field(default=TABLE[name].default)
 
 
 def names_for(exclude_groups) -> list[str]:
@@ -257,6 +253,23 @@ def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
     return resolved
 
 
+def value_constraints(name: str) -> list:
+    """The constraints of parameter ``name`` once set: its table constraints
+    without ``None`` and ``"auto"`` (what a built model and a model file hold;
+    :mod:`aspectattn.nn.schema` checks files against them)."""
+    out = []
+    for c in TABLE[name].constraints:
+        if c is None:
+            continue
+        if type(c) is StrOptions:
+            options = set(c.options) - {"auto"}
+            if not options:
+                continue
+            c = StrOptions(options)
+        out.append(c)
+    return out
+
+
 def check_resolved(record) -> dict:
     """Validate a ``resolved_params_`` read from a file: a dict of parameters of
     :data:`AUTO_PARAMS`, each a value its constraints allow other than
@@ -272,57 +285,52 @@ def check_resolved(record) -> dict:
 
 
 # ---------------------------------------------------------------------- configs
-def _pick(cls, values: dict):
-    return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
+# The two configs that go down from ``fit`` are made from the table: one field per
+# parameter whose ``goes`` names them (so a parameter cannot be left out of its
+# config), plus what ``fit`` adds. A value that is no table parameter is an error.
 
 
-@dataclass(frozen=True)
-class ModelConfig:
-    """The parameters that building a model reads (text pipeline, word vectors,
-    encoder, attention, head). Built once in ``fit`` by :meth:`from_params`."""
+def check_known(values: dict) -> None:
+    """Raise ``ValueError`` for a name of ``values`` that is not in the table."""
+    unknown = sorted(set(values) - set(TABLE))
+    if unknown:
+        raise ValueError(f"settings that are not parameters: {unknown}")
 
-    encoder: str = _default("encoder")
-    variant: str = _default("variant")
-    embeddings: Any = _default("embeddings")
-    embedding_dim: int | None = _default("embedding_dim")
-    embedding_dropout: float = _default("embedding_dropout")
-    aspect_size: int | None = _default("aspect_size")
-    lowercase: bool = _default("lowercase")
-    min_count: int = _default("min_count")
-    extra_vocabulary: int = _default("extra_vocabulary")
-    max_len: int = _default("max_len")
-    hidden_size: int = _default("hidden_size")
-    bidirectional: bool = _default("bidirectional")
-    n_layers: int = _default("n_layers")
-    n_heads: int = _default("n_heads")
-    d_model: int = _default("d_model")
-    ff_size: int | None = _default("ff_size")
-    norm_first: bool = _default("norm_first")
-    positional: str = _default("positional")
-    position_merge: str = _default("position_merge")
-    transformer_dropout: float = _default("transformer_dropout")
-    pretrained_model: Any = _default("pretrained_model")
-    pretrained_input: str = _default("pretrained_input")
-    attention_score: str = _default("attention_score")
-    attention_heads: int = _default("attention_heads")
-    dropout: float = _default("dropout")
-    final_state: Any = _default("final_state")
-    position_weighting: str = _default("position_weighting")
-    term_marker: bool = _default("term_marker")
-    term_query: str = _default("term_query")
-    #: The values of the chosen encoder's own group (what a newly added encoder
-    #: reads in ``config_from``, without a field here).
-    encoder_params: dict = field(default_factory=dict)
+
+class _Config:
+    """What both configs share: :meth:`pick`, the values of their fields."""
+
+    #: The table's ``goes`` of the parameters that are fields.
+    goes = ""
 
     @classmethod
-    def from_params(cls, values: dict) -> ModelConfig:
+    def pick(cls, values: dict) -> dict:
+        """The table parameters of ``values`` that go to this config (the others
+        go elsewhere; a name outside the table is an error)."""
+        check_known(values)
+        return {k: v for k, v in values.items() if TABLE[k].goes == cls.goes}
+
+
+def _config_class(name: str, goes: str, base: type, extra: list, doc: str) -> type:
+    spec = [(p.name, Any, field(default=p.default)) for p in PARAMS if p.goes == goes]
+    cls = make_dataclass(
+        name, spec + extra, bases=(base,), frozen=True, namespace={"goes": goes}
+    )
+    cls.__doc__, cls.__module__, cls.__qualname__ = doc, __name__, name
+    return cls
+
+
+class _ModelConfigMethods(_Config):
+    @classmethod
+    def from_params(cls, values: dict):
+        """The config of ``values`` (parameters not given: their defaults)."""
         encoder = values.get("encoder", TABLE["encoder"].default)
         own = {
             p.name: values[p.name]
             for p in PARAMS
             if p.group == encoder and p.name in values
         }
-        return _pick(cls, {**values, "encoder_params": own})
+        return cls(**cls.pick(values), encoder_params=own)
 
     def encoder_sees_aspect(self, aspect_type: str) -> bool:
         """Whether the encoder's input depends on the aspect (each pair is then its
@@ -339,32 +347,35 @@ class ModelConfig:
         )
 
 
-@dataclass(frozen=True)
-class TrainingConfig:
-    """The parameters that training reads (optimizer, batches, validation,
-    stopping, checkpoints). Built once in ``fit`` by :meth:`from_params`;
-    ``run_params`` (every parameter) identifies a run for resuming."""
-
-    optimizer: str = _default("optimizer")
-    lr: float = _default("lr")
-    weight_decay: float = _default("weight_decay")
-    embedding_lr: float | None = _default("embedding_lr")
-    head_lr: float | str | None = _default("head_lr")
-    freeze_embeddings: bool = _default("freeze_embeddings")
-    batch_size: int = _default("batch_size")
-    batch_by: str = _default("batch_by")
-    max_epochs: int = _default("max_epochs")
-    gradient_clip: float | None = _default("gradient_clip")
-    class_weight: Any = _default("class_weight")
-    validation_fraction: float | None = _default("validation_fraction")
-    scoring: str = _default("scoring")
-    early_stopping: bool = _default("early_stopping")
-    patience: int = _default("patience")
-    checkpoint_dir: Any = _default("checkpoint_dir")
-    verbose: int = _default("verbose")
-    keep_sentences: bool = False
-    run_params: dict = field(default_factory=dict)
-
+class _TrainingConfigMethods(_Config):
     @classmethod
-    def from_params(cls, values: dict, run_params: dict) -> TrainingConfig:
-        return _pick(cls, {**values, "run_params": run_params})
+    def from_params(cls, values: dict, run_params: dict | None = None):
+        """The config of ``values``; ``run_params``: every parameter of the
+        estimator, which identifies a run for resuming from a checkpoint."""
+        return cls(**cls.pick(values), run_params=dict(run_params or {}))
+
+
+ModelConfig = _config_class(
+    "ModelConfig",
+    "model",
+    _ModelConfigMethods,
+    # The values of the chosen encoder's own group (what a newly added encoder
+    # reads in ``config_from``).
+    [("encoder_params", dict, field(default_factory=dict))],
+    """The parameters that building a model reads (text pipeline, word vectors,
+    encoder, attention, head): a field per table parameter that goes to
+    ``"model"``. Built once in ``fit`` by :meth:`from_params`.""",
+)
+TrainingConfig = _config_class(
+    "TrainingConfig",
+    "training",
+    _TrainingConfigMethods,
+    [
+        ("keep_sentences", bool, field(default=False)),
+        ("run_params", dict, field(default_factory=dict)),
+    ],
+    """The parameters that training reads (optimizer, batches, validation,
+    stopping, checkpoints, the detector's loss): a field per table parameter that
+    goes to ``"training"``. Built once in ``fit`` by :meth:`from_params`;
+    ``run_params`` (every parameter) identifies a run for resuming.""",
+)

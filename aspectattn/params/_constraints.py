@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval as _SkInterval
 from sklearn.utils._param_validation import (
     InvalidParameterError,
+    Options,
     StrOptions,
     make_constraint,
     validate_parameter_constraints,
@@ -24,6 +25,7 @@ __all__ = [
     "Interval",
     "StrOptions",
     "Matching",
+    "JSONObject",
     "InvalidParameterError",
     "satisfies",
     "validate_params",
@@ -57,6 +59,38 @@ class Matching(StrOptions):
 
     def __str__(self) -> str:
         return self.description
+
+
+class JSONObject(Options):
+    """A JSON object of bounded size and depth (a pretrained checkpoint's
+    configuration, as a model file stores it)."""
+
+    MAX_DEPTH, MAX_KEYS, MAX_ITEMS, MAX_INT = 6, 1000, 10_000, 10**8
+
+    def __init__(self):
+        super().__init__(dict, set())
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, dict) and self._json(val, 0)
+
+    def _json(self, value, depth: int) -> bool:
+        if depth > self.MAX_DEPTH:
+            return False
+        if isinstance(value, dict):
+            return len(value) <= self.MAX_KEYS and all(
+                isinstance(k, str) and self._json(v, depth + 1)
+                for k, v in value.items()
+            )
+        if isinstance(value, list):
+            return len(value) <= self.MAX_ITEMS and all(
+                self._json(v, depth + 1) for v in value
+            )
+        if value is None or isinstance(value, (bool, str, float)):
+            return True
+        return isinstance(value, int) and abs(value) <= self.MAX_INT
+
+    def __str__(self) -> str:
+        return "a JSON object of bounded size"
 
 
 def satisfies(value: Any, allowed: list) -> bool:

@@ -5,7 +5,7 @@ classes are)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
@@ -34,6 +34,10 @@ class Param:
     ``"transformer"``, ``"pretrained"``, or ``"words"`` for every encoder that reads
     word vectors), ``"attention"`` (a variant with an attention layer), ``"terms"``
     (aspect terms), ``"vector_file"`` (word vectors read from a file).
+    ``goes`` says where the value goes: ``"model"`` (``ModelConfig``, what building
+    the model reads), ``"training"`` (``TrainingConfig``, what training reads) or
+    ``"estimator"`` (read by the estimator itself: input columns, copies, seeding,
+    device, prediction).
     """
 
     name: str
@@ -43,7 +47,21 @@ class Param:
     help: str
     type: str = ""
     needs: tuple = ()
+    goes: str = ""
     doc: str = ""
+
+
+#: Where a parameter's value goes.
+DESTINATIONS = ("model", "training", "estimator")
+
+
+def destined(params: list[Param], default: str) -> list[Param]:
+    """``params`` with ``goes`` set to ``default`` where a parameter does not say."""
+    out = [p if p.goes else replace(p, goes=default) for p in params]
+    bad = [p.name for p in out if p.goes not in DESTINATIONS]
+    if bad:
+        raise ValueError(f"parameters going nowhere known: {bad}")
+    return out
 
 
 @dataclass(frozen=True)

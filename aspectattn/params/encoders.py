@@ -8,7 +8,7 @@ import os
 from numbers import Integral, Real
 
 from ._constraints import Interval, StrOptions
-from ._core import EncoderEntry, Param
+from ._core import EncoderEntry, Param, destined
 
 #: Name -> encoder. Adding an encoder: its module in :mod:`aspectattn.nn.encoders`,
 #: its entry here, and its parameters below (group = its name).
@@ -29,7 +29,7 @@ PARAMS = [
     Param(
         "hidden_size",
         300,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 100_000, closed="both")],
         "lstm",
         "LSTM size",
         type="int",
@@ -54,7 +54,7 @@ categories; see ``resolved_params_``.""",
     Param(
         "n_layers",
         2,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 256, closed="both")],
         "transformer",
         "transformer layers",
         type="int",
@@ -65,7 +65,7 @@ Number of transformer layers.""",
     Param(
         "n_heads",
         4,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 1024, closed="both")],
         "transformer",
         "transformer heads",
         type="int",
@@ -76,7 +76,7 @@ Number of transformer layers.""",
     Param(
         "d_model",
         128,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 100_000, closed="both")],
         "transformer",
         "transformer width",
         type="int",
@@ -87,7 +87,7 @@ Width of the transformer (its states' size ``D``).""",
     Param(
         "ff_size",
         None,
-        [None, Interval(Integral, 1, None, closed="left")],
+        [None, Interval(Integral, 1, 1_000_000, closed="both")],
         "transformer",
         "transformer feed-forward size (default 4 * d_model)",
         type="int or None",
@@ -170,3 +170,6 @@ pass per sentence); ``"pair"``: the aspect is also fed as a second segment,
 ``[CLS] sentence [SEP] aspect [SEP]``.""",
     ),
 ]
+
+#: Where each parameter goes that does not say: the model config.
+PARAMS = destined(PARAMS, "model")

@@ -14,6 +14,7 @@ from ._core import (
     TERM_QUERIES,
     VARIANTS,
     Param,
+    destined,
 )
 from .encoders import ENCODERS
 
@@ -42,6 +43,7 @@ pairs whose sentence has aspects that disagree, at the accuracy of
         "aspect categories, terms found in the text, or auto",
         type='{"auto", "category", "term"}',
         needs=(),
+        goes="estimator",
         doc="""\
 ``"category"``: aspects form a closed set (``food``, ``service``...); each
 gets a learnable vector, initialised from the word vectors of its name where
@@ -74,6 +76,7 @@ LSTM's last state. ``hidden_size`` and ``bidirectional`` apply to the LSTM only.
         "keep the word vectors fixed",
         type="bool",
         needs=(),
+        goes="training",
         doc="""\
 Keep the word vectors fixed during training.""",
     ),
@@ -85,6 +88,7 @@ Keep the word vectors fixed during training.""",
         "learning rate of the word vectors (default: lr)",
         type="float or None",
         needs=(),
+        goes="training",
         doc="""\
 Learning rate of the word vectors (``None``: same as ``lr``). Weight decay
 is never applied to them.""",
@@ -97,6 +101,7 @@ is never applied to them.""",
         "learning rate outside the encoder (auto: 1e-3 for a pretrained one)",
         type='float, None or "auto"',
         needs=(),
+        goes="training",
         doc="""\
 Learning rate of the parameters outside the encoder -- the aspect vectors,
 the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
@@ -119,7 +124,7 @@ Dropout on the final sentence representation, as in Wang et al.'s code.""",
     Param(
         "max_len",
         100,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 1_000_000, closed="both")],
         "model",
         "tokens kept per sentence",
         type="int",
@@ -147,7 +152,7 @@ vocabulary are kept in the fitted model.""",
     Param(
         "embedding_dim",
         None,
-        [None, Interval(Integral, 1, None, closed="left")],
+        [None, Interval(Integral, 1, 100_000, closed="both")],
         "words",
         "size of trained or random vectors (default 100)",
         type="int or None",
@@ -159,7 +164,7 @@ match the file when vectors are loaded (``None`` takes the file's size).""",
     Param(
         "aspect_size",
         None,
-        [None, Interval(Integral, 1, None, closed="left")],
+        [None, Interval(Integral, 1, 100_000, closed="both")],
         "words",
         "size of the aspect vector v_a",
         type="int or None",
@@ -241,7 +246,7 @@ the softmax (AT then ignores the aspect).""",
     Param(
         "attention_heads",
         1,
-        [Interval(Integral, 1, None, closed="left")],
+        [Interval(Integral, 1, 1024, closed="both")],
         "attention",
         "aspect-attention heads",
         type="int",
@@ -339,6 +344,7 @@ not in its text is then an error.""",
         "for aspect terms, on copies with one opinion flipped (flip)",
         type='{"auto", None, "flip", "join", "flip+join"}',
         needs=(),
+        goes="estimator",
         doc="""\
 Add training data made from the training sentences, so that the model learns
 to follow each aspect rather than the sentence's overall tone. ``"join"``:
@@ -368,8 +374,12 @@ on validation data); see ``resolved_params_``.""",
         "the word -> antonym map of augment='flip'",
         type="dict or None",
         needs=("terms",),
+        goes="estimator",
         doc="""\
 The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
 ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.""",
     ),
 ]
+
+#: Where each parameter goes that does not say: the model config.
+PARAMS = destined(PARAMS, "model")

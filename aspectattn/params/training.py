@@ -14,6 +14,7 @@ from ._core import (
     OPTIMIZERS,
     QUANTIZE_OPTIONS,
     Param,
+    destined,
 )
 
 PARAMS = [
@@ -185,6 +186,7 @@ Delete the file to train afresh.""",
         "column with the sentence",
         type="str",
         needs=(),
+        goes="estimator",
         doc="""\
 Column names when ``X`` is a DataFrame.""",
     ),
@@ -196,6 +198,7 @@ Column names when ``X`` is a DataFrame.""",
         "column with the aspect",
         type="str",
         needs=(),
+        goes="estimator",
         doc="""\
 Column names when ``X`` is a DataFrame.""",
     ),
@@ -212,6 +215,7 @@ Column names when ``X`` is a DataFrame.""",
         "random seed",
         type="int, RandomState, Generator or None",
         needs=(),
+        goes="estimator",
         doc="""\
 Seeds initialisation, shuffling, dropout, word-vector training and the
 validation split. Global RNGs of the caller are left untouched.""",
@@ -230,6 +234,7 @@ validation split. Global RNGs of the caller are left untouched.""",
         "torch device",
         type="str",
         needs=(),
+        goes="estimator",
         doc="""\
 ``"auto"`` uses CUDA when available, else the CPU; or a torch device string.""",
     ),
@@ -241,6 +246,7 @@ validation split. Global RNGs of the caller are left untouched.""",
         "predict with int8 linear layers on the CPU",
         type='{None, "int8"}',
         needs=(),
+        goes="estimator",
         doc="""\
 ``"int8"`` predicts with int8 weights in the encoder's linear layers
 (dynamic quantisation, on the CPU whatever ``device`` says); training and
@@ -268,6 +274,7 @@ gives the accuracy change); the LSTM encoder is left as it is. See
         "the label of a category a text does not mention",
         type="str",
         needs=(),
+        goes="estimator",
         doc="""\
 The value of ``Y`` for a category a text does not talk about (missing cells,
 None/NaN and empty strings count as not mentioned too).""",
@@ -309,3 +316,6 @@ Loss weight of the cells that are mentioned, relative to the "not
 mentioned" cells (most cells are not mentioned).""",
     ),
 ]
+
+#: Where each parameter goes that does not say: the training config.
+PARAMS = destined(PARAMS, "training")

@@ -3,8 +3,27 @@ aspect vector appended to every word (AE/ATAE)."""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import torch
 from torch import nn
+
+from ...params import value_constraints
+from ...params._constraints import Interval
+
+#: Largest vocabulary a model file may declare.
+MAX_VOCABULARY = 10**8
+
+#: What every word encoder's saved configuration holds: the keyword arguments it
+#: is built with, each with its constraints (the parameter table's where the key
+#: is a parameter: one bound per fact). :mod:`aspectattn.nn.schema` checks model
+#: files against ``config_schema``.
+WORD_SCHEMA = {
+    "vocab_size": [Interval(Integral, 2, MAX_VOCABULARY, closed="both")],
+    "embedding_dim": value_constraints("embedding_dim"),
+    "embedding_dropout": value_constraints("embedding_dropout"),
+    "marker_size": [Interval(Integral, 0, 1, closed="both")],
+}
 
 
 class _WordEncoder(nn.Module):
@@ -13,6 +32,11 @@ class _WordEncoder(nn.Module):
 
     accepts_aspect_input = True
     marker_size = 0  # modules pickled before the term marker existed
+    config_schema: dict = WORD_SCHEMA
+
+    @staticmethod
+    def check_config(config: dict) -> None:
+        """Checks of a saved configuration beyond its keys' constraints."""
 
     @staticmethod
     def embedding_size(config: dict) -> int:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import _WordEncoder
+from ...params import value_constraints
+from .base import WORD_SCHEMA, _WordEncoder
 
 
 class LSTMEncoder(_WordEncoder):
@@ -34,6 +35,12 @@ class LSTMEncoder(_WordEncoder):
     embedding : nn.Embedding or None
         The token-embedding table, when made by the caller.
     """
+
+    config_schema = {
+        **WORD_SCHEMA,
+        "hidden_size": value_constraints("hidden_size"),
+        "bidirectional": value_constraints("bidirectional"),
+    }
 
     @staticmethod
     def config_from(config) -> dict:

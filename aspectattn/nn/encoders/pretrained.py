@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+from numbers import Integral
 from pathlib import Path
 
 from torch import nn
 
+from ...params._constraints import Interval, JSONObject
 from ...text.subwords import _SPECIAL, _quiet, _transformers
 from ..ops import length_mask
 
@@ -65,6 +67,23 @@ class PretrainedEncoder(nn.Module):
     """
 
     accepts_aspect_input = False
+    config_schema = {
+        "pretrained_config": [JSONObject()],
+        "pair_input": ["boolean"],
+        "sep_id": [Interval(Integral, 0, 10**8, closed="both")],
+    }
+
+    @staticmethod
+    def check_config(config: dict) -> None:
+        """The checkpoint's layers and heads in range (a file may come from an
+        attacker: 10**8 layers would be built before anything else failed)."""
+        pretrained = config["pretrained_config"]
+        for key in ("num_hidden_layers", "num_attention_heads"):
+            value = pretrained.get(key, 1)
+            if not Interval(Integral, 1, 256, closed="both").is_satisfied_by(value):
+                raise ValueError(
+                    f"the checkpoint configuration's {key} is out of range"
+                )
 
     @staticmethod
     def embedding_size(config: dict) -> int:

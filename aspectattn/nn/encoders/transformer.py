@@ -10,8 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ...params import value_constraints
 from ..ops import length_mask
-from .base import _WordEncoder
+from .base import WORD_SCHEMA, _WordEncoder
 
 
 class SinusoidalPositions(nn.Module):
@@ -115,6 +116,24 @@ class TransformerEncoder(_WordEncoder):
     longer than ``max_len`` tokens here: the estimator truncates them to
     ``max_len`` first, so learned positions always exist.
     """
+
+    config_schema = {
+        **WORD_SCHEMA,
+        **{
+            name: value_constraints(name)
+            for name in (
+                "d_model",
+                "n_layers",
+                "n_heads",
+                "ff_size",
+                "norm_first",
+                "positional",
+                "position_merge",
+                "max_len",
+            )
+        },
+        "dropout": value_constraints("transformer_dropout"),
+    }
 
     @staticmethod
     def config_from(config) -> dict:
