@@ -3,6 +3,7 @@ line and runtime; no import circles; registries that resolve."""
 
 import ast
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,122 @@ def test_commands_are_the_modules_of_the_cli_package():
     assert names == ["train", "evaluate", "predict", "explain", "analyze", "export"]
     for module in commands():
         assert callable(module.add_arguments) and callable(module.run)
+
+
+# ------------------------------------------------ adding a part touches its files
+BAG_ENCODER = '''
+"""A throwaway encoder: the word vectors themselves as states."""
+
+import torch
+from torch import nn
+
+from ...params import value_constraints
+from .base import WORD_SCHEMA, _WordEncoder
+
+
+class BagEncoder(_WordEncoder):
+    config_schema = {**WORD_SCHEMA, "bag_width": value_constraints("bag_width")}
+
+    @staticmethod
+    def config_from(config) -> dict:
+        return dict(bag_width=config.encoder_params.get("bag_width", 8))
+
+    @staticmethod
+    def states_size(config) -> int:
+        return config.encoder_params.get("bag_width", 8)
+
+    def __init__(self, *, vocab_size, embedding_dim, aspect_input_size=0,
+                 embedding_dropout=0.0, embedding=None, marker_size=0, bag_width=8):
+        super().__init__()
+        size = self._init_words(vocab_size, embedding_dim, aspect_input_size,
+                                embedding_dropout, embedding, marker_size)
+        self.proj = nn.Linear(size, bag_width)
+        self.output_size = bag_width
+
+    def forward(self, tokens, lengths, aspect_input=None, marker=None):
+        states = torch.tanh(self.proj(self._inputs(tokens, aspect_input, marker)))
+        return states, states.mean(1)
+'''
+BAG_ENTRY = """
+ENCODERS["bag"] = EncoderEntry(
+    "aspectattn.nn.encoders.bag:BagEncoder", ("words", "bag"), "bag of words"
+)
+ENCODER_GROUPS["bag"] = ENCODERS["bag"].groups
+PARAMS.append(
+    Param("bag_width", 8, [Interval(Integral, 1, 64, closed="both")], "bag",
+          "bag width", type="int", needs=("bag",), goes="model", doc="Width.")
+)
+"""
+TOY_DATASET = '''
+"""A throwaway data set."""
+
+from ._registry import Dataset, register
+
+
+def fetch_toy(subset="train"):
+    X = [("the soup was great", "food"), ("the waiter was rude", "service")] * 20
+    return X, ["positive", "negative"] * 20
+
+
+register(Dataset("toy", fetch_toy, splits=("train",), description="a toy"))
+'''
+HELLO_COMMAND = '''
+"""A throwaway command."""
+
+ORDER = 99
+HELP = "say hello"
+
+
+def add_arguments(p):
+    p.add_argument("name")
+
+
+def run(args):
+    print(f"hello {args.name}")
+    return 0
+'''
+
+
+def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
+    """Added to a copy of the package the way the layout says -- an encoder is its
+    module and its table entries, a data set one module, a command one module --
+    each works everywhere: fit, save, load, the CLI's choices and its commands."""
+    import shutil
+
+    copy = tmp_path / "aspectattn"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "nn" / "encoders" / "bag.py").write_text(BAG_ENCODER)
+    table = copy / "params" / "encoders.py"
+    table.write_text(table.read_text() + BAG_ENTRY)  # its table entries
+    (copy / "datasets" / "toy.py").write_text(TOY_DATASET)
+    (copy / "cli" / "hello.py").write_text(HELLO_COMMAND)
+    code = (
+        "import aspectattn, sys\n"
+        f"assert aspectattn.__file__.startswith({str(tmp_path)!r})\n"
+        "from aspectattn.cli import main\n"
+        "assert main(['hello', 'you']) == 0\n"
+        "assert main(['train', 'toy', '--encoder', 'bag', '--embeddings', 'none',\n"
+        "             '--embedding-dim', '8', '--epochs', '2', '--quiet',\n"
+        "             '--validation-fraction', '0', '--out', sys.argv[1]]) == 0\n"
+        "from aspectattn import AspectAttentionClassifier as A\n"
+        "m = A.load(sys.argv[1])\n"
+        "assert m.module_config_['encoder'] == 'bag'\n"
+        "assert m.predict([('the soup was great', 'food')]).shape == (1,)\n"
+        "m2 = A(encoder='bag', bag_width=4, embeddings=None, embedding_dim=8,\n"
+        "       max_epochs=1).fit(*__import__('aspectattn.datasets',\n"
+        "       fromlist=['x']).DATASETS['toy'].load())\n"
+        "assert m2.module_config_['encoder_config']['bag_width'] == 4\n"
+        "print('ok')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "bag.aam")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "hello you" in done.stdout and done.stdout.strip().endswith("ok")

@@ -146,7 +146,6 @@ def _rate_or_auto(text: str):
 
 #: --final-state choices -> the estimators' ``final_state``.
 _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False}
-ENCODER_NAMES = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}
 
 
 def run(args) -> int:
@@ -197,11 +196,12 @@ def run(args) -> int:
         random_state=args.seed,
         verbose=0 if args.quiet else 1,
     )
-    name = f"{args.variant.upper()}-{ENCODER_NAMES[args.encoder]}"
+    label = P.ENCODERS[args.encoder].label or args.encoder
+    name = f"{args.variant.upper()}-{label}"
     if args.encoder == "pretrained":
         name = f"{args.variant.upper()} over {args.pretrained_model}"
     if args.detector:
-        name = f"a category detector (AT-{ENCODER_NAMES[args.encoder]})"
+        name = f"a category detector (AT-{label})"
     if not args.quiet:
         unit = "sentences" if args.detector else "pairs"
         print(f"training {name} on {len(X)} {unit}", file=sys.stderr)

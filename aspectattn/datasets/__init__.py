@@ -27,8 +27,12 @@ them as a fourth label ``"conflict"``.
 
 Every benchmark is also an entry of :data:`DATASETS` (name -> :class:`Dataset`),
 which the command line and the benchmarks read: adding a data set is a reader and
-a ``register(Dataset(...))`` beside it (a new reader module is imported below).
+a ``register(Dataset(...))`` beside it, in one module of this package: every
+public module here is imported with the package, so nothing else needs editing.
 """
+
+import pkgutil as _pkgutil
+from importlib import import_module as _import_module
 
 from ._files import DATA_HOME_ENV, REMOTE_FILES, RemoteFile, get_data_home
 from ._registry import DATASETS, Dataset, register
@@ -58,3 +62,9 @@ __all__ = [
     "Dataset",
     "register",
 ]
+
+# Every reader module registers its data sets when imported: import them all (a
+# new one is found without an import written here).
+for _module in _pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        _import_module(f"{__name__}.{_module.name}")

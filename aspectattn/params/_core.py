@@ -72,6 +72,8 @@ class EncoderEntry:
 
     path: str
     groups: tuple
+    #: How the command line names it ("training AT-LSTM on ...").
+    label: str = ""
 
 
 #: Values of ``variant`` (Wang et al., 2016).

@@ -13,13 +13,18 @@ from ._core import EncoderEntry, Param, destined
 #: Name -> encoder. Adding an encoder: its module in :mod:`aspectattn.nn.encoders`,
 #: its entry here, and its parameters below (group = its name).
 ENCODERS = {
-    "lstm": EncoderEntry("aspectattn.nn.encoders.lstm:LSTMEncoder", ("words", "lstm")),
+    "lstm": EncoderEntry(
+        "aspectattn.nn.encoders.lstm:LSTMEncoder", ("words", "lstm"), "LSTM"
+    ),
     "transformer": EncoderEntry(
         "aspectattn.nn.encoders.transformer:TransformerEncoder",
         ("words", "transformer"),
+        "transformer",
     ),
     "pretrained": EncoderEntry(
-        "aspectattn.nn.encoders.pretrained:PretrainedEncoder", ("pretrained",)
+        "aspectattn.nn.encoders.pretrained:PretrainedEncoder",
+        ("pretrained",),
+        "pretrained",
     ),
 }
 #: Encoder name -> the parameter groups it reads.
