@@ -5,15 +5,16 @@ ATAE-LSTM after Wang et al., 2016); :class:`AspectCategoryClassifier` finds the
 categories a sentence mentions and their polarity; :class:`TfidfEmbeddingVectorizer`
 and :class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any
 sklearn classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
-benchmarks; :mod:`aspectattn.runtime` serves exported models with numpy and
+benchmarks; :mod:`aspectattn.serving.runtime` serves exported models with numpy and
 onnxruntime only.
 
 The estimators are imported on first use (PEP 562), so that ``import
-aspectattn.runtime`` does not import torch.
+aspectattn.serving.runtime`` does not import torch.
 """
 
 from importlib import import_module
 
+from . import _aliases
 from .exceptions import (
     AspectAttnError,
     AspectAttnWarning,
@@ -26,6 +27,9 @@ from .exceptions import (
 from .text.tokens import Tokenizer, Vocabulary
 
 __version__ = "0.1.0"
+
+# Old import paths (files and pickles of earlier releases name them): one table.
+_aliases.install()
 
 # Public name -> the module that defines it (imported when first asked for).
 _LAZY = {

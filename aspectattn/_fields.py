@@ -1,5 +1,5 @@
 """Checks of fields read from files (saved models, exported models): numpy only, so
-that the torch-free runtime (:mod:`aspectattn.runtime`) shares them. Every check
+that the torch-free runtime (:mod:`aspectattn.serving.runtime`) shares them. Every check
 raises ``ValueError`` with what was expected."""
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._aliases import trusted_aliases
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
 from ._output import output_path
 from ._validation import plain
@@ -112,14 +113,10 @@ SKOPS_TRUSTED_TYPES = [
     "aspectattn.estimators.baselines.POSWeightedEmbeddingVectorizer",
     "aspectattn.text.pipelines.WordPipeline",
     "aspectattn.text.tokens.Vocabulary",
-    # the same types under the paths that files of earlier releases name
-    "aspectattn.estimator.AspectAttentionClassifier",
-    "aspectattn.detection.AspectCategoryClassifier",
-    "aspectattn.baselines.TfidfEmbeddingVectorizer",
-    "aspectattn.baselines.POSWeightedEmbeddingVectorizer",
-    "aspectattn.pipelines.WordPipeline",
     "aspectattn.text.Vocabulary",
 ]
+# the same types under the paths that files of earlier releases name
+SKOPS_TRUSTED_TYPES += trusted_aliases(SKOPS_TRUSTED_TYPES)
 
 
 # ------------------------------------------------------------------------ JSON

@@ -4,7 +4,8 @@
 
 For each model (trained briefly on SemEval-2014 restaurant categories: the speed and
 the agreement do not depend on how well it was trained): export it, load it with
-:func:`aspectattn.runtime.load_onnx`, and on the test pairs repeated 4 times measure,
+:func:`aspectattn.serving.runtime.load_onnx`, and on the test pairs repeated 4 times
+measure,
 end to end from (text, aspect) pairs (tokenising included), pairs (or sentences) per
 second with 1 and 2 threads for torch and onnxruntime (best of 3), and the largest
 difference between their probabilities. Writes ``results/onnx_speed.{json,md}``.
@@ -23,8 +24,8 @@ import torch
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.datasets import fetch_category_table, fetch_semeval2014
-from aspectattn.export import export_onnx
-from aspectattn.runtime import load_onnx
+from aspectattn.serving.export import export_onnx
+from aspectattn.serving.runtime import load_onnx
 from benchmarks.common import glove
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -17,8 +17,8 @@ from _common import glove_or_download
 
 from aspectattn import AspectCategoryClassifier
 from aspectattn.datasets import fetch_category_table, fetch_semeval2015
-from aspectattn.report import write_report
 from aspectattn.reviews import analyze_reviews
+from aspectattn.reviews.report import write_report
 
 
 def reviews_of(frame):

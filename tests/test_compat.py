@@ -76,3 +76,52 @@ def test_release_files_get_the_training_of_their_time(name):
     model = load(RELEASE / f"{name}.aam")
     assert model.get_params()["head_lr"] is None
     assert model.resolved_params_["head_lr"] is None
+
+
+def test_old_import_paths_are_one_table_not_modules():
+    import importlib
+    import warnings
+
+    import aspectattn
+    from aspectattn._aliases import ALIASES
+
+    package = Path(aspectattn.__file__).parent
+    for old, targets in ALIASES.items():
+        assert not (package / (old.split(".", 1)[1] + ".py")).exists(), old
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = importlib.import_module(old)
+        new = importlib.import_module(targets[0])
+        for name in getattr(new, "__all__", [])[:5]:
+            assert getattr(module, name) is getattr(new, name), (old, name)
+    from aspectattn.estimator import AspectAttentionClassifier as Old  # code of 0.1
+
+    assert Old is AspectAttentionClassifier
+    with pytest.warns(DeprecationWarning, match="old import path"):
+        importlib.reload(importlib.import_module("aspectattn.runtime"))
+
+
+def test_the_top_level_shows_the_product():
+    import aspectattn
+
+    package = Path(aspectattn.__file__).parent
+    public = sorted(
+        p.stem if p.is_file() else p.name
+        for p in package.iterdir()
+        if not p.name.startswith(("_", "."))
+        and (p.suffix == ".py" or p.is_dir())
+        and p.name != "__pycache__"
+    )
+    # one subpackage per layer, a few modules of their own concern
+    assert {
+        "estimators",
+        "nn",
+        "engine",
+        "text",
+        "params",
+        "datasets",
+        "reviews",
+        "serving",
+        "cli",
+    } <= set(public)
+    assert len(public) <= 16, public

@@ -19,7 +19,7 @@ def test_torch_free_modules_import_without_torch():
     code = (
         "import sys\n"
         "import aspectattn, aspectattn.params, aspectattn.datasets\n"
-        "import aspectattn.runtime\n"
+        "import aspectattn.serving.runtime\n"
         "import aspectattn.text.tokens, aspectattn.text.pipelines\n"
         "import aspectattn.text.vectors, aspectattn.text.subwords\n"
         "import aspectattn.text.spans, aspectattn.text.pos\n"

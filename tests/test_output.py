@@ -37,7 +37,7 @@ def _leftovers(directory) -> list[str]:
 
 def test_outputs_honour_the_umask(fitted, tmp_path, umask_022):
     from aspectattn.cli._common import _write_rows
-    from aspectattn.export import export_onnx
+    from aspectattn.serving.export import export_onnx
 
     fitted.save(tmp_path / "model.aam")
     export_onnx(fitted, tmp_path / "export")
@@ -69,8 +69,8 @@ def test_a_failed_save_leaves_the_previous_file(fitted, tmp_path, monkeypatch):
 
 
 def test_a_failed_re_export_leaves_the_previous_export(fitted, tmp_path, monkeypatch):
-    from aspectattn.export import export_onnx
-    from aspectattn.runtime import load_onnx
+    from aspectattn.serving.export import export_onnx
+    from aspectattn.serving.runtime import load_onnx
 
     directory = export_onnx(fitted, tmp_path / "export")
     before = {p.name: p.read_bytes() for p in directory.iterdir()}

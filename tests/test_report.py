@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from conftest import reviews_frame
 
-from aspectattn.report import render_report, write_report
 from aspectattn.reviews import analyze_reviews
+from aspectattn.reviews.report import render_report, write_report
 
 
 def test_report_sections_and_escaping(detector, tmp_path):

@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aspectattn import InputError
-from aspectattn.report import render_report
 from aspectattn.reviews import (
     EXAMPLES_PER_LABEL,
     ReviewSummary,
@@ -17,6 +16,7 @@ from aspectattn.reviews import (
     split_sentences,
     wilson_interval,
 )
+from aspectattn.reviews.report import render_report
 
 
 def test_split_sentences_keeps_abbreviations_and_review_order():
@@ -188,7 +188,8 @@ def test_dates_are_read_with_one_rule_across_chunks_and_counted(detector):
 
 
 def test_missing_groups_are_one_group_and_ids_are_kept_as_written(detector):
-    from aspectattn.reviews import NO_GROUP, iter_analysis
+    from aspectattn.reviews import iter_analysis
+    from aspectattn.reviews.analysis import NO_GROUP
 
     frame = pd.DataFrame(
         {
@@ -211,7 +212,7 @@ def test_min_probability_is_validated(detector, value):
 
 
 def test_a_huge_review_is_cut_into_bounded_pieces_with_a_warning():
-    from aspectattn.reviews import MAX_SEGMENT_CHARS, _pieces
+    from aspectattn.reviews.sentences import MAX_SEGMENT_CHARS, _pieces
 
     text = "The pasta was great. The waiter was rude.\n" * 12_000  # 0.5 MB
     pieces = _pieces(text, MAX_SEGMENT_CHARS)

@@ -1,5 +1,6 @@
-"""ONNX export (aspectattn.export) and the torch-free runtime (aspectattn.runtime):
-the same probabilities, labels and attention as the torch model; files checked."""
+"""ONNX export (aspectattn.serving.export) and the torch-free runtime
+(aspectattn.serving.runtime): the same probabilities, labels and attention as the
+torch model; files checked."""
 
 import json
 import subprocess
@@ -24,8 +25,8 @@ from aspectattn import (
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from aspectattn.export import export_onnx
-from aspectattn.runtime import (
+from aspectattn.serving.export import export_onnx
+from aspectattn.serving.runtime import (
     ExportFileError,
     OnnxCategoryClassifier,
     OnnxPairClassifier,
@@ -155,7 +156,7 @@ for name in ("torch", "skorch", "sklearn", "scipy", "gensim", "pandas"):
     sys.modules[name] = None  # importing them now fails
 import json
 import numpy as np
-from aspectattn.runtime import load_onnx
+from aspectattn.serving.runtime import load_onnx
 model = load_onnx(sys.argv[1])
 X = json.loads(sys.argv[2])
 print(json.dumps(model.predict_proba([tuple(p) for p in X]).tolist()))
@@ -346,7 +347,7 @@ def test_crafted_graphs_are_refused_before_onnxruntime_sees_them(
 
 
 def test_every_export_passes_the_graph_check(exported):
-    from aspectattn._onnx_graph import check_graph
+    from aspectattn.serving.graph import check_graph
 
     check_graph((exported / "model.onnx").read_bytes())  # raises if not
 

@@ -36,7 +36,7 @@ examples:
   aspectattn predict model.aam reviews.csv --out predictions.csv
   aspectattn predict model.aam sentences.txt --aspects food,service,price
   aspectattn explain model.aam reviews.csv --out attention.html
-  aspectattn export model.aam served/   # ONNX, for aspectattn.runtime (no torch)
+  aspectattn export model.aam served/   # ONNX, served by aspectattn.serving (no torch)
 
 Data: a data-set name (below) or a file: CSV or JSONL with columns text, aspect and
 label (label only needed to train/evaluate), or a SemEval/MAMS XML file. For

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..mentions import check_min_probability
+from ..reviews.mentions import check_min_probability
 from ._common import (
     CLIError,
     add_model_options,
@@ -159,8 +159,8 @@ class _TableWriter:
 
 
 def run(args) -> int:
-    from ..report import write_report
     from ..reviews import ReviewSummary, iter_analysis
+    from ..reviews.report import write_report
 
     check_outputs([args.reviews, args.model], [args.out, args.table])
     check_min_probability(args.min_probability)

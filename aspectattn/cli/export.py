@@ -1,4 +1,4 @@
-"""``aspectattn export``: write a model as ONNX for :mod:`aspectattn.runtime`
+"""``aspectattn export``: write a model as ONNX for :mod:`aspectattn.serving.runtime`
 (numpy and onnxruntime only)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ._common import (
 
 #: Position in ``aspectattn --help``.
 ORDER = 6
-HELP = "write a model as ONNX for aspectattn.runtime (numpy + onnxruntime)"
+HELP = "write a model as ONNX for aspectattn.serving.runtime (numpy + onnxruntime)"
 
 
 def add_arguments(p) -> None:
@@ -20,14 +20,14 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..export import export_onnx
+    from ..serving.export import export_onnx
 
     clf = _read_model(args.model, args.trust_pickle)
     directory = export_onnx(clf, args.out)
     size = sum(f.stat().st_size for f in directory.iterdir() if f.is_file())
     print(
         f"wrote {directory / 'model.onnx'} and {directory / 'model.json'} "
-        f"({size / 2**20:.1f} MiB); serve with aspectattn.runtime.load_onnx"
+        f"({size / 2**20:.1f} MiB); serve with aspectattn.serving.runtime.load_onnx"
         f"({str(directory)!r})"
     )
     return 0

@@ -38,8 +38,8 @@ from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..exceptions import InputError
-from ..mentions import check_min_probability, mentioned_aspects
 from ..nn.categories import CategoryModel
+from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.pipelines import distinct_index
 from ._base import AspectAttentionBase, TrainingData
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from ._output import output_path
+from .._output import output_path
 
 __all__ = ["write_report", "render_report"]
 

@@ -1,5 +1,6 @@
-"""What an ONNX export may hold: the graphs :func:`aspectattn.export.export_onnx`
-makes, and nothing else (numpy only: the torch-free runtime reads it).
+"""What an ONNX export may hold: the graphs that
+:func:`aspectattn.serving.export.export_onnx` makes, and nothing else (numpy only:
+the torch-free runtime reads it).
 
 An export comes with a checksum, but the checksum sits in the same ``model.json``
 as the graph it vouches for: it finds a damaged file, not a crafted one. A crafted

@@ -1,4 +1,5 @@
-"""Export a fitted model to ONNX, to serve it without torch (:mod:`aspectattn.runtime`).
+"""Export a fitted model to ONNX, to serve it without torch
+(:mod:`aspectattn.serving.runtime`).
 
 An export is a directory with two files:
 
@@ -39,10 +40,10 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from ._fields import labels_state
-from ._output import output_path
-from .exceptions import AspectAttnWarning, optional_import
-from .nn.ops import length_mask, uses_position
+from .._fields import labels_state
+from .._output import output_path
+from ..exceptions import AspectAttnWarning, optional_import
+from ..nn.ops import length_mask, uses_position
 
 __all__ = ["export_onnx", "FORMAT", "FORMAT_VERSION", "OPSET"]
 
@@ -156,7 +157,7 @@ def export_onnx(estimator, directory) -> Path:
     Returns
     -------
     Path
-        The directory; load it with :func:`aspectattn.runtime.load_onnx`.
+        The directory; load it with :func:`aspectattn.serving.runtime.load_onnx`.
 
     Raises
     ------
@@ -165,7 +166,7 @@ def export_onnx(estimator, directory) -> Path:
     MissingDependencyError
         When the ``onnx`` package (needed by torch's exporter) is not installed.
     """
-    from .estimators.categories import AspectCategoryClassifier
+    from ..estimators.categories import AspectCategoryClassifier
 
     check_is_fitted(estimator, "module_")
     if estimator.text_pipeline_.kind != "words":

@@ -1,6 +1,6 @@
 """From per-category probabilities to the aspects each sentence mentions: shared by
 :meth:`aspectattn.AspectCategoryClassifier.analyze` and the torch-free runtime
-(:mod:`aspectattn.runtime`), so both report the same thing. numpy only."""
+(:mod:`aspectattn.serving.runtime`), so both report the same thing. numpy only."""
 
 from __future__ import annotations
 

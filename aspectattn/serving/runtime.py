@@ -1,9 +1,9 @@
 """Serve an exported model with numpy and onnxruntime only: no torch, no skorch.
 
-Export with :func:`aspectattn.export.export_onnx` (or ``aspectattn export-onnx``),
+Export with :func:`aspectattn.serving.export.export_onnx` (or ``aspectattn export``),
 then, where the model is served::
 
-    from aspectattn.runtime import load_onnx
+    from aspectattn.serving.runtime import load_onnx
 
     model = load_onnx("exported/")  # OnnxPairClassifier or OnnxCategoryClassifier
     model.predict([("The pasta was great but the waiter was rude.", "service")])
@@ -30,12 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._fields import _labels, _strings, open_regular
-from ._onnx_graph import GraphError, check_graph
-from ._validation import category_ids, check_pairs, check_texts
-from .exceptions import AspectAttnError, optional_import
-from .mentions import check_min_probability, mentioned_aspects
-from .text.pipelines import pipeline_from_state
+from .._fields import _labels, _strings, open_regular
+from .._validation import category_ids, check_pairs, check_texts
+from ..exceptions import AspectAttnError, optional_import
+from ..reviews.mentions import check_min_probability, mentioned_aspects
+from ..text.pipelines import pipeline_from_state
+from .graph import GraphError, check_graph
 
 __all__ = [
     "load_onnx",
@@ -44,7 +44,9 @@ __all__ = [
     "ExportFileError",
 ]
 
-FORMAT = "aspectattn-onnx"  # as written by aspectattn.export (which needs torch)
+FORMAT = (
+    "aspectattn-onnx"  # as written by aspectattn.serving.export (which needs torch)
+)
 FORMAT_VERSION = 1
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
 MAX_JSON_BYTES = 256 * 2**20
@@ -125,7 +127,7 @@ def _check_meta(meta) -> dict:
 
 
 def load_onnx(directory, *, threads: int | None = None, providers=None):
-    """Load an export made by :func:`aspectattn.export.export_onnx`.
+    """Load an export made by :func:`aspectattn.serving.export.export_onnx`.
 
     Parameters
     ----------

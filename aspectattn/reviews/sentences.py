@@ -1,0 +1,93 @@
+"""Reviews into sentences: NLTK's Punkt segmenter with common abbreviations (no
+model download), a huge review first cut into bounded pieces."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+
+from .._validation import _short
+from ..exceptions import AspectAttnWarning, InputError, MissingDependencyError
+
+__all__ = ["split_sentences", "ABBREVIATIONS", "MAX_SEGMENT_CHARS"]
+
+#: Abbreviations Punkt must not end a sentence at (lower case, without the final dot).
+ABBREVIATIONS = {
+    "dr", "mr", "mrs", "ms", "st", "ave", "vs", "etc", "e.g", "i.e", "approx",
+    "min", "max", "no", "jr", "sr", "inc", "ltd", "co", "p.m", "a.m", "oz", "lb",
+}  # fmt: skip
+
+
+def _segmenter():
+    try:
+        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+    except ImportError:
+        raise MissingDependencyError(
+            "Splitting reviews into sentences needs NLTK: "
+            "pip install 'aspectattn[reviews]'"
+        ) from None
+    params = PunktParameters()
+    params.abbrev_types = set(ABBREVIATIONS)
+    return PunktSentenceTokenizer(params)
+
+
+def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
+    """Split each text into sentences.
+
+    Returns
+    -------
+    review : ndarray of shape (n_sentences,) int64
+        The index of the text each sentence comes from.
+    sentences : list of str
+        Non-empty, stripped sentences in text order.
+    """
+    segmenter = _segmenter()
+    review, sentences, long_reviews = [], [], 0
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputError(
+                f"Review {i} is a {type(text).__name__} ({_short(text, 60)}); "
+                "expected a string."
+            )
+        pieces = [text]
+        if len(text) > MAX_SEGMENT_CHARS:
+            long_reviews += 1
+            pieces = _pieces(text, MAX_SEGMENT_CHARS)
+        for sentence in (s for piece in pieces for s in segmenter.tokenize(piece)):
+            sentence = sentence.strip()
+            if sentence:
+                review.append(i)
+                sentences.append(sentence)
+    if long_reviews:
+        warnings.warn(
+            f"{long_reviews} review(s) longer than {MAX_SEGMENT_CHARS:,} characters "
+            "were cut into pieces of at most that size (at a line or sentence end "
+            "where there is one) before sentence splitting.",
+            AspectAttnWarning,
+            stacklevel=2,
+        )
+    return np.asarray(review, dtype=np.int64), sentences
+
+
+#: Reviews longer than this are cut into pieces before sentence splitting, so that
+#: the time NLTK's Punkt takes (its regular expressions) stays bounded per piece.
+MAX_SEGMENT_CHARS = 20_000
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, each cut after the last
+    line break, else sentence end, else space of its window (a hard cut where
+    there is none)."""
+    pieces, start = [], 0
+    while len(text) - start > size:
+        window = text[start : start + size]
+        cut = max(window.rfind("\n"), window.rfind(". "), window.rfind("! "))
+        if cut < size // 2:
+            cut = max(cut, window.rfind(" "))
+        end = start + (cut + 1 if cut > 0 else size)
+        pieces.append(text[start:end])
+        start = end
+    pieces.append(text[start:])
+    return pieces
