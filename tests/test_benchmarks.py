@@ -22,6 +22,20 @@ def _fresh_env() -> dict:
     return env
 
 
+def _run_fresh(code: str, *args: str) -> str:
+    """Run ``python -c code`` as from a fresh clone's root; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env=_fresh_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def _documented_modules() -> list[str]:
     names = set()
     for doc in DOCS:
@@ -37,15 +51,7 @@ def test_every_documented_benchmark_command_names_a_module_that_runs():
         assert path.is_file(), name
         assert '__name__ == "__main__"' in path.read_text(), name
     code = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
-    done = subprocess.run(
-        [sys.executable, "-c", code, *modules],
-        cwd=ROOT,
-        env=_fresh_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    _run_fresh(code, *modules)
 
 
 @requires_shared_data("semeval2014_restaurants/Restaurants_Train_v2.xml")
@@ -55,13 +61,4 @@ def test_the_speed_benchmarks_child_process_finds_the_package():
     code = (
         "from benchmarks.speed import _child_peak\nprint(_child_peak('import') > 0)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=_fresh_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().endswith("True")
+    assert _run_fresh(code).strip().endswith("True")

@@ -101,31 +101,8 @@ def iter_analysis(
             else np.arange(offset, offset + len(chunk))
         )
         offset += len(chunk)
-        rows = []
-        first = np.searchsorted(review, review)  # index of each review's first sentence
-        n_skipped = 0
-        for start in range(0, len(sentences), batch_size):
-            found, skipped = analyze_sentences(
-                model, sentences[start : start + batch_size], min_probability
-            )
-            n_skipped += skipped
-            for j, aspects in enumerate(found, start):
-                for entry in aspects:
-                    rows.append(_row(entry, review[j], j - first[j]))
-        table = pd.DataFrame(
-            rows,
-            columns=[
-                "review",
-                "sentence_id",
-                "sentence",
-                "aspect",
-                "label",
-                "probability",
-                "mention_probability",
-                "top_words",
-                "tokens",
-                "weights",
-            ],
+        table, n_skipped = _sentence_rows(
+            model, review, sentences, batch_size, min_probability
         )
         index = table.pop("review").to_numpy(dtype=np.int64)
         table.insert(0, "review_id", ids[index])
@@ -147,6 +124,38 @@ def iter_analysis(
             n_skipped_sentences=n_skipped,
         )
         yield table
+
+
+#: The sentence table's columns, before the review ids, dates and groups join.
+_COLUMNS = [
+    "review",
+    "sentence_id",
+    "sentence",
+    "aspect",
+    "label",
+    "probability",
+    "mention_probability",
+    "top_words",
+    "tokens",
+    "weights",
+]
+
+
+def _sentence_rows(model, review, sentences, batch_size: int, min_probability):
+    """``(table, n_skipped)``: one row per (sentence, mentioned aspect) of a chunk's
+    sentences (``review``: the review of each), analysed ``batch_size`` at a time."""
+    rows = []
+    first = np.searchsorted(review, review)  # index of each review's first sentence
+    n_skipped = 0
+    for start in range(0, len(sentences), batch_size):
+        found, skipped = analyze_sentences(
+            model, sentences[start : start + batch_size], min_probability
+        )
+        n_skipped += skipped
+        for j, aspects in enumerate(found, start):
+            for entry in aspects:
+                rows.append(_row(entry, review[j], j - first[j]))
+    return _pandas().DataFrame(rows, columns=_COLUMNS), n_skipped
 
 
 def analyze_sentences(model, sentences: list[str], min_probability: float):
