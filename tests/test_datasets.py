@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from conftest import SHARED_DATA, requires_shared_data
 
-from aspectattn import ChecksumError
+from aspectattn import ChecksumError, InputError
 from aspectattn import datasets as ds
 
 REST = "semeval2014_restaurants"
@@ -180,3 +180,80 @@ def test_registry_urls_are_pinned_to_commits():
     for relative, remote in ds.REMOTE_FILES.items():
         assert remote.url.startswith("https://") and len(remote.sha256) == 64
         assert any(len(part) == 40 for part in remote.url.split("/")), relative
+
+
+# ------------------------------------------------------------------ APC (PyABSA)
+APC = (
+    "The $T$ was great but the waiter was rude.\npasta\nPositive\n"
+    "The pasta was great but the $T$ was rude.\nwaiter\nNegative\n"
+    "We sat outside.\nterrace\nNeutral\n"  # no $T$: the term is not in the sentence
+    "Я люблю $T$ здесь.\nборщ\n1\n"
+)
+
+
+def test_read_apc_puts_the_term_back_with_its_span(tmp_path):
+    from aspectattn.datasets import read_apc
+
+    path = tmp_path / "mine.dat"
+    path.write_bytes(("\ufeff" + APC.replace("\n", "\r\n")).encode())  # BOM, CRLF
+    with pytest.warns(UserWarning, match="1 of 4 examples have no \\$T\\$"):
+        X, y = read_apc(path)
+    assert y == ["positive", "negative", "positive"]
+    assert X[0] == ("The pasta was great but the waiter was rude.", "pasta", (4, 9))
+    assert X[1][2] == (28, 34) and X[2] == ("Я люблю борщ здесь.", "борщ", (8, 12))
+    for text, term, (start, end) in X:
+        assert text[start:end] == term
+    kept, _ = read_apc(path, missing_term="keep")
+    assert kept[2] == ("We sat outside.", "terrace", None)
+    with pytest.raises(InputError, match="line 7: the sentence has no"):
+        read_apc(path, missing_term="error")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("The $T$ was great.\npasta\n", "not a multiple of 3"),
+        ("The $T$ was great.\npasta\nsuperb\n", "polarity 'superb' is not one of"),
+        ("The $T$ was great.\n\nPositive\n", "empty sentence or term"),
+        ("", "no example"),
+    ],
+)
+def test_a_file_that_is_not_apc_is_a_clear_error(tmp_path, content, message):
+    from aspectattn.datasets import read_apc
+
+    path = tmp_path / "bad.dat"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message):
+        read_apc(path)
+
+
+def test_an_apc_file_trains_from_the_command_line(tmp_path):
+    from aspectattn.cli import main
+
+    lines = []
+    for i in range(30):
+        lines += [f"The $T$ number {i} was great.", "pasta", "Positive"]
+        lines += [f"The $T$ number {i} was awful.", "soup", "Negative"]
+    (tmp_path / "mine.dat").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "m.aam"
+    args = ["train", str(tmp_path / "mine.dat"), "--out", str(out), "--quiet"]
+    args += ["--embeddings", "none", "--embedding-dim", "8", "--epochs", "2"]
+    assert main([*args, "--validation-fraction", "0", "--hidden-size", "8"]) == 0
+    assert main(["evaluate", str(out), str(tmp_path / "mine.dat")]) == 0
+
+
+@requires_shared_data("semeval2016_multilingual/restaurants_train_russian.xml.dat")
+def test_semeval2016_in_five_languages_is_registered_and_counted():
+    from collections import Counter
+
+    from aspectattn.datasets import DATASETS
+
+    # the counts of the files' SOURCES.md (Dutch: less its sentences without $T$)
+    expected = {"ru": (3158, 2453), "es": (1936, 1368), "fr": (1770, 901)}
+    for code, (n, positive) in expected.items():
+        X, y = DATASETS[f"semeval2016-{code}"].load("train")
+        assert (len(X), Counter(y)["positive"]) == (n, positive)
+        assert all(text[s:e] == term for text, term, (s, e) in X)
+    with pytest.warns(UserWarning, match="125 of 1283 examples"):
+        X, _ = DATASETS["semeval2016-nl"].load("train")
+    assert len(X) == 1283 - 125

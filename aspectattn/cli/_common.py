@@ -112,6 +112,10 @@ def _read_table(
     return texts, aspects, labels
 
 
+#: Files in the three-line APC format of PyABSA (``datasets.read_apc``).
+APC_SUFFIXES = (".dat", ".apc")
+
+
 def load_data(source: str, args, need_labels: bool, aspect_type: str | None = None):
     """``(X, y)`` from a data-set name or a file; ``y`` may be None.
 
@@ -149,6 +153,8 @@ def load_data(source: str, args, need_labels: bool, aspect_type: str | None = No
         if not X:
             raise CLIError(f"{path} has no aspect {aspect}s with a polarity")
         return X, y
+    if path.suffix.lower() in APC_SUFFIXES:  # PyABSA's three-line format
+        return datasets.read_apc(path, encoding=args.encoding)
     texts, aspects, labels = _read_table(
         path,
         args.text_column,

@@ -25,7 +25,9 @@ HELP = "accuracy, macro-F1, per-class report, confusion matrix"
 
 def add_arguments(p) -> None:
     p.add_argument("model", help="model file (.aam)")
-    p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
+    p.add_argument(
+        "data", help="data-set name or CSV/JSONL/XML/APC (.dat) file with labels"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_data_options(p, "test")
 

@@ -35,7 +35,7 @@ def printable(text: str) -> str:
 
 def add_arguments(p) -> None:
     p.add_argument("model", help="model file (.aam)")
-    p.add_argument("data", help="data-set name or CSV/JSONL/XML file")
+    p.add_argument("data", help="data-set name or CSV/JSONL/XML/APC (.dat) file")
     p.add_argument("--out", help=".html, .png, .svg, .pdf or .jsonl (default: text)")
     p.add_argument("--limit", type=int, default=0, help="only the first N pairs")
     add_data_options(p, "test")

@@ -34,7 +34,9 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    p.add_argument("data", help="data-set name or CSV/JSONL/XML file with labels")
+    p.add_argument(
+        "data", help="data-set name or CSV/JSONL/XML/APC (.dat) file with labels"
+    )
     p.add_argument("--out", required=True, help="model file to write, e.g. model.aam")
     # The model's options: flag, default, type, choices and help from the parameter
     # table (aspectattn.params), the same as the estimators' docstrings.

@@ -12,7 +12,12 @@ fetch_semeval2015      restaurants, "train" / "test"                "category" o
                                                                     "target"
 fetch_mams             "train" / "val"                              "category" (ACSA) or
                                                                     "term" (ATSA)
+fetch_semeval2016      language "dutch", "french", "russian",       "term"
+                       "spanish", "turkish"; "train" / "test"
 =====================  ===========================================  ====================
+
+:func:`read_apc` reads the three-line "APC" format of PyABSA (sentence with the
+term as ``$T$``, term, polarity), a user's own files too.
 
 The data home is, in order: the ``data_home`` argument, the ``ASPECTATTN_DATA``
 environment variable, ``~/aspectattn_data``. Files live there under the same names as
@@ -36,6 +41,7 @@ from importlib import import_module as _import_module
 
 from ._files import DATA_HOME_ENV, REMOTE_FILES, RemoteFile, get_data_home
 from ._registry import DATASETS, Dataset, register
+from .apc import fetch_semeval2016, read_apc
 from .categories import NOT_MENTIONED, fetch_category_table, read_category_table
 from .mams import fetch_mams
 from .semeval import (
@@ -52,6 +58,8 @@ __all__ = [
     "fetch_semeval2014",
     "fetch_semeval2015",
     "fetch_mams",
+    "fetch_semeval2016",
+    "read_apc",
     "read_category_table",
     "fetch_category_table",
     "NOT_MENTIONED",

@@ -36,9 +36,80 @@ _BATISTA = (
     "1d9c8ec1131993d924e96676fa212db6b53cb870",
 )
 _MAMS = ("siat-nlp/MAMS-for-ABSA", "cddcdb0f423b3fdb2c76b70744737abed3a00d17")
+_ABSA_DATASETS = ("yangheng95/ABSADatasets", "676bcd3d88a901853c74acf364c9ad5c431b0e23")
 
 #: Relative path under the data home -> where to download it and its checksum.
 REMOTE_FILES: dict[str, RemoteFile] = {
+    "semeval2016_multilingual/restaurants_train_dutch.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/123.dutch/restaurants_train_dutch.xml.dat",
+        ),
+        "f9b3dd60e76dfb6e6619656634d17878a02a129866e6d40b4d6d6eed22563701",
+    ),
+    "semeval2016_multilingual/restaurants_test_dutch.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/123.dutch/restaurants_test_dutch.xml.dat",
+        ),
+        "ef759b9a1274f1981f7ab385dde851bb7b473a83364921dc8b1536d4a7b7843e",
+    ),
+    "semeval2016_multilingual/restaurants_train_french.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/125.french/restaurants_train_french.xml.dat",
+        ),
+        "ea93b2c8e4eed501ec315d2b08a46a5b9e2544c90c9e05ba563ae78314d54fb7",
+    ),
+    "semeval2016_multilingual/restaurants_test_french.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/125.french/restaurants_test_french.xml.dat",
+        ),
+        "3ab291b3fb11a5c2dfd4a0c50f3580af29337de721a1f6560e4c47cf108e4d58",
+    ),
+    "semeval2016_multilingual/restaurants_train_russian.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/126.russian/restaurants_train_russian.xml.dat",
+        ),
+        "f7eb6491a84ef2c788073696691b368f3b7de135a90ef4553970986ce375f526",
+    ),
+    "semeval2016_multilingual/restaurants_test_russian.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/126.russian/restaurants_test_russian.xml.dat",
+        ),
+        "daf594609f754100ed67ed4a7ad07a1dec9cdcbe3f3c98e28104e9d374dba51f",
+    ),
+    "semeval2016_multilingual/restaurants_train_spanish.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/127.spanish/restaurants_train_spanish.xml.dat",
+        ),
+        "d33de4a163a092512741b0b5989c73d0a40fdffcc6a6718f77871cd9ea667e66",
+    ),
+    "semeval2016_multilingual/restaurants_test_spanish.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/127.spanish/restaurants_test_spanish.xml.dat",
+        ),
+        "f5b6babb39c598c550b04a366bf9f565f5d9ecdec9adfbec0d6499e3594376f5",
+    ),
+    "semeval2016_multilingual/restaurants_train_turkish.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/128.turkish/restaurants_train_turkish.xml.dat",
+        ),
+        "c61e11820af3dee0fd2935144b1324fc06fa913d4ea00c3c5ef46991a65744ff",
+    ),
+    "semeval2016_multilingual/restaurants_test_turkish.xml.dat": RemoteFile(
+        _github(
+            *_ABSA_DATASETS,
+            "datasets/apc_datasets/120.SemEval2016Task5/128.turkish/restaurants_test_turkish.xml.dat",
+        ),
+        "b11cbc7653910c52342c601fd94614dce9af295af11870b34a65bf3546e829d3",
+    ),
     "semeval2014_restaurants/Restaurants_Train_v2.xml": RemoteFile(
         _github(*_ABSA_KERAS, "raw_data/semeval14_restaurant/Restaurants_Train_v2.xml"),
         "223601da1bded6caa4ef9cf91a7007578141ca6d8ed50d5a5c217565f89d2fc5",
