@@ -65,7 +65,8 @@ def attention_html(
     rows = []
     for text, group in group_by_text(results):
         rows.append(
-            f'<tr><th colspan="3" class="sentence">{html.escape(text)}</th></tr>'
+            '<tr><th colspan="3" class="sentence" dir="auto">'
+            f"{html.escape(text)}</th></tr>"
         )
         for r in group:
             weights = np.asarray(r["weights"], dtype=float)
@@ -81,7 +82,7 @@ def attention_html(
             rows.append(
                 f'<tr><td class="aspect">{html.escape(str(r["aspect"]))}</td>'
                 f'<td class="label" style="color: {colour}">{html.escape(label)}</td>'
-                f"<td>{spans}</td></tr>"
+                f"<td dir='auto'>{spans}</td></tr>"
             )
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>

@@ -321,10 +321,13 @@ async function analyse() {
   }
   for (const sentence of data.reviews[0].sentences) {
     const box = el("div", "sentence");
-    box.appendChild(el("div", "text", sentence.text));
+    const text = el("div", "text", sentence.text);
+    text.dir = "auto";  // a right-to-left sentence reads right to left
+    box.appendChild(text);
     if (!sentence.aspects.length) box.appendChild(el("div", "none", "no aspect"));
     for (const a of sentence.aspects) {
       const row = el("div", "aspect");
+      row.dir = "auto";  // the words in the sentence's own direction
       row.dataset.aspect = a.aspect; row.dataset.label = a.label;
       row.appendChild(el("span", "label " + a.label, a.label));
       row.appendChild(el("b", "name", a.aspect + ": "));

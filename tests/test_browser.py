@@ -115,3 +115,75 @@ def test_the_page_shows_a_bad_request_as_an_error(server):
         page.wait_for_function("document.getElementById('error').textContent !== ''")
         assert page.locator("#results .sentence").count() == 0
         browser.close()
+
+
+class _OneWordModel:
+    """Stands in for a detector: every sentence mentions "food", positive, with
+    the attention on its last word (the report needs nothing else)."""
+
+    def analyze(self, sentences, min_probability=0.5):
+        out = []
+        for sentence in sentences:
+            tokens = sentence.rstrip(".").split()
+            weights = [0.1] * (len(tokens) - 1) + [1.0]
+            total = sum(weights)
+            out.append(
+                [
+                    {
+                        "text": sentence,
+                        "aspect": "food",
+                        "label": "positive",
+                        "probability": 0.9,
+                        "mention_probability": 0.9,
+                        "tokens": tokens,
+                        "weights": [w / total for w in weights],
+                    }
+                ]
+            )
+        return out
+
+
+@pytest.mark.parametrize(
+    "sentence, last",
+    [("האוכל היה מצוין.", "מצוין"), ("الطعام كان ممتازا.", "ممتازا")],
+)
+def test_right_to_left_sentences_read_right_to_left_with_their_shading(
+    tmp_path, sentence, last
+):
+    from aspectattn.reviews import analyze_reviews, write_report
+
+    _, summary = analyze_reviews([sentence], _OneWordModel())
+    path = write_report(summary, tmp_path / "report.html")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 700, "height": 500})
+        page.goto(path.as_uri())
+        text = page.locator(".example bdi").first
+        assert text.evaluate("e => getComputedStyle(e).direction") == "rtl"
+        marks = text.locator("mark")
+        words = [marks.nth(i).inner_text() for i in range(marks.count())]
+        assert words[-1] == last  # the most attended word is the one shaded most
+        alpha = [marks.nth(i).get_attribute("style") for i in range(marks.count())]
+        assert alpha[-1].endswith("0.85)")
+        # right to left: the sentence's first word stands right of its last
+        first_box, last_box = marks.nth(0).bounding_box(), marks.nth(-1).bounding_box()
+        assert first_box["x"] > last_box["x"]
+        page.screenshot(path=str(tmp_path / "rtl.png"), full_page=True)
+        browser.close()
+
+
+def test_the_page_shows_a_right_to_left_review_right_to_left(server):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(server + "/")
+        page.fill("#review", "האוכל היה מצוין. The soup was bland.")
+        page.click("#submit")
+        page.wait_for_selector("#results[data-done='1']", timeout=20_000)
+        texts = page.locator(".sentence .text")
+        directions = [
+            texts.nth(i).evaluate("e => getComputedStyle(e).direction")
+            for i in range(texts.count())
+        ]
+        assert directions == ["rtl", "ltr"]
+        browser.close()

@@ -217,12 +217,13 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
         ]
     parts.append("<h2>Examples</h2>")
     for aspect in overall["aspect"] if len(overall) else []:
-        parts.append(f"<h3>{_esc(aspect)}</h3>")
+        parts.append(f"<h3 dir='auto'>{_esc(aspect)}</h3>")
         for label in labels:
             for example in summary.top_examples(aspect, label):
                 parts.append(
                     f"<p class='example'><i class='swatch' "
-                    f"style='background:{_color(label)}'></i>{_shaded(example)} "
+                    f"style='background:{_color(label)}'></i>"
+                    f"<bdi dir='auto' class='text'>{_shaded(example)}</bdi> "
                     f"<span class='prob'>{_esc(label)} "
                     f"{100 * example['probability']:.0f}%</span></p>"
                 )
