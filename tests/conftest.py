@@ -238,3 +238,16 @@ def json_values():
         ),
         max_leaves=8,
     )
+
+
+#: Reviews in several scripts and how many sentences each has (the sentence ends
+#: of each script; tests of reviews.split_sentences and of `aspectattn analyze`).
+MIXED_SCRIPTS = [
+    ("Ուտելիքը համեղ էր։ Մատուցողը կոպիտ էր։", 2),  # Armenian full stop
+    ("菜很好吃。服务员很粗鲁！价格还可以？", 3),  # no space after 。！？
+    ("खाना अच्छा था। वेटर बदतमीज़ था।", 2),  # Devanagari danda
+    ("هل كان الطعام جيدا؟ نعم، كان ممتازا.", 2),  # Arabic question mark
+    ("האוכל היה מצוין. המלצר היה גס.", 2),  # Hebrew: Latin punctuation
+    ("Great pasta\nRude waiter\r\nNice view", 3),  # line breaks end sentences
+    ("Dr. Smith was nice. The soup was bland.", 2),  # abbreviations still hold
+]

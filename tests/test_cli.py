@@ -646,6 +646,25 @@ def test_analyze_checks_its_outputs_before_the_analysis(review_files, monkeypatc
         assert not (review_files / "t.csv").exists()
 
 
+def test_analyze_counts_the_sentences_of_every_script(review_files):
+    from conftest import MIXED_SCRIPTS
+
+    with open(
+        review_files / "mixed_scripts.csv", "w", newline="", encoding="utf-8"
+    ) as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text"])
+        for i, (text, _) in enumerate(MIXED_SCRIPTS):
+            writer.writerow([i, text])
+    result = run(
+        "analyze", "mixed_scripts.csv", "--model", "detector.aam", "--out", "r.html",
+        "--quiet", cwd=review_files,
+    )  # fmt: skip
+    summary = json.loads(result.stdout)
+    assert summary["reviews"] == len(MIXED_SCRIPTS)
+    assert summary["sentences"] == sum(n for _, n in MIXED_SCRIPTS)
+
+
 def test_a_parquet_table_whose_first_chunk_has_no_mention(review_files):
     pytest.importorskip("pyarrow")
     import pandas as pd

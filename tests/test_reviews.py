@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import reviews_frame
+from conftest import MIXED_SCRIPTS, reviews_frame
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +32,13 @@ def test_split_sentences_keeps_abbreviations_and_review_order():
     assert review.tolist() == [0, 0, 2, 2]
     with pytest.raises(InputError, match="Review 1 is a int"):
         split_sentences(["fine", 3])
+
+
+@pytest.mark.parametrize("text, n", MIXED_SCRIPTS)
+def test_sentences_end_where_their_script_ends_them(text, n):
+    review, sentences = split_sentences([text])
+    assert len(sentences) == n, sentences
+    assert "".join(sentences).replace(" ", "") == "".join(text.split())
 
 
 def test_sentence_table_and_summary(detector):

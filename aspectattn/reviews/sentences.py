@@ -3,6 +3,7 @@ model download), a huge review first cut into bounded pieces."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable
 
@@ -34,7 +35,10 @@ def _segmenter():
 
 
 def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
-    """Split each text into sentences.
+    """Split each text into sentences: at line breaks and the sentence ends of
+    scripts written without a following space (``。！？``, Armenian ``։``, Arabic
+    ``؟``, Devanagari ``।``...), then with NLTK's Punkt (Latin punctuation, with
+    :data:`ABBREVIATIONS` not ending a sentence).
 
     Returns
     -------
@@ -55,6 +59,7 @@ def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
         if len(text) > MAX_SEGMENT_CHARS:
             long_reviews += 1
             pieces = _pieces(text, MAX_SEGMENT_CHARS)
+        pieces = [part for piece in pieces for part in _SCRIPT_ENDS.split(piece)]
         for sentence in (s for piece in pieces for s in segmenter.tokenize(piece)):
             sentence = sentence.strip()
             if sentence:
@@ -70,6 +75,14 @@ def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
         )
     return np.asarray(review, dtype=np.int64), sentences
 
+
+#: Where a sentence ends whatever the language, before Punkt (which knows the
+#: Latin ". ! ?" followed by a space) splits what is left: a line break, and the
+#: sentence ends of scripts Punkt does not read -- the ideographic full stop and
+#: the full-width marks (Chinese, Japanese; no space follows them), the Armenian
+#: full stop, the Arabic question mark and full stop, the Devanagari danda and
+#: double danda, the Ethiopic full stop.
+_SCRIPT_ENDS = re.compile(r"(?<=[。！？｡։؟۔।॥።])|[\r\n]+")
 
 #: Reviews longer than this are cut into pieces before sentence splitting, so that
 #: the time NLTK's Punkt takes (its regular expressions) stays bounded per piece.
