@@ -25,7 +25,7 @@ from aspectattn.text.tokens import OOV_ID, PAD_ID, Tokenizer, Vocabulary
         ("\uff21\uff22\uff23 fullwidth", ["abc", "fullwidth"]),  # NFKC folds fullwidth
         ("zero\u200bwidth", ["zerowidth"]),
         ("Great food :) 10/10", ["great", "food", ":", ")", "10", "/", "10"]),
-        ("寿司はおいしい", ["寿司はおいしい"]),
+        ("寿司はおいしい", list("寿司はおいしい")),  # no spaces: characters
         ("", []),
     ],
 )
@@ -113,3 +113,35 @@ def test_ascii_fast_path_matches_full_normalisation(text):
         "", unicodedata.normalize("NFKC", text).translate(_FOLD)
     ).lower()
     assert Tokenizer()(text) == _TOKEN_RE.findall(full)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # combining marks belong to their word (they split it before)
+        ("खाना अच्छा था", ["खाना", "अच्छा", "था"]),  # Devanagari vowel signs, virama
+        ("الطَّعَامُ لَذِيذٌ", ["الطَّعَامُ", "لَذِيذٌ"]),  # Arabic harakat
+        ("שָׁלוֹם עוֹלָם", ["שָׁלוֹם", "עוֹלָם"]),  # Hebrew niqqud
+        # formatting characters are no tokens (an invisible U+202C took attention)
+        ("\u202bהאוכל טעים\u202c", ["האוכל", "טעים"]),
+        ("\u2067pasta\u2069 soft\u00adly", ["pasta", "softly"]),
+        ("👍🏽 ❤️", ["👍", "❤"]),  # skin tone, variation selector
+        # the dotted capital I lowers to i, not i + a combining dot
+        ("İstanbul'da İyi", ["istanbul'da", "iyi"]),
+        # scripts without spaces: one token per character (the documented fallback)
+        ("菜很好吃。", ["菜", "很", "好", "吃", "。"]),
+        ("ラーメン", ["ラ", "ー", "メ", "ン"]),
+        ("Hello 世界", ["hello", "世", "界"]),
+    ],
+)
+def test_tokens_of_any_script(text, expected):
+    assert Tokenizer()(text) == expected
+
+
+def test_a_term_inside_a_script_without_spaces_is_its_characters():
+    from aspectattn.text.pipelines import WordPipeline
+
+    text = "服务很好但是菜很差"
+    (span,) = WordPipeline().term_spans([text], ["服务"], None)
+    tokens = WordPipeline().tokenize([text])[0]
+    assert tokens[span[0] : span[1]] == ["服", "务"]

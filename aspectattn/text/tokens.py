@@ -12,7 +12,9 @@ operations and no sentence is ever padded to the longest sentence of the whole d
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -64,7 +66,49 @@ _TOKEN_RE = re.compile(_TOKEN_PATTERN, re.IGNORECASE)
 #: Tokens longer than this (URLs, base64 blobs, runs of symbols) are cut to this many
 #: characters; they are unknown words either way.
 MAX_TOKEN_CHARS = 100
-_INVISIBLE_RE = re.compile(r"[\u200b-\u200f\u2060\ufeff]")
+#: Characters that format text without being part of a word: zero-width spaces and
+#: joiners, direction marks and bidi embeddings/isolates (an RTL review is full of
+#: them), the soft hyphen, the Arabic letter mark, variation selectors (emoji or
+#: text style), skin-tone modifiers and tag characters. Removed before splitting.
+_INVISIBLE_RE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+    "\ufe00-\ufe0f\ufeff\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f"
+    "\U000e0100-\U000e01ef]"
+)
+#: Scripts written without spaces between words: Chinese (and Japanese kanji),
+#: kana, Thai, Lao, Khmer, Myanmar. Without a word segmenter for each, every
+#: character (with the marks that follow it) is one token -- the documented
+#: fallback; word vectors or a sub-word encoder learn from there.
+_NO_SPACE = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f"
+)
+
+
+@functools.cache
+def _unicode_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """The token pattern for text beyond ASCII, in which combining marks (the
+    vowel signs of Devanagari, Arabic harakat, Hebrew niqqud, Thai tone marks...)
+    belong to the word they mark, and the pattern that isolates each character of
+    a script without spaces. Made on first use (reading Unicode's categories)."""
+    marks, start, previous = [], None, None
+    for code in range(0x300, sys.maxunicode + 1):
+        if unicodedata.category(chr(code)).startswith("M"):
+            if start is None:
+                start = code
+            elif code != previous + 1:
+                marks.append((start, previous))
+                start = code
+            previous = code
+    marks.append((start, previous))
+    mark_class = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in marks)
+    letter = rf"(?:[^\W_]|[{mark_class}])"
+    pattern = _TOKEN_PATTERN.replace("[^\\W_]+", letter + "+")
+    return (
+        re.compile(pattern, re.IGNORECASE),
+        re.compile(rf"[{_NO_SPACE}][{mark_class}]*"),
+    )
 
 
 class Tokenizer:
@@ -96,13 +140,21 @@ class Tokenizer:
         """Return ``text`` NFKC-normalised, folded and optionally lower-cased."""
         if text.isascii():  # most text: NFKC and the invisible characters are no-ops
             text = text.replace("`", "'")
-        else:
-            text = unicodedata.normalize("NFKC", text).translate(_FOLD)
-            text = _INVISIBLE_RE.sub("", text)
-        return text.lower() if self.lowercase else text
+            return text.lower() if self.lowercase else text
+        text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+        text = _INVISIBLE_RE.sub("", text)
+        if self.lowercase:
+            # the dotted capital I lowers to i + a combining dot: to the i it is
+            text = text.lower().replace("i\u0307", "i")
+        return text
 
     def __call__(self, text: str) -> list[str]:
-        tokens = _TOKEN_RE.findall(self.normalize(text))
+        text = self.normalize(text)
+        if text.isascii():
+            tokens = _TOKEN_RE.findall(text)
+        else:
+            words, no_space = _unicode_patterns()
+            tokens = words.findall(no_space.sub(r" \g<0> ", text))
         if len(text) > MAX_TOKEN_CHARS and max(map(len, tokens), default=0) > (
             MAX_TOKEN_CHARS
         ):
