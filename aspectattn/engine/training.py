@@ -411,14 +411,11 @@ def train_module(
         init(getattr(module, "model", module))
         module.embedding.weight.requires_grad_(not config.freeze_embeddings)
         # Whole sentences per batch (every aspect of a sentence from one encoder
-        # pass) where the encoder does not see the aspect (the estimators check
-        # batch_by="sentence" against the settings before any data work).
-        sees_aspect = getattr(module, "encoder_sees_aspect", False)
-        config = replace(
-            config,
-            keep_sentences=config.batch_by == "sentence"
-            or (config.batch_by == "auto" and not sees_aspect),
-        )
+        # pass): batch_by, resolved with the other "auto" settings
+        # (params.resolve_auto) and checked against them before any data work.
+        if config.batch_by not in ("sentence", "pair"):
+            raise ValueError(f"batch_by={config.batch_by!r} must be resolved first")
+        config = replace(config, keep_sentences=config.batch_by == "sentence")
         checkpoint = None
         if config.checkpoint_dir is not None:
             run = fingerprint(config.run_params, seed, *run_data)
