@@ -1,6 +1,7 @@
 """The web app's page in a real browser: headless Chromium (Debian's package, as
 .ci/run installs it) driven by Playwright, against the real server on 127.0.0.1."""
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -28,6 +29,19 @@ pytestmark = pytest.mark.skipif(
     BROWSER is None,
     reason="no Chromium on this machine: apt-get install chromium (.ci/run does)",
 )
+
+
+@contextlib.contextmanager
+def browser_page(url: str, **options):
+    """A page of headless Chromium at ``url``, closed afterwards."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(**options)
+            page.goto(url)
+            yield page
+        finally:
+            browser.close()
 
 
 def free_port() -> int:
@@ -68,10 +82,7 @@ def test_paste_a_review_and_see_its_aspects(server, tmp_path):
         "The pasta was great. The waiter was rude! "
         'We went there on friday <img src=x onerror="document.title=1">.'
     )
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 900, "height": 700})
-        page.goto(server + "/")
+    with browser_page(server + "/", viewport={"width": 900, "height": 700}) as page:
         page.fill("#review", review)
         page.click("#submit")
         page.wait_for_selector("#results[data-done='1']", timeout=20_000)
@@ -102,19 +113,14 @@ def test_paste_a_review_and_see_its_aspects(server, tmp_path):
         assert page.title() == "Aspect sentiment"
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         assert (tmp_path / "page.png").stat().st_size > 10_000
-        browser.close()
 
 
 def test_the_page_shows_a_bad_request_as_an_error(server):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        page = browser.new_page()
-        page.goto(server + "/")
+    with browser_page(server + "/") as page:
         page.fill("#review", "x" * 2_000_000)  # over the 1 MB body limit
         page.click("#submit")
         page.wait_for_function("document.getElementById('error').textContent !== ''")
         assert page.locator("#results .sentence").count() == 0
-        browser.close()
 
 
 class _OneWordModel:
@@ -154,10 +160,7 @@ def test_right_to_left_sentences_read_right_to_left_with_their_shading(
 
     _, summary = analyze_reviews([sentence], _OneWordModel())
     path = write_report(summary, tmp_path / "report.html")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 700, "height": 500})
-        page.goto(path.as_uri())
+    with browser_page(path.as_uri(), viewport={"width": 700, "height": 500}) as page:
         text = page.locator(".example bdi").first
         assert text.evaluate("e => getComputedStyle(e).direction") == "rtl"
         marks = text.locator("mark")
@@ -169,14 +172,10 @@ def test_right_to_left_sentences_read_right_to_left_with_their_shading(
         first_box, last_box = marks.nth(0).bounding_box(), marks.nth(-1).bounding_box()
         assert first_box["x"] > last_box["x"]
         page.screenshot(path=str(tmp_path / "rtl.png"), full_page=True)
-        browser.close()
 
 
 def test_the_page_shows_a_right_to_left_review_right_to_left(server):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        page = browser.new_page()
-        page.goto(server + "/")
+    with browser_page(server + "/") as page:
         page.fill("#review", "האוכל היה מצוין. The soup was bland.")
         page.click("#submit")
         page.wait_for_selector("#results[data-done='1']", timeout=20_000)
@@ -186,4 +185,3 @@ def test_the_page_shows_a_right_to_left_review_right_to_left(server):
             for i in range(texts.count())
         ]
         assert directions == ["rtl", "ltr"]
-        browser.close()
