@@ -107,6 +107,8 @@ def create_app(
     classes = [str(c) for c in (model.classes_[0] if detector else model.classes_)]
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_bytes
+    # the reviews' language, for sentence splitting: the model's tokenizer's
+    language = getattr(model.text_pipeline_.tokenizer, "language", "en")
 
     def body() -> dict:
         # Read the body first, outside get_json(silent=True), which would take a
@@ -223,7 +225,7 @@ def create_app(
     def analyze_reviews():
         reviews = checked(_string_list(body(), "reviews"), "reviews")
         bounded_text(reviews)  # before splitting, the expensive part
-        review, sentences = split_sentences(reviews)
+        review, sentences = split_sentences(reviews, language)
         checked(sentences, "sentences")
         found = found_aspects(sentences, skip_empty=True)
         out = [{"sentences": []} for _ in reviews]

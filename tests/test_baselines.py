@@ -225,3 +225,16 @@ def test_unfitted(vec_file):
 
     with pytest.raises(NotFittedError):
         TfidfEmbeddingVectorizer(embeddings=vec_file).transform(FIT)
+
+
+def test_the_default_tagger_refuses_a_language_it_cannot_read(vec_file):
+    with pytest.raises(ValueError, match="reads English.*Pass tagger="):
+        POSWeightedEmbeddingVectorizer(embeddings=vec_file, language="fr").fit(FIT)
+    vec = POSWeightedEmbeddingVectorizer(
+        embeddings=vec_file, language="fr", tagger=_noun_tagger
+    ).fit(FIT)
+    assert vec.text_pipeline_.tokenizer.language == "fr"
+
+
+def _noun_tagger(tokens):
+    return ["NOUN"] * len(tokens)

@@ -919,6 +919,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     out = run("train", "t.xml", "--out", "det.aam", "--detector", *common,
               cwd=tmp_path)  # fmt: skip
     assert json.loads(out.stdout)["settings"] == {
+        "language": "en",
         "final_state": False,
         "bidirectional": False,
         "augment": "join",

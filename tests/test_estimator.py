@@ -735,6 +735,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     X, y = pairs
     clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
     assert clf.resolved_params_ == {
+        "language": "en",
         "aspect_type": "category",
         "batch_by": "sentence",
         "final_state": False,
@@ -756,6 +757,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     # every sentence mentions food alone: no two share no aspect, so no sentence
     # could be joined, and the record says what the fit did
     assert detector.resolved_params_ == {
+        "language": "en",
         "final_state": False,
         "bidirectional": False,
         "augment": None,
@@ -781,3 +783,20 @@ def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not(
     ).fit(X, y)
     assert sentences_right(defaults) >= 0.9
     assert sentences_right(before) <= 0.2
+
+
+def test_language_auto_is_resolved_from_the_texts_and_kept(tmp_path):
+    french = [
+        ("le plat était bon mais le service était lent", "food"),
+        ("le service était rapide mais le plat était froid", "service"),
+    ] * 10
+    y = ["positive", "negative"] * 10
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(french, y)
+    assert clf.resolved_params_["language"] is None
+    assert clf.text_pipeline_.tokenizer.language is None
+    clf.save(tmp_path / "m.aam")
+    loaded = AspectAttentionClassifier.load(tmp_path / "m.aam")
+    assert loaded.text_pipeline_.tokenizer.language is None
+    assert loaded.resolved_params_ == clf.resolved_params_
+    turkish = AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "language": "tr"})
+    assert turkish.fit(french, y).text_pipeline_.tokenizer.language == "tr"

@@ -256,6 +256,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     labels = ["negative", "neutral", "positive"]
     terms = P.resolve_auto(values, "term", labels)
     assert terms == {
+        "language": "en",  # no texts: the English of the models before it
         "aspect_type": "term",
         "batch_by": "sentence",
         "final_state": "term",

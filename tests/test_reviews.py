@@ -297,3 +297,9 @@ def test_fuzzed_review_files_give_a_result_or_one_clear_error(
     assert 0 <= summary.n_unparsed_dates <= given
     assert summary.n_reviews == len(frame)
     render_report(summary)  # any labels, groups and dates: the report renders
+
+
+def test_english_abbreviations_end_no_sentence_in_english_only():
+    text = "Dr. Smith was nice. The soup was bland."
+    assert len(split_sentences([text], language="en")[1]) == 2
+    assert len(split_sentences([text], language=None)[1]) == 3

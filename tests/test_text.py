@@ -145,3 +145,41 @@ def test_a_term_inside_a_script_without_spaces_is_its_characters():
     (span,) = WordPipeline().term_spans([text], ["服务"], None)
     tokens = WordPipeline().tokenize([text])[0]
     assert tokens[span[0] : span[1]] == ["服", "务"]
+
+
+@pytest.mark.parametrize(
+    "language, expected",
+    [
+        ("en", ["we", "do", "n't", "like", "l'addition"]),  # English clitics
+        ("fr", ["we", "don't", "like", "l'addition"]),  # a word keeps its apostrophe
+        (None, ["we", "don't", "like", "l'addition"]),
+    ],
+)
+def test_clitics_split_in_english_only(language, expected):
+    assert Tokenizer(language=language)("We don't like l'addition") == expected
+
+
+def test_turkish_lower_cases_the_dotless_and_dotted_i():
+    assert Tokenizer(language="tr")("IRMAK İyi") == ["ırmak", "iyi"]
+    assert Tokenizer(language="en")("IRMAK İyi") == ["irmak", "iyi"]
+
+
+def test_a_pipeline_keeps_its_language_and_older_states_are_english():
+    from aspectattn.text.pipelines import WordPipeline, pipeline_from_state
+
+    pipeline = WordPipeline(language="fr").fit(["on n'aime pas l'addition"])
+    state = pipeline.to_state()
+    assert pipeline_from_state(state).tokenizer.language == "fr"
+    older = {k: v for k, v in state.items() if k != "language"}
+    assert pipeline_from_state(older).tokenizer.language == "en"
+    with pytest.raises(ValueError, match="ISO 639"):
+        pipeline_from_state({**state, "language": "../x"})
+
+
+def test_auto_language_is_english_only_for_english_text():
+    from aspectattn.text.languages import looks_english
+
+    assert looks_english(["The pasta was great but the waiter was rude."])
+    assert not looks_english(["Le plat était bon mais le service était lent."])
+    assert not looks_english(["Еда была отличной, но официант был груб."])
+    assert not looks_english([])

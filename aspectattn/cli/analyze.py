@@ -18,6 +18,7 @@ from ._common import (
     load_model,
     output_path,
 )
+from .train import language_code
 
 #: Position in ``aspectattn --help``.
 ORDER = 5
@@ -49,6 +50,13 @@ def add_arguments(p) -> None:
     p.add_argument("--chunk-size", type=int, default=10_000, help="reviews per chunk")
     p.add_argument("--title", default="Aspect sentiment report", help="report title")
     p.add_argument("--encoding", default="utf-8", help="text encoding of the file")
+    p.add_argument(
+        "--language",
+        default="auto",
+        type=language_code,
+        help="the reviews' language (an ISO 639 code or none, for sentence "
+        "splitting; default: the model's)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line")
     add_model_options(p)
 
@@ -190,6 +198,7 @@ def run(args) -> int:
             group_column=args.group_column,
             min_probability=args.min_probability,
             date_format=date_rule,
+            language=args.language,
         ):
             summary.update(table)
             writer.write(table)

@@ -48,6 +48,7 @@ def add_arguments(p) -> None:
         help=P.cli_help("embeddings"),
         type=str,
     )
+    add_param(p, "language", type=language_code)
     for name in (
         "embedding_dim",
         "embedding_dropout",
@@ -146,6 +147,19 @@ def _rate_or_auto(text: str):
     return value
 
 
+def language_code(text: str):
+    """``--language``: "auto", "none" (no language's rules) or an ISO 639 code."""
+    from ..text.languages import LANGUAGE_CODE
+
+    if text in ("auto", "none"):
+        return None if text == "none" else text
+    if not LANGUAGE_CODE.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"expected auto, none or an ISO 639 code (en, fr, tr...), got {text!r}"
+        )
+    return text
+
+
 #: --final-state choices -> the estimators' ``final_state``.
 _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False}
 
@@ -175,6 +189,7 @@ def run(args) -> int:
     clf = estimator(
         **extra,
         encoder=args.encoder,
+        language=args.language,
         embeddings=embeddings,
         embedding_dim=args.embedding_dim,
         embedding_dropout=args.embedding_dropout,

@@ -63,7 +63,9 @@ def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, see
     """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
     how to initialise the module; the share of words with a vector."""
     terms = aspects if aspect_type == "term" else []
-    pipeline = WordPipeline(config.lowercase, config.min_count, config.max_len)
+    pipeline = WordPipeline(
+        config.lowercase, config.min_count, config.max_len, config.language
+    )
     pipeline.fit(texts, terms)
     n_text_words = len(pipeline.vocabulary)
     matrix, found, vectors, dim = pipeline.word_vectors(

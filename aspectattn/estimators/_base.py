@@ -197,11 +197,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 {**values, **P.resolve_auto(values, aspect_type)}, aspect_type
             )
 
-    def _resolve(self, values: dict, aspect_type: str, labels) -> dict:
+    def _resolve(self, values: dict, aspect_type: str, labels, texts=None) -> dict:
         """``values`` with every ``"auto"`` resolved for this fit's aspect type and
         labels (:func:`aspectattn.params.resolve_auto`), checked against each
         other."""
-        resolved = P.resolve_auto(values, aspect_type, labels)
+        resolved = P.resolve_auto(values, aspect_type, labels, texts)
         values = {**values, **resolved}
         self._check_aspect_settings(values, aspect_type)
         return values
@@ -262,7 +262,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`)."""
         values = self._check_params()
         data = self._training_data(X, y)
-        values = self._resolve(values, data.aspect_type, data.labels)  # no "auto"
+        # every "auto" resolved for these aspects, labels and texts
+        values = self._resolve(values, data.aspect_type, data.labels, data.texts)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
         if values["augment"] is not None:
             data = self._augmented(data, values["augment"], seed)

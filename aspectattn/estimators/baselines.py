@@ -28,8 +28,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import category_ids, check_pairs, resolve_aspect_type
-from ..params._constraints import Interval, StrOptions, validate_params
+from ..params._constraints import Interval, Matching, StrOptions, validate_params
 from ..text import vectors as _emb
+from ..text.languages import LANGUAGE_CODE, looks_english
 from ..text.pipelines import WordPipeline
 from ..text.pos import tag_sentences
 from ..text.tokens import OOV_ID, EncodedTexts
@@ -50,6 +51,11 @@ _COMMON_CONSTRAINTS = {
     "aspect_type": [StrOptions({"auto", "category", "term"})],
     "window": [Interval(Integral, 0, None, closed="left")],
     "lowercase": ["boolean"],
+    "language": [
+        None,
+        StrOptions({"auto"}),
+        Matching(LANGUAGE_CODE, ("en", "fr", "ru", "tr"), "an ISO 639 code"),
+    ],
     "text_column": [str],
     "aspect_column": [str],
     "random_state": [None, Interval(Integral, 0, 2**32 - 1, closed="both")],
@@ -60,6 +66,8 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
     """Shared machinery; subclasses define the per-token weights."""
 
     _parameter_constraints: dict = {}
+    #: (what models pickled before the parameter existed tokenized as)
+    language = "en"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -69,6 +77,9 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         return tags
 
     # -- hooks --------------------------------------------------------------------
+    def _check_language(self, language: str | None) -> None:
+        """Refuse a language the estimator cannot read (the default: any)."""
+
     def _fit_weights(self, encoded: EncodedTexts) -> None:
         """Learn weight statistics from the distinct fitting sentences."""
 
@@ -92,8 +103,12 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         validate_params(self, self._parameter_constraints)
         texts, aspects, _ = check_pairs(X, self.text_column, self.aspect_column)
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
-        pipeline = WordPipeline(lowercase=self.lowercase)
         distinct = list(dict.fromkeys(texts))
+        language = self.language
+        if language == "auto":
+            language = "en" if looks_english(distinct) else None
+        self._check_language(language)
+        pipeline = WordPipeline(lowercase=self.lowercase, language=language)
         terms = list(dict.fromkeys(aspects)) if aspect_type == "term" else []
         pipeline.fit(distinct, terms)
         seed = 0 if self.random_state is None else self.random_state
@@ -262,6 +277,10 @@ class TfidfEmbeddingVectorizer(_PooledEmbeddingVectorizer):
     use_idf, smooth_idf, sublinear_tf : bool, default=True, True, False
         As in :class:`sklearn.feature_extraction.text.TfidfVectorizer`.
     lowercase : bool, default=True
+    language : str, None or "auto", default="auto"
+        The texts' language for the tokenizer (an ISO 639 code; see
+        :class:`aspectattn.text.tokens.Tokenizer`); ``"auto"``: English when the
+        texts look English, else no language's rules.
     text_column, aspect_column : str
     random_state : int or None, default=None
         Seeds trained word vectors.
@@ -301,6 +320,7 @@ class TfidfEmbeddingVectorizer(_PooledEmbeddingVectorizer):
         smooth_idf=True,
         sublinear_tf=False,
         lowercase=True,
+        language="auto",
         text_column="text",
         aspect_column="aspect",
         random_state=None,
@@ -313,6 +333,7 @@ class TfidfEmbeddingVectorizer(_PooledEmbeddingVectorizer):
         self.smooth_idf = smooth_idf
         self.sublinear_tf = sublinear_tf
         self.lowercase = lowercase
+        self.language = language
         self.text_column = text_column
         self.aspect_column = aspect_column
         self.random_state = random_state
@@ -356,7 +377,13 @@ class POSWeightedEmbeddingVectorizer(_PooledEmbeddingVectorizer):
     embeddings, embedding_dim, aspect_type, window, lowercase, text_column,
     aspect_column, random_state
         As in :class:`TfidfEmbeddingVectorizer`.
+    language : str, None or "auto", default="en"
+        The texts' language (tokenizer, and the tagger's): English by default,
+        as the default tagger is English-only.
     tagger : callable or None, default=None
+        ``None``: NLTK's English tagger, so ``language`` must be ``"en"`` (or
+        ``"auto"`` finding the texts English): another language is an error that
+        says to pass a tagger for it.
     noun_weight, adj_weight, verb_weight, adv_weight, other_weight : float
         Defaults 1.0, 2.0, 1.0, 1.5, 0.5: opinions live mostly in adjectives and
         adverbs.
@@ -397,6 +424,7 @@ class POSWeightedEmbeddingVectorizer(_PooledEmbeddingVectorizer):
         use_idf=False,
         smooth_idf=True,
         lowercase=True,
+        language="en",
         text_column="text",
         aspect_column="aspect",
         random_state=None,
@@ -414,6 +442,7 @@ class POSWeightedEmbeddingVectorizer(_PooledEmbeddingVectorizer):
         self.use_idf = use_idf
         self.smooth_idf = smooth_idf
         self.lowercase = lowercase
+        self.language = language
         self.text_column = text_column
         self.aspect_column = aspect_column
         self.random_state = random_state
@@ -421,6 +450,15 @@ class POSWeightedEmbeddingVectorizer(_PooledEmbeddingVectorizer):
     def _fit_weights(self, encoded):
         if self.use_idf:
             self.idf_ = _idf(encoded, len(self.vocabulary_), self.smooth_idf)
+
+    def _check_language(self, language: str | None) -> None:
+        if self.tagger is None and language != "en":
+            raise ValueError(
+                f"{type(self).__name__} tags with NLTK's averaged perceptron, "
+                f"which reads English; the texts are language={language!r}. Pass "
+                "tagger= (a function tokens -> tags in that language: spaCy, "
+                "Stanza...) or use TfidfEmbeddingVectorizer."
+            )
 
     def _tag_weights(self) -> dict[str, float]:
         return {

@@ -35,6 +35,7 @@ from dataclasses import field, make_dataclass
 from typing import Any
 
 from ..exceptions import AspectAttnWarning
+from ..text.languages import looks_english
 from . import encoders as _encoders
 from . import model as _model
 from . import training as _training
@@ -187,6 +188,7 @@ def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
 #: labels and the other settings (:func:`resolve_auto`); what they resolved to is
 #: the fitted ``resolved_params_``, kept in model files and pickles.
 AUTO_PARAMS = (
+    "language",
     "aspect_type",
     "batch_by",
     "final_state",
@@ -207,7 +209,7 @@ def missing_join_labels(labels) -> list[str]:
     return sorted(JOIN_LABELS - {str(label) for label in labels})
 
 
-def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
+def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dict:
     """What each ``"auto"`` value of ``values`` stands for with aspects of
     ``aspect_type`` and the training ``labels`` (None: not known yet); the
     parameters of :data:`AUTO_PARAMS` that ``values`` has, resolved.
@@ -235,6 +237,9 @@ def resolve_auto(values: dict, aspect_type: str, labels=None) -> dict:
         "head_lr": PRETRAINED_HEAD_LR
         if values.get("encoder") == "pretrained"
         else None,
+        # (no texts: a record derived for a model saved before the language was
+        # one: its tokenizer was English)
+        "language": "en" if texts is None or looks_english(texts) else None,
     }
     resolved = {}
     for name in AUTO_PARAMS:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from numbers import Integral, Real
 
-from ._constraints import Interval, StrOptions
+from ..text.languages import LANGUAGE_CODE
+from ._constraints import Interval, Matching, StrOptions
 from ._core import (
     ATTENTION_SCORES,
     AUGMENTATIONS,
@@ -197,6 +198,27 @@ with 50-d GloVe it improves validation accuracy on SemEval-2014, see
         needs=("words",),
         doc="""\
 Lower-case text before tokenizing.""",
+    ),
+    Param(
+        "language",
+        "auto",
+        [
+            None,
+            StrOptions({"auto"}),
+            Matching(LANGUAGE_CODE, ("en", "fr", "ru", "tr"), "an ISO 639 code"),
+        ],
+        "words",
+        "language of the text: an ISO 639 code, none, or auto",
+        type='str, "auto" or None',
+        needs=("words",),
+        doc="""\
+The text's language, for the tokenizer: an ISO 639 code (``"en"``,
+``"tr"``...). English splits contractions into clitics (``"don't"`` ->
+``"do"``, ``"n't"``), as English word vectors have them; other languages keep a
+word's inner apostrophes (``"l'addition"``); Turkish and Azerbaijani lower-case
+``I`` to ``ı``. ``None``: no language's rules. ``"auto"``: ``"en"`` when the
+fitting texts look English (their share of English function words), else
+``None``; see ``resolved_params_``.""",
     ),
     Param(
         "min_count",

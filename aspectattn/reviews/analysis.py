@@ -39,6 +39,7 @@ def iter_analysis(
     batch_size: int = 2048,
     min_probability: float = 0.5,
     date_format: str | DateRule | None = None,
+    language: str | None = "auto",
 ) -> Iterator:
     """Yield one sentence table per chunk of reviews.
 
@@ -60,6 +61,10 @@ def iter_analysis(
         or ``None``: one rule inferred from the dates of a DataFrame given whole,
         or of the first chunk. The count of dates that could not be read is in
         each table's ``attrs["n_unparsed_dates"]`` and in the summary.
+    language : str, None or "auto"
+        The reviews' language, for sentence splitting (English abbreviations such
+        as "Dr." end no sentence only in English; every script's sentence ends
+        apply whatever the language). ``"auto"``: the model's (its tokenizer's).
 
     Yields
     ------
@@ -71,6 +76,9 @@ def iter_analysis(
     """
     pd = _pandas()
     check_min_probability(min_probability)
+    if language == "auto":  # the model's: its tokenizer's language
+        tokenizer = getattr(getattr(model, "text_pipeline_", None), "tokenizer", None)
+        language = getattr(tokenizer, "language", "en")
     if isinstance(reviews, pd.DataFrame):
         chunks = [reviews]
     elif isinstance(reviews, (list, tuple)) and all(
@@ -94,7 +102,7 @@ def iter_analysis(
         }
         _check_columns(chunk, columns)
         texts = _review_texts(chunk[text_column], offset)
-        review, sentences = split_sentences(texts)
+        review, sentences = split_sentences(texts, language)
         ids = (
             chunk[id_column].to_numpy()
             if id_column is not None

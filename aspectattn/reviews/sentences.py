@@ -3,6 +3,7 @@ model download), a huge review first cut into bounded pieces."""
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Iterable
@@ -21,7 +22,8 @@ ABBREVIATIONS = {
 }  # fmt: skip
 
 
-def _segmenter():
+@functools.cache
+def _segmenter(english: bool = True):
     try:
         from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
     except ImportError:
@@ -30,15 +32,17 @@ def _segmenter():
             "pip install 'aspectattn[reviews]'"
         ) from None
     params = PunktParameters()
-    params.abbrev_types = set(ABBREVIATIONS)
+    params.abbrev_types = set(ABBREVIATIONS) if english else set()
     return PunktSentenceTokenizer(params)
 
 
-def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
+def split_sentences(
+    texts: Iterable[str], language: str | None = "en"
+) -> tuple[np.ndarray, list[str]]:
     """Split each text into sentences: at line breaks and the sentence ends of
     scripts written without a following space (``。！？``, Armenian ``։``, Arabic
     ``؟``, Devanagari ``।``...), then with NLTK's Punkt (Latin punctuation, with
-    :data:`ABBREVIATIONS` not ending a sentence).
+    :data:`ABBREVIATIONS` not ending a sentence when ``language`` is ``"en"``).
 
     Returns
     -------
@@ -47,7 +51,7 @@ def split_sentences(texts: Iterable[str]) -> tuple[np.ndarray, list[str]]:
     sentences : list of str
         Non-empty, stripped sentences in text order.
     """
-    segmenter = _segmenter()
+    segmenter = _segmenter(language == "en")
     review, sentences, long_reviews = [], [], 0
     for i, text in enumerate(texts):
         if not isinstance(text, str):

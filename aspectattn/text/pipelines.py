@@ -27,6 +27,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from . import vectors as _emb
+from .languages import LANGUAGE_CODE
 from .spans import token_spans
 from .tokens import EncodedTexts, Tokenizer, Vocabulary
 
@@ -72,15 +73,21 @@ class WordPipeline(_Pipeline):
         Words seen fewer times in ``fit`` map to the unknown token.
     max_len : int or None
         Sentences are cut to their first ``max_len`` tokens.
+    language : str or None
+        The tokenizer's language (:class:`~aspectattn.text.tokens.Tokenizer`).
     """
 
     kind = "words"
     span_offset = 0
 
     def __init__(
-        self, lowercase: bool = True, min_count: int = 1, max_len: int | None = None
+        self,
+        lowercase: bool = True,
+        min_count: int = 1,
+        max_len: int | None = None,
+        language: str | None = "en",
     ):
-        self.tokenizer = Tokenizer(lowercase=lowercase)
+        self.tokenizer = Tokenizer(lowercase=lowercase, language=language)
         self.vocabulary = Vocabulary(min_count=min_count)
         self.max_len = max_len
 
@@ -132,7 +139,9 @@ class WordPipeline(_Pipeline):
     def tokenize(self, texts, cased: bool = False) -> list[list[str]]:
         """Token lists (cut to ``max_len``); ``cased=True`` keeps the case (the
         lower-cased tokens are those of the lower-cased text)."""
-        tokenizer = Tokenizer(lowercase=False) if cased else self.tokenizer
+        tokenizer = self.tokenizer
+        if cased:
+            tokenizer = Tokenizer(lowercase=False, language=tokenizer.language)
         lists = tokenizer.tokenize_many(texts)
         for i, tokens in enumerate(lists):
             if not tokens:
@@ -177,6 +186,7 @@ class WordPipeline(_Pipeline):
         return {
             "kind": self.kind,
             "lowercase": self.tokenizer.lowercase,
+            "language": self.tokenizer.language,
             "min_count": self.vocabulary.min_count,
             "max_len": self.max_len,
             "words": list(self.vocabulary.words_),
@@ -195,13 +205,23 @@ class WordPipeline(_Pipeline):
 
     @classmethod
     def from_state(cls, state: dict) -> WordPipeline:
-        _check_keys(state, {"kind", "lowercase", "min_count", "max_len", "words"})
+        keys = {"kind", "lowercase", "min_count", "max_len", "words"}
+        # files from before the tokenizer had a language were English
+        state = {"language": "en", **state} if isinstance(state, dict) else state
+        _check_keys(state, keys | {"language"})
+        language = state["language"]
+        if language is not None and not (
+            isinstance(language, str) and LANGUAGE_CODE.fullmatch(language)
+        ):
+            raise ValueError("language must be an ISO 639 code or null")
         vocabulary = Vocabulary.from_words(state["words"], state["min_count"])
         if not isinstance(state["lowercase"], bool):
             raise ValueError("lowercase must be true or false")
         if state["max_len"] is not None and not _is_int(state["max_len"], 1):
             raise ValueError("max_len must be an int >= 1 or null")
-        pipeline = cls(state["lowercase"], state["min_count"], state["max_len"])
+        pipeline = cls(
+            state["lowercase"], state["min_count"], state["max_len"], language
+        )
         pipeline.vocabulary = vocabulary
         return pipeline
 

@@ -60,9 +60,17 @@ _TOKEN_PATTERN = (
     r"|[^\W_]+(?:-[^\W_]+|'(?!(?:s|re|ve|ll|d|m)\b)[^\W_]+)*"
     r"|\S"
 )
+# Any other language: numbers, words (inner hyphens and apostrophes kept: French
+# "aujourd'hui", "l'addition", Italian "dell'acqua"), any other single character.
+_UNIVERSAL_PATTERN = r"\d+(?:[.,:]\d+)+|[^\W_]+(?:[-'][^\W_]+)*|\S"
+#: Languages whose contractions split off as English clitics (Penn Treebank).
+CLITIC_LANGUAGES = frozenset({"en"})
+#: Languages with the Turkic dotted and dotless i (I -> ı, İ -> i in lower case).
+TURKIC_LANGUAGES = frozenset({"tr", "az"})
 # Case-insensitive, so that tokenizing cased text and lower-casing the tokens gives
 # the tokens of the lower-cased text ("IT'S" -> "IT", "'S").
 _TOKEN_RE = re.compile(_TOKEN_PATTERN, re.IGNORECASE)
+_UNIVERSAL_RE = re.compile(_UNIVERSAL_PATTERN, re.IGNORECASE)
 #: Tokens longer than this (URLs, base64 blobs, runs of symbols) are cut to this many
 #: characters; they are unknown words either way.
 MAX_TOKEN_CHARS = 100
@@ -87,7 +95,7 @@ _NO_SPACE = (
 
 
 @functools.cache
-def _unicode_patterns() -> tuple[re.Pattern, re.Pattern]:
+def _unicode_patterns(pattern: str) -> tuple[re.Pattern, re.Pattern]:
     """The token pattern for text beyond ASCII, in which combining marks (the
     vowel signs of Devanagari, Arabic harakat, Hebrew niqqud, Thai tone marks...)
     belong to the word they mark, and the pattern that isolates each character of
@@ -104,7 +112,7 @@ def _unicode_patterns() -> tuple[re.Pattern, re.Pattern]:
     marks.append((start, previous))
     mark_class = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in marks)
     letter = rf"(?:[^\W_]|[{mark_class}])"
-    pattern = _TOKEN_PATTERN.replace("[^\\W_]+", letter + "+")
+    pattern = pattern.replace("[^\\W_]+", letter + "+")
     return (
         re.compile(pattern, re.IGNORECASE),
         re.compile(rf"[{_NO_SPACE}][{mark_class}]*"),
@@ -125,6 +133,12 @@ class Tokenizer:
     ----------
     lowercase : bool, default=True
         Lower-case the text before splitting.
+    language : str or None, default="en"
+        An ISO 639 code. English (``"en"``) splits contractions into Penn Treebank
+        clitics, as the English word-vector vocabularies have them; any other
+        language keeps a word's inner apostrophes (``"l'addition"``). Turkish and
+        Azerbaijani lower-case ``I`` to ``ı`` and ``İ`` to ``i``. ``None``: no
+        language's rules.
 
     Examples
     --------
@@ -133,27 +147,41 @@ class Tokenizer:
 'tiramisù', 'was', '!']
     """
 
-    def __init__(self, lowercase: bool = True):
+    def __init__(self, lowercase: bool = True, language: str | None = "en"):
         self.lowercase = lowercase
+        self.language = language
+
+    @property
+    def _pattern(self) -> str:
+        # (getattr: tokenizers pickled before the language existed are English)
+        clitics = getattr(self, "language", "en") in CLITIC_LANGUAGES
+        return _TOKEN_PATTERN if clitics else _UNIVERSAL_PATTERN
+
+    def _lower(self, text: str) -> str:
+        if getattr(self, "language", "en") in TURKIC_LANGUAGES:
+            text = text.replace("I", "ı").replace("İ", "i")
+        return text.lower()
 
     def normalize(self, text: str) -> str:
         """Return ``text`` NFKC-normalised, folded and optionally lower-cased."""
         if text.isascii():  # most text: NFKC and the invisible characters are no-ops
             text = text.replace("`", "'")
-            return text.lower() if self.lowercase else text
+            return self._lower(text) if self.lowercase else text
         text = unicodedata.normalize("NFKC", text).translate(_FOLD)
         text = _INVISIBLE_RE.sub("", text)
         if self.lowercase:
             # the dotted capital I lowers to i + a combining dot: to the i it is
-            text = text.lower().replace("i\u0307", "i")
+            text = self._lower(text).replace("i\u0307", "i")
         return text
 
     def __call__(self, text: str) -> list[str]:
         text = self.normalize(text)
+        pattern = self._pattern
         if text.isascii():
-            tokens = _TOKEN_RE.findall(text)
+            ascii_re = _TOKEN_RE if pattern is _TOKEN_PATTERN else _UNIVERSAL_RE
+            tokens = ascii_re.findall(text)
         else:
-            words, no_space = _unicode_patterns()
+            words, no_space = _unicode_patterns(pattern)
             tokens = words.findall(no_space.sub(r" \g<0> ", text))
         if len(text) > MAX_TOKEN_CHARS and max(map(len, tokens), default=0) > (
             MAX_TOKEN_CHARS
@@ -173,7 +201,7 @@ class Tokenizer:
         return out
 
     def __repr__(self) -> str:
-        return f"Tokenizer(lowercase={self.lowercase})"
+        return f"Tokenizer(lowercase={self.lowercase}, language={self.language!r})"
 
 
 @dataclass
