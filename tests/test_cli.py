@@ -665,6 +665,26 @@ def test_analyze_counts_the_sentences_of_every_script(review_files):
     assert summary["sentences"] == sum(n for _, n in MIXED_SCRIPTS)
 
 
+def test_analyze_takes_the_reviews_language(review_files):
+    with open(review_files / "dr.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "text"])
+        writer.writerow([0, "Dr. Smith was nice. The soup was bland."])
+    counts = {}
+    for language in ("en", "none"):
+        result = run(
+            "analyze", "dr.csv", "--model", "detector.aam", "--out", "r.html",
+            "--language", language, "--quiet", cwd=review_files,
+        )  # fmt: skip
+        counts[language] = json.loads(result.stdout)["sentences"]
+    assert counts == {"en": 2, "none": 3}  # "Dr." ends no sentence in English
+    bad = run(
+        "analyze", "dr.csv", "--model", "detector.aam", "--out", "r.html",
+        "--language", "English!", cwd=review_files, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "ISO 639" in bad.stderr
+
+
 def test_a_parquet_table_whose_first_chunk_has_no_mention(review_files):
     pytest.importorskip("pyarrow")
     import pandas as pd
