@@ -94,6 +94,11 @@ _NO_SPACE = (
 )
 
 
+#: The combining marks below U+0590 (where the scripts that need the full pattern
+#: begin): the generic combining diacritics and the Cyrillic ones.
+_LOW_MARKS = re.compile("[\u0300-\u036f\u0483-\u0489]")
+
+
 @functools.cache
 def _unicode_patterns(pattern: str) -> tuple[re.Pattern, re.Pattern]:
     """The token pattern for text beyond ASCII, in which combining marks (the
@@ -177,9 +182,12 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         text = self.normalize(text)
         pattern = self._pattern
-        if text.isascii():
-            ascii_re = _TOKEN_RE if pattern is _TOKEN_PATTERN else _UNIVERSAL_RE
-            tokens = ascii_re.findall(text)
+        if text.isascii() or (max(text) < "\u0590" and not _LOW_MARKS.search(text)):
+            # ASCII, or Latin, Greek, Cyrillic... without combining marks (the most
+            # text beyond ASCII, after NFKC): the plain pattern gives the same
+            # tokens as the one below, several times faster
+            plain_re = _TOKEN_RE if pattern is _TOKEN_PATTERN else _UNIVERSAL_RE
+            tokens = plain_re.findall(text)
         else:
             words, no_space = _unicode_patterns(pattern)
             tokens = words.findall(no_space.sub(r" \g<0> ", text))
