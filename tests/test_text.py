@@ -2,6 +2,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aspectattn.text.tokens import OOV_ID, PAD_ID, Tokenizer, Vocabulary
 
@@ -183,3 +185,20 @@ def test_auto_language_is_english_only_for_english_text():
     assert not looks_english(["Le plat était bon mais le service était lent."])
     assert not looks_english(["Еда была отличной, но официант был груб."])
     assert not looks_english([])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.text(
+        st.characters(max_codepoint=0x58F, exclude_categories=("Mn", "Mc", "Me")),
+        max_size=60,
+    )
+)
+def test_the_plain_pattern_is_the_mark_aware_one_on_text_without_marks(text):
+    # the fast path may only ever be taken where it gives the same tokens
+    from aspectattn.text import tokens as tk
+
+    for pattern, plain in ((tk._TOKEN_PATTERN, tk._TOKEN_RE),
+                           (tk._UNIVERSAL_PATTERN, tk._UNIVERSAL_RE)):  # fmt: skip
+        words, _ = tk._unicode_patterns(pattern)
+        assert plain.findall(text) == words.findall(text)
