@@ -298,3 +298,32 @@ def test_extra_vocabulary_without_a_vector_file_warns(pairs):
     clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, extra_vocabulary=10)
     with pytest.warns(AspectAttnWarning, match="'extra_vocabulary' is not used"):
         clf.fit(*pairs)
+
+
+def test_a_fasttext_bin_gives_every_word_a_vector_from_its_ngrams(tmp_path):
+    # a user's fastText .bin (Facebook's format, with its character n-grams): the
+    # words of the text that it does not hold (inflections, above all) get the
+    # vector its n-grams make, instead of a random one
+    from gensim.models import FastText
+    from gensim.models.fasttext import load_facebook_vectors, save_facebook_model
+
+    sentences = [["хороший", "ресторан", "вкусный", "суп"],
+                 ["плохой", "официант", "холодный", "суп"]] * 20  # fmt: skip
+    model = FastText(sentences=sentences, vector_size=8, min_count=1, epochs=5,
+                     bucket=2000, seed=0, workers=1)  # fmt: skip
+    path = tmp_path / "ru.bin"
+    save_facebook_model(model, str(path))
+    X = [("хорошие рестораны и вкусный суп", "ресторан"),
+         ("плохие официанты и холодный суп", "официант")] * 10  # fmt: skip
+    clf = AspectAttentionClassifier(
+        embeddings=str(path), max_epochs=1, random_state=0, aspect_type="term"
+    ).fit(X, ["positive", "negative"] * 10)
+    assert clf.embedding_coverage_ == 1.0  # "рестораны", "официанты"... included
+    kv = load_facebook_vectors(str(path))
+    row = clf.vocabulary_.index_["вкусный"]
+    # (a trainable table: compare the vector the fit started from)
+    from aspectattn.text.vectors import lookup_vector
+
+    np.testing.assert_allclose(lookup_vector(kv, "вкусный"), kv["вкусный"])
+    assert lookup_vector(kv, "рестораны") is not None
+    assert "рестораны" not in kv.key_to_index and row > 1

@@ -144,8 +144,9 @@ Sentences are truncated to their first ``max_len`` tokens.""",
         needs=("words",),
         doc="""\
 Word vectors: ``"word2vec"``/``"fasttext"`` trains them with gensim on the
-fitting texts; a path loads word2vec text/binary, GloVe text or gensim
-``.kv`` vectors (``.gz`` allowed); a gensim-data name such as
+fitting texts; a path loads word2vec text/binary, GloVe text, gensim
+``.kv`` vectors (``.gz`` allowed) or a fastText ``.bin`` (whose character
+n-grams give every word of the fitting texts a vector); a gensim-data name such as
 ``"glove-wiki-gigaword-50"`` downloads them; ``None`` initialises randomly.
 Files are loaded once per process and cached. Only the rows of the fitted
 vocabulary are kept in the fitted model.""",

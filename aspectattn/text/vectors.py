@@ -8,8 +8,10 @@ path, never a vector object). This module turns it into vectors:
 ``"word2vec"`` / ``"fasttext"``
     trained with gensim on the fitting texts (no download needed).
 a path
-    word2vec text or binary (``.bin``), GloVe text (no header line), or gensim
-    ``KeyedVectors`` (``.kv``); ``.gz``/``.bz2`` compressed text is read transparently.
+    word2vec text or binary (``.bin``), Facebook fastText binary (``.bin``, with its
+    character n-grams: every word of the text gets a vector), GloVe text (no header
+    line), or gensim ``KeyedVectors`` (``.kv``); ``.gz``/``.bz2`` compressed text is
+    read transparently.
 a gensim-data name such as ``"glove-wiki-gigaword-50"``
     read from the data home (``$ASPECTATTN_DATA``, see :data:`LOCAL_FILES`) when the
     file is there, else downloaded once by :mod:`gensim.downloader` (needs the
@@ -86,6 +88,15 @@ def _has_word2vec_header(path: Path) -> bool:
     return len(first) == 2 and all(part.isdigit() for part in first)
 
 
+#: The first four bytes of a Facebook fastText ``.bin`` (int32 793712314).
+FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
+
+
+def _is_fasttext_binary(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == FASTTEXT_MAGIC
+
+
 def _load_file(path: Path):
     _import_gensim()
     from gensim.models import KeyedVectors
@@ -93,6 +104,12 @@ def _load_file(path: Path):
     name = path.name.lower()
     if name.endswith((".kv", ".model", ".kv.gz")):
         return KeyedVectors.load(str(path))
+    if name.endswith(".bin") and _is_fasttext_binary(path):
+        # Facebook's fastText format: the vectors and the character n-grams that
+        # build one for any word, so every word of the text gets a vector
+        from gensim.models.fasttext import load_facebook_vectors
+
+        return load_facebook_vectors(str(path))
     if name.endswith((".bin", ".bin.gz")):
         return KeyedVectors.load_word2vec_format(
             str(path), binary=True, unicode_errors="replace"
@@ -276,10 +293,21 @@ def _name_words(name: str) -> list[str]:
 
 
 def lookup_vector(vectors, word: str) -> np.ndarray | None:
-    """The vector of ``word`` (trying its lower-case form), or None."""
+    """The vector of ``word`` (trying its lower-case form), or None. FastText
+    vectors (a fastText ``.bin``) build one from the word's character n-grams when
+    the word is not in their vocabulary."""
     for candidate in (word, word.lower()):
         if candidate in vectors.key_to_index:
             return np.asarray(vectors[candidate], dtype=np.float32)
+    if (
+        getattr(vectors, "bucket", 0)
+        and getattr(vectors, "vectors_ngrams", None) is not None
+    ):
+        try:
+            vector = np.asarray(vectors[word], dtype=np.float32)
+        except KeyError:  # no n-gram of the word is known
+            return None
+        return vector if np.any(vector) else None
     return None
 
 
