@@ -1,11 +1,13 @@
-"""Checks of fields read from files (saved models, exported models): numpy only, so
-that the torch-free runtime (:mod:`aspectattn.serving.runtime`) shares them. Every check
+"""Checks of fields read from files (saved models, exported models) and the reading
+of files (regular files only, lines at line ends only): numpy only, so that the
+torch-free runtime (:mod:`aspectattn.serving.runtime`) shares them. Every check
 raises ``ValueError`` with what was expected."""
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from contextlib import contextmanager
 
@@ -78,3 +80,14 @@ def open_regular(path):
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path} is not a regular file")
         yield f, info
+
+
+#: The line ends of a text file. ``str.splitlines`` also splits at U+2028, U+0085,
+#: \x1c-\x1e..., which pandas and ``json.dumps`` write raw inside a field.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def file_lines(text: str) -> list[str]:
+    """The lines of a text file's content (split at \\n, \\r\\n and \\r only)."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines

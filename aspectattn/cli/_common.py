@@ -3,11 +3,11 @@ progress, and the data and model options."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import os
-import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import params as P
-from .._fields import open_regular
+from .._fields import file_lines, open_regular
 from .._output import output_path
 from ..params._constraints import Interval, StrOptions
+from ..text.languages import LANGUAGE_CODE
 
 
 class CLIError(Exception):
@@ -37,17 +38,6 @@ def check_encoding(name: str) -> None:
         raise CLIError(
             f"unknown text encoding {name!r} (--encoding: e.g. utf-8, latin-1)"
         ) from None
-
-
-#: The line ends of a text file. ``str.splitlines`` also splits at U+2028, U+0085,
-#: \x1c-\x1e..., which pandas and ``json.dumps`` write raw inside a field.
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-def file_lines(text: str) -> list[str]:
-    """The lines of a text file's content (split at \\n, \\r\\n and \\r only)."""
-    lines = _LINE_END.split(text)
-    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _read_text(path: Path, encoding: str) -> str:
@@ -339,6 +329,17 @@ def _write_rows(rows: list[dict], out: str | None) -> None:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
+
+
+def language_code(text: str):
+    """``--language``: "auto", "none" (no language's rules) or an ISO 639 code."""
+    if text in ("auto", "none"):
+        return None if text == "none" else text
+    if not LANGUAGE_CODE.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"expected auto, none or an ISO 639 code (en, fr, tr...), got {text!r}"
+        )
+    return text
 
 
 def add_data_options(p, split_default="train", model_options=True):

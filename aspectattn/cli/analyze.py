@@ -15,10 +15,10 @@ from ._common import (
     add_model_options,
     check_outputs,
     is_detector,
+    language_code,
     load_model,
     output_path,
 )
-from .train import language_code
 
 #: Position in ``aspectattn --help``.
 ORDER = 5

@@ -19,6 +19,7 @@ from ._common import (
     add_param,
     check_outputs,
     is_pickle_name,
+    language_code,
     load_data,
     load_table,
     output_path,
@@ -145,19 +146,6 @@ def _rate_or_auto(text: str):
             f"expected auto, none or a rate > 0, got {text!r}"
         )
     return value
-
-
-def language_code(text: str):
-    """``--language``: "auto", "none" (no language's rules) or an ISO 639 code."""
-    from ..text.languages import LANGUAGE_CODE
-
-    if text in ("auto", "none"):
-        return None if text == "none" else text
-    if not LANGUAGE_CODE.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"expected auto, none or an ISO 639 code (en, fr, tr...), got {text!r}"
-        )
-    return text
 
 
 #: --final-state choices -> the estimators' ``final_state``.

@@ -6,13 +6,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
-from .._output import creation_mode
+from .._output import output_path
 from ..exceptions import ChecksumError
 
 DATA_HOME_ENV = "ASPECTATTN_DATA"
@@ -178,31 +177,27 @@ def _sha256(path: Path) -> str:
 
 def _download(remote: RemoteFile, target: Path, timeout: float = 60.0) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    tmp = Path(tmp_name)
     try:
-        with (
-            os.fdopen(fd, "wb") as out,
-            urllib.request.urlopen(remote.url, timeout=timeout) as response,
-        ):
-            shutil.copyfileobj(response, out)
-        actual = _sha256(tmp)
-        if actual != remote.sha256:
-            raise ChecksumError(
-                f"The file downloaded from {remote.url} has SHA-256 {actual}, expected "
-                f"{remote.sha256}; it was discarded. The server may have changed the "
-                "file, or the download was corrupted: try again."
-            )
-        os.chmod(tmp, creation_mode(target))  # (mkstemp made it 0o600)
-        os.replace(tmp, target)  # atomic: no half-written file under the real name
+        # renamed onto the target only once whole and checked
+        with output_path(target) as tmp:
+            with (
+                open(tmp, "wb") as out,
+                urllib.request.urlopen(remote.url, timeout=timeout) as response,
+            ):
+                shutil.copyfileobj(response, out)
+            actual = _sha256(tmp)
+            if actual != remote.sha256:
+                raise ChecksumError(
+                    f"The file downloaded from {remote.url} has SHA-256 {actual}, "
+                    f"expected {remote.sha256}; it was discarded. The server may "
+                    "have changed the file, or the download was corrupted: try again."
+                )
     except urllib.error.URLError as exc:
         raise OSError(
             f"Could not download {remote.url}: {exc.reason}. Without "
             f"internet access, place the file at {target} (or point "
             f"${DATA_HOME_ENV} at a folder that holds it)."
         ) from exc
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _fetch_file(relative: str, data_home, download_if_missing: bool) -> Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._fields import file_lines, open_regular
 from ..exceptions import AspectAttnWarning, InputError
 from ._files import _check_choice, _fetch_file
 from ._registry import Dataset, register
@@ -67,8 +68,6 @@ def read_apc(path, *, missing_term: str = "drop", encoding: str = "utf-8"):
         three, an empty sentence or term, an unknown polarity), naming the line.
     """
     _check_choice("missing_term", missing_term, {"drop", "keep", "error"})
-    from .._fields import open_regular
-
     with open_regular(path) as (f, info):
         if info.st_size > MAX_BYTES:
             raise InputError(f"{path} is larger than {MAX_BYTES // 2**20} MB")
@@ -77,8 +76,7 @@ def read_apc(path, *, missing_term: str = "drop", encoding: str = "utf-8"):
         text = raw.decode(encoding).removeprefix("\ufeff")
     except (UnicodeDecodeError, LookupError) as exc:
         raise InputError(f"{path} is not {encoding} text: {exc}") from None
-    # line ends only (a sentence may hold U+2028 and the like)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = file_lines(text)  # line ends only (a sentence may hold U+2028...)
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) % 3:

@@ -144,13 +144,16 @@ class FiniteLoss(Callback):
     ``classes_[0]`` for everything. (skorch reads every batch's loss anyway, so the
     loss check costs no extra sync.)"""
 
-    _advice = "Lower lr (or head_lr / embedding_lr), set gradient_clip, or check "
+    _advice = (
+        "Lower lr (or head_lr / embedding_lr), set gradient_clip, or check "
+        "class_weight."
+    )
 
     def on_batch_end(self, net, batch=None, training=False, loss=None, **kwargs):
         if training and loss is not None and not torch.isfinite(loss).all():
             raise NonFiniteError(
                 f"Training stopped: the loss became {loss.detach().item()} in epoch "
-                f"{len(net.history)}. {self._advice}class_weight."
+                f"{len(net.history)}. {self._advice}"
             )
 
     def on_epoch_end(self, net, **kwargs):
@@ -162,7 +165,7 @@ class FiniteLoss(Callback):
         if bad:
             raise NonFiniteError(
                 f"Training stopped: epoch {len(net.history)} left non-finite "
-                f"weights ({', '.join(bad[:3])}). {self._advice}class_weight."
+                f"weights ({', '.join(bad[:3])}). {self._advice}"
             )
 
 

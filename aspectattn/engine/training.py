@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import numbers
 import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import replace
+from numbers import Real
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,6 +29,7 @@ from skorch.utils import to_tensor
 
 from ..exceptions import AspectAttnWarning, InputError
 from ..params import TrainingConfig
+from ..params._constraints import Interval
 from .batching import BucketLoader, PairDataset
 from .callbacks import (
     BestWeights,
@@ -119,7 +119,11 @@ def class_weight_tensor(class_weight, y_index, classes) -> torch.Tensor | None:
                 f"class_weight has labels that are not in y: "
                 f"{sorted(map(str, unknown))}; y has {classes.tolist()}."
             )
-        bad = {c: w for c, w in class_weight.items() if not _weight_ok(w)}
+        bad = {
+            c: w
+            for c, w in class_weight.items()
+            if not _CLASS_WEIGHT.is_satisfied_by(w)
+        }
         if bad:
             raise ValueError(
                 f"class_weight must map labels to finite numbers >= 0; got {bad}."
@@ -135,14 +139,8 @@ def class_weight_tensor(class_weight, y_index, classes) -> torch.Tensor | None:
     return torch.tensor(weights, dtype=torch.float32)
 
 
-def _weight_ok(w) -> bool:
-    """A class weight: a real, finite number >= 0 (not a bool)."""
-    return (
-        isinstance(w, numbers.Real)
-        and not isinstance(w, (bool, np.bool_))
-        and math.isfinite(w)
-        and w >= 0
-    )
+#: A class weight: a real, finite number >= 0 (not a bool).
+_CLASS_WEIGHT = Interval(Real, 0, None, closed="left")
 
 
 def embedding_parameter_name(module: torch.nn.Module) -> str:
