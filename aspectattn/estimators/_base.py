@@ -58,8 +58,9 @@ def resolve_device(device: str) -> str:
             f"device={device!r} was requested but CUDA is not available; "
             "use device='auto' or 'cpu'."
         )
-    if device.startswith("cuda") and torch.device(device).index is not None:
-        if torch.device(device).index >= torch.cuda.device_count():
+    index = torch.device(device).index if device.startswith("cuda") else None
+    if index is not None:
+        if index >= torch.cuda.device_count():
             raise ValueError(
                 f"device={device!r} was requested but this machine has "
                 f"{torch.cuda.device_count()} CUDA device(s); use device='auto'."
@@ -145,10 +146,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ parameter checks
+    def _own_params(self) -> dict:
+        """The estimator's parameters, numpy scalars as Python values."""
+        return {k: plain(v) for k, v in self.get_params(deep=False).items()}
+
     def _values(self) -> dict:
         """Every setting: the parameters and the estimator's fixed settings."""
-        own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
-        return {**self._fixed_params, **own}
+        return {**self._fixed_params, **self._own_params()}
 
     def _check_params(self) -> dict:
         """Validate every parameter and every combination of them (before any data
@@ -243,13 +247,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
 
     def _configs(self, values: dict):
         """The model and training configs of this fit (what goes down; the
-        estimator keeps the parameters that go to it)."""
-        P.check_known(values)  # every setting is a table parameter
+        estimator keeps the parameters that go to it; a setting that is no table
+        parameter is an error)."""
         return (
             P.ModelConfig.from_params(values),
-            P.TrainingConfig.from_params(
-                values, {k: plain(v) for k, v in self.get_params(deep=False).items()}
-            ),
+            P.TrainingConfig.from_params(values, self._own_params()),
         )
 
     # ---------------------------------------------------------------- the fit

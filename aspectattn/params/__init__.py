@@ -237,9 +237,6 @@ def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dic
         "head_lr": PRETRAINED_HEAD_LR
         if values.get("encoder") == "pretrained"
         else None,
-        # (no texts: a record derived for a model saved before the language was
-        # one: its tokenizer was English)
-        "language": "en" if texts is None or looks_english(texts) else None,
     }
     resolved = {}
     for name in AUTO_PARAMS:
@@ -253,6 +250,10 @@ def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dic
                 aspect_type
             )
             resolved[name] = "pair" if sees else "sentence"
+        elif name == "language":  # (read from the texts only when asked)
+            # no texts: a record derived for a model saved before the language was
+            # one (its tokenizer was English)
+            resolved[name] = "en" if texts is None or looks_english(texts) else None
         else:
             resolved[name] = rules[name]
     return resolved
