@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from conftest import FAST, SHARED_DATA, make_pairs
 
+from aspectattn import params as P
+
 ENV = {**os.environ, "ASPECTATTN_DATA": str(SHARED_DATA)}
 
 
@@ -299,7 +301,7 @@ def test_bad_input_exits_non_zero_with_one_line_subprocess(workdir):
         ),
         (
             ["train", "test.csv", "--out", "m.aam", "--epochs", "0", "--quiet"],
-            "--epochs must be an int in the range [1, inf)",
+            "--epochs must be a str among {'auto'} or an int in the range [1, inf)",
         ),
         (["evaluate", "model.aam", "array.json"], "expected a JSON object per line"),
         (["evaluate", "model.aam", "strings.jsonl"], "expected a JSON object"),
@@ -524,7 +526,8 @@ def test_help_and_console_script(workdir):
     train_help = " ".join(run("train", "--help", cwd=workdir).stdout.split())
     for flag in ("--epochs", "--lr", "--hidden-size", "--variant", "--encoder"):
         assert flag in train_help
-    assert "(default: 20)" in train_help and "(default: at)" in train_help
+    assert "(default: auto)" in train_help and "(default: at)" in train_help
+    assert "auto: 20, or 4 for a pretrained encoder" in train_help
     usage = run("train", cwd=workdir, check=False)
     assert usage.returncode == 2 and "required" in usage.stderr
 
@@ -624,6 +627,43 @@ def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
         "--out", "r.html", cwd=tmp_path, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "needs a category detector" in bad.stderr
+
+
+def test_a_pretrained_detector_trains_and_analyzes_reviews(tiny_checkpoint, tmp_path):
+    """train --detector --encoder pretrained, then analyze with that model: the
+    pretrained tier in the review path, its fine-tuning recipe resolved."""
+    pytest.importorskip("transformers")
+    from xml.sax.saxutils import quoteattr
+
+    from conftest import make_table
+
+    X, Y = make_table(40, 0)
+    sentences = "".join(
+        f'<sentence id="{i}"><text>{text}</text><aspectCategories>'
+        + "".join(
+            f"<aspectCategory category={quoteattr(c)} polarity={quoteattr(v)}/>"
+            for c, v in Y.iloc[i].items()
+            if v != "none"
+        )
+        + "</aspectCategories></sentence>"
+        for i, text in enumerate(X)
+    )
+    (tmp_path / "labelled.xml").write_text(f"<sentences>{sentences}</sentences>")
+    out = run("train", "labelled.xml", "--detector", "--encoder", "pretrained",
+              "--pretrained-model", str(tiny_checkpoint), "--epochs", "1",
+              "--validation-fraction", "0", "--out", "det.aam", "--quiet",
+              cwd=tmp_path)  # fmt: skip
+    settings = json.loads(out.stdout)["settings"]
+    assert settings["lr"] == P.PRETRAINED_TRAINING["lr"]
+    assert settings["lr_schedule"] == "linear" and settings["max_epochs"] == 1
+    (tmp_path / "reviews.csv").write_text(
+        "text\nThe soup was bland. The staff was lovely.\nGreat pasta!\n"
+    )
+    result = run("analyze", "reviews.csv", "--model", "det.aam", "--out",
+                 "report.html", "--quiet", cwd=tmp_path)  # fmt: skip
+    summary = json.loads(result.stdout)
+    assert (summary["reviews"], summary["sentences"]) == (2, 3)
+    assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()
 
 
 def test_analyze_checks_its_outputs_before_the_analysis(review_files, monkeypatch):
@@ -944,4 +984,6 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "bidirectional": False,
         "augment": "join",
         "head_lr": None,
+        **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
+        "precision": "float32",
     }

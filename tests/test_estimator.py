@@ -27,6 +27,7 @@ from aspectattn import (
     InputError,
     UnknownAspectError,
 )
+from aspectattn import params as P
 
 
 @pytest.fixture(scope="module")
@@ -172,11 +173,13 @@ def test_numpy_object_array_input(fitted, pairs):
         ),
         (
             {"dropout": 1.0},
-            r"'dropout' parameter .* must be a float in the range \[0.0, 1.0\)",
+            r"'dropout' parameter .* must be a str among {'auto'} or a float in the "
+            r"range \[0.0, 1.0\)",
         ),
         (
             {"lr": 0},
-            "'lr' parameter .* must be a float in the range \\(0.0, inf\\). Got 0 ",
+            "'lr' parameter .* must be a str among {'auto'} or a float in the "
+            "range \\(0.0, inf\\). Got 0 ",
         ),
         ({"validation_fraction": 1.5}, "'validation_fraction'"),
         (
@@ -743,6 +746,12 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "bidirectional": False,
         "augment": "join",
         "head_lr": None,
+        # FAST's training settings, as set; the LSTM's schedule and arithmetic
+        **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
+        "max_epochs": 1,
+        "patience": P.SCRATCH_TRAINING["patience"],
+        "lr_schedule": "constant",
+        "precision": "float32",
     }
     assert clf.module_config_["final_state"] is False
     # the parameters keep "auto": a clone resolves them again, the same way
@@ -762,6 +771,11 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "bidirectional": False,
         "augment": None,
         "head_lr": None,
+        **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
+        "max_epochs": 1,
+        "patience": P.SCRATCH_TRAINING["patience"],
+        "lr_schedule": "constant",
+        "precision": "float32",
     }
 
 

@@ -264,6 +264,8 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "bidirectional": True,
         "augment": None,
         "head_lr": None,
+        **P.SCRATCH_TRAINING,
+        "precision": "float32",  # no device: the float32 of the models before
     }
     categories = P.resolve_auto(values, "category", labels)
     assert categories["final_state"] is False and categories["augment"] == "join"
@@ -282,6 +284,26 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     pretrained = P.resolve_auto({**values, "encoder": "pretrained"}, "term", labels)
     assert pretrained["head_lr"] == P.PRETRAINED_HEAD_LR
     assert P.resolve_auto({**values, "head_lr": None}, "term")["head_lr"] is None
+    # ... and fine-tunes with its own recipe; what the user set stays
+    assert {k: pretrained[k] for k in P.PRETRAINED_TRAINING} == P.PRETRAINED_TRAINING
+    assert P.PRETRAINED_TRAINING["lr"] < P.SCRATCH_TRAINING["lr"]
+    mine = P.resolve_auto({**values, "encoder": "pretrained", "lr": 2e-5}, "term")
+    assert mine["lr"] == 2e-5 and mine["max_epochs"] == 4
+
+
+def test_precision_auto_is_bfloat16_only_where_native(monkeypatch):
+    import torch
+
+    values = {**AspectAttentionClassifier().get_params(), "encoder": "pretrained"}
+    for native in (True, False):
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda n=native: n)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+        got = P.resolve_auto(values, "term", device="cpu")["precision"]
+        assert got == ("bfloat16" if native else "float32")
+    # the encoders trained from scratch stay float32 whatever the device
+    lstm = P.resolve_auto({**values, "encoder": "lstm"}, "term", device="cpu")
+    assert lstm["precision"] == "float32"
+    assert P.resolve_auto(values, "term", device="mps")["precision"] == "float32"
 
 
 def test_every_auto_default_is_resolved():

@@ -1,4 +1,5 @@
-"""quantize="int8": predictions with int8 linear layers, set on a fitted model."""
+"""quantize="int8" / "bfloat16": predictions with int8 linear layers or a bfloat16
+encoder, set on a fitted model."""
 
 import pickle
 
@@ -98,6 +99,28 @@ def test_int8_survives_save_load_and_pickle(fitted, test_pairs, tmp_path):
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.predict_proba(X), expected)
     assert clone(model).quantize == "int8"
+
+
+def test_bfloat16_predictions_are_close_to_float_and_switch_back(fitted, test_pairs):
+    X, _ = test_pairs
+    model = pickle.loads(pickle.dumps(fitted)).set_params(quantize=None)
+    p_float = model.predict_proba(X)
+    model.set_params(quantize="bfloat16")
+    p_bf16 = model.predict_proba(X)
+    assert not np.array_equal(p_float, p_bf16)  # it ran in bfloat16 ...
+    assert np.abs(p_float - p_bf16).max() < 0.05  # ... and changed little
+    assert np.mean(p_float.argmax(1) == p_bf16.argmax(1)) >= 0.95
+    np.testing.assert_allclose(p_bf16.sum(1), 1.0, atol=1e-6)
+    (res,) = model.explain(X[:1])  # attention and tokens through the copy too
+    assert np.isclose(res["weights"].sum(), 1.0, atol=1e-5)
+    # the float weights are untouched; int8 and back replace the copy
+    assert all(p.dtype == torch.float32 for p in model.module_.parameters())
+    model.set_params(quantize="int8")
+    assert not np.array_equal(model.predict_proba(X), p_bf16)
+    model.set_params(quantize=None)
+    np.testing.assert_array_equal(model.predict_proba(X), p_float)
+    model.set_params(quantize="bfloat16")
+    np.testing.assert_array_equal(model.predict_proba(X), p_bf16)
 
 
 def test_lstm_model_is_left_unchanged_with_a_warning(pairs, test_pairs):

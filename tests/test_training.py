@@ -6,6 +6,7 @@ import torch
 from conftest import FAST, make_pairs
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn import params as P
 from aspectattn.engine.batching import PairDataset
 from aspectattn.engine.training import (
     TrainingConfig,
@@ -108,13 +109,20 @@ def test_class_weight_tensor():
     assert class_weight_tensor(None, y, classes) is None
 
 
+def _config(**values) -> TrainingConfig:
+    """A training config with every "auto" resolved as for a scratch encoder."""
+    resolved = {**P.SCRATCH_TRAINING, "precision": "float32", "head_lr": None}
+    resolved.update(values)
+    return TrainingConfig(**TrainingConfig.pick(resolved))
+
+
 @pytest.mark.parametrize("encoder", ["lstm", "transformer", "pretrained"])
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_embedding_group_has_its_lr_and_no_weight_decay(encoder, optimizer):
     # Whatever the encoder calls its embedding table, embedding_lr and "no weight
     # decay on word vectors" reach it.
     module = _model(encoder)
-    config = TrainingConfig(
+    config = _config(
         optimizer=optimizer, lr=0.01, embedding_lr=0.5, weight_decay=0.1, head_lr=None
     )
     net, _ = build_net(
@@ -139,7 +147,7 @@ def test_head_group_has_head_lr(encoder, detector):
     # Everything outside the encoder (aspect vectors, attention, classifier) and
     # nothing inside it trains at head_lr; the word vectors keep their own group.
     module = _model(encoder, detector)
-    config = TrainingConfig(lr=0.01, embedding_lr=0.5, head_lr=0.3)
+    config = _config(lr=0.01, embedding_lr=0.5, head_lr=0.3)
     net, _ = build_net(
         module, config, None, np.array([0, 1, 2]), np.arange(3), None, "cpu"
     )
@@ -155,6 +163,123 @@ def test_head_group_has_head_lr(encoder, detector):
     heads = head_parameter_names(net.module_)
     assert any("classifier" in n for n in heads)
     assert any("aspect_embedding" in n for n in heads)
+
+
+def test_layer_lr_decay_gives_each_pretrained_layer_its_rate():
+    pytest.importorskip("transformers")
+    module = AspectAttentionModel(
+        encoder="pretrained",
+        encoder_config={"pretrained_config": {**TINY_BERT, "num_hidden_layers": 3}},
+        n_classes=3,
+        variant="at",
+        n_aspects=2,
+    )
+    config = _config(lr=0.01, head_lr=0.3, layer_lr_decay=0.5)
+    net, _ = build_net(
+        module, config, None, np.array([0, 1]), np.arange(3), None, "cpu"
+    )
+    net.initialize()
+    lr_of = {id(p): g["lr"] for g in net.optimizer_.param_groups for p in g["params"]}
+    inside = {id(p) for p in net.module_.encoder.parameters()}
+    seen = set()
+    for name, p in net.module_.named_parameters():
+        if id(p) not in inside:
+            assert lr_of[id(p)] == 0.3, name  # the head keeps head_lr
+        elif "embeddings" in name:  # three layers below the top
+            assert lr_of[id(p)] == pytest.approx(0.01 * 0.5**3), name
+        elif ".layer." in name:
+            layer = int(name.split(".layer.")[1].split(".")[0])
+            assert lr_of[id(p)] == pytest.approx(0.01 * 0.5 ** (2 - layer)), name
+            seen.add(layer)
+    assert seen == {0, 1, 2}
+    # the embedding table keeps no weight decay; embedding_lr still wins
+    config = _config(lr=0.01, layer_lr_decay=0.5, embedding_lr=0.2, weight_decay=0.1)
+    net, _ = build_net(
+        module, config, None, np.array([0, 1]), np.arange(3), None, "cpu"
+    )
+    net.initialize()
+    table = net.module_.embedding.weight
+    (group,) = [
+        g for g in net.optimizer_.param_groups if any(p is table for p in g["params"])
+    ]
+    assert group["lr"] == 0.2 and group["weight_decay"] == 0.0
+    # an encoder without layers to decay: every encoder weight at lr
+    lstm = _model("lstm")
+    net, _ = build_net(
+        lstm, _config(lr=0.01, layer_lr_decay=0.5), None, [0], np.arange(3), None, "cpu"
+    )
+    net.initialize()
+    assert {g["lr"] for g in net.optimizer_.param_groups} == {0.01}
+
+
+def test_warmup_linear_decay_rises_then_falls_to_zero_per_batch(monkeypatch):
+    from aspectattn.engine.callbacks import WarmupLinearDecay
+
+    schedule = WarmupLinearDecay(warmup=0.1)
+    assert schedule.factor(0.0) == 0.0 and schedule.factor(0.05) == pytest.approx(0.5)
+    assert schedule.factor(0.1) == pytest.approx(1.0)
+    assert schedule.factor(0.55) == pytest.approx(0.5) and schedule.factor(1.0) == 0
+    # in a fit: every training batch's rate follows the schedule, head and
+    # encoder groups alike, and the weights still learn
+    X, y = make_pairs(60)
+    seen = []
+
+    class Spy(WarmupLinearDecay):
+        def on_batch_begin(self, net, training=False, **kwargs):
+            super().on_batch_begin(net, training=training, **kwargs)
+            if training:
+                seen.append(
+                    [g["lr"] / g["initial_lr"] for g in net.optimizer_.param_groups]
+                )
+
+    monkeypatch.setattr("aspectattn.engine.training.WarmupLinearDecay", Spy)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 3, "batch_size": 8}, lr_schedule="linear", head_lr=0.01
+    ).fit(X, y)
+    factors = np.array(seen)  # (batches, groups)
+    assert np.allclose(factors, factors[:, :1])  # one factor for every group
+    peak = int(np.argmax(factors[:, 0]))
+    assert 0 < peak < len(factors) - 1
+    assert np.all(np.diff(factors[: peak + 1, 0]) > 0)
+    assert np.all(np.diff(factors[peak:, 0]) < 0)
+    assert factors[0, 0] < 0.5 and factors[-1, 0] < 0.1
+    assert clf.resolved_params_["lr_schedule"] == "linear"
+
+
+def test_bfloat16_training_learns_and_keeps_float32_weights(pairs, test_pairs):
+    # mixed precision changes the arithmetic, not the model: an aspect-dependent
+    # rule is learnt as in float32 (test_estimator's), the weights stay float32
+    from test_estimator import LEARN
+
+    clf = AspectAttentionClassifier(variant="at", **LEARN, precision="bfloat16")
+    clf.fit(*pairs)
+    assert clf.score(*test_pairs) >= 0.9
+    assert clf.resolved_params_["precision"] == "bfloat16"
+    assert all(p.dtype == torch.float32 for p in clf.module_.parameters())
+
+
+def test_mixed_precision_net_returns_float32_close_to_float32():
+    from aspectattn.engine.training import ClassifierNet
+
+    module = _model("transformer")
+    batch = {
+        "tokens": torch.randint(1, 30, (4, 7)),
+        "lengths": torch.tensor([7, 5, 3, 7]),
+        "aspect": torch.randint(0, 2, (4,)),
+        "sentence": torch.arange(4),
+    }
+    out = {}
+    for precision in ("float32", "bfloat16"):
+        net = ClassifierNet(
+            module, criterion=torch.nn.CrossEntropyLoss, precision=precision
+        )
+        net.initialize()
+        net.module_.eval()
+        with torch.no_grad():
+            out[precision] = net.infer(batch)
+    assert out["bfloat16"].dtype == torch.float32
+    torch.testing.assert_close(out["bfloat16"], out["float32"], atol=0.05, rtol=0.05)
+    assert not torch.equal(out["bfloat16"], out["float32"])  # it did run in bf16
 
 
 def test_fingerprint_of_a_random_state_object_is_stable():

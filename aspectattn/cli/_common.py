@@ -7,6 +7,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import os
 import sys
 import time
@@ -376,16 +377,48 @@ def add_model_options(p, quantize=True):
     if quantize:
         p.add_argument(
             "--quantize",
-            choices=["int8"],
-            help="predict with int8 linear layers on the CPU (faster for a "
-            "pretrained encoder; see the README for the accuracy change)",
+            choices=list(P.QUANTIZE_OPTIONS),
+            help="predict with int8 linear layers on the CPU, or a bfloat16 "
+            "encoder (faster for a pretrained encoder; see the README for the "
+            "accuracy change)",
         )
+
+
+class TableValue:
+    """The argparse type of a parameter that takes a word or a number (``"auto"``,
+    ``none`` for None where the table allows it, or a finite number of the
+    table's type); the number's range is the estimator's to check, in
+    scikit-learn's words (shown against the flag)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, text: str):
+        constraints = P.TABLE[self.name].constraints
+        words = {o for c in constraints if type(c) is StrOptions for o in c.options}
+        if text in words:
+            return text
+        if text == "none" and None in constraints:
+            return None
+        number = next(c.type for c in constraints if isinstance(c, Interval))
+        try:
+            value = int(text) if number is Integral else float(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):
+            allowed = sorted(words) + (["none"] if None in constraints else [])
+            kind = "an integer" if number is Integral else "a number"
+            raise argparse.ArgumentTypeError(
+                f"expected {', '.join(allowed)} or {kind}, got {text!r}"
+            )
+        return value
 
 
 def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
     """A model option from the parameter table (:mod:`aspectattn.params`): the flag
     ``--name-with-dashes``, the estimator's default, type, choices and one-line
-    help; ``overrides`` replace any of them."""
+    help; ``overrides`` replace any of them. A parameter that takes a word or a
+    number (``"auto"`` or a rate) parses with :class:`TableValue`."""
     param = P.TABLE[name]
     kwargs = {"dest": name, "default": param.default, "help": param.help}
     options = [c.options for c in param.constraints if type(c) is StrOptions]
@@ -393,6 +426,10 @@ def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
     if "boolean" in param.constraints:
         kwargs["action"] = "store_true"
         kwargs.pop("default")
+    elif options and numbers:
+        words = sorted(options[0]) + (["none"] if None in param.constraints else [])
+        kwargs["type"] = TableValue(name)
+        kwargs["metavar"] = "{" + ",".join(words) + ",N}"
     elif options:
         kwargs["choices"] = sorted(options[0], key=str)
     elif numbers:

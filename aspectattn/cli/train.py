@@ -3,9 +3,7 @@ it to a file."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -13,7 +11,6 @@ import numpy as np
 
 from .. import params as P
 from ..params import AUGMENTATIONS
-from ..params._constraints import satisfies
 from ._common import (
     add_data_options,
     add_param,
@@ -100,16 +97,9 @@ def add_arguments(p) -> None:
         + " (default: auto, joined sentences for categories; none: no copies)",
     )
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
-    for name in ("lr", "batch_size", "batch_by", "dropout"):
+    for name in ("lr", "batch_size", "batch_by", "dropout", "lr_schedule", "precision"):
         add_param(p, name)
-    add_param(
-        p,
-        "head_lr",
-        type=_rate_or_auto,
-        choices=None,
-        metavar="{auto,none,RATE}",
-        help=P.cli_help("head_lr") + " (none: the same as --lr)",
-    )
+    add_param(p, "head_lr", help=P.cli_help("head_lr") + " (none: the same as --lr)")
     add_param(
         p,
         "validation_fraction",
@@ -126,26 +116,6 @@ def add_arguments(p) -> None:
     p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
     p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
     add_data_options(p, model_options=False)
-
-
-def _rate_or_auto(text: str):
-    """``--head-lr``: "auto", "none" (None) or a finite rate that the parameter
-    table allows."""
-    if text in ("auto", "none"):
-        return None if text == "none" else text
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if (
-        value is None
-        or not math.isfinite(value)
-        or not satisfies(value, P.TABLE["head_lr"].constraints)
-    ):
-        raise argparse.ArgumentTypeError(
-            f"expected auto, none or a rate > 0, got {text!r}"
-        )
-    return value
 
 
 #: --final-state choices -> the estimators' ``final_state``.
@@ -193,6 +163,8 @@ def run(args) -> int:
         max_epochs=args.epochs,
         lr=args.lr,
         head_lr=args.head_lr,
+        lr_schedule=args.lr_schedule,
+        precision=args.precision,
         batch_size=args.batch_size,
         dropout=args.dropout,
         bidirectional=args.bidirectional,

@@ -29,6 +29,7 @@ from skorch.callbacks import Callback
 from ..exceptions import NonFiniteError
 
 __all__ = [
+    "WarmupLinearDecay",
     "BestWeights",
     "StopWhenStalled",
     "EpochCheckpoint",
@@ -135,6 +136,51 @@ class BestWeights(Callback):
             self.kept_epoch_ = self.best_epoch_
         else:
             self.kept_epoch_ = complete
+
+
+class WarmupLinearDecay(Callback):
+    """BERT's fine-tuning schedule, per training batch: every optimizer group's
+    rate rises linearly from 0 over the first ``warmup`` share of training, then
+    falls linearly to 0 at the end of ``max_epochs``.
+
+    The rate is a function of the position in training alone (epoch, batch), so a
+    run resumed from a checkpoint continues the same schedule; each group's base
+    rate is kept in the group as ``"initial_lr"`` (as torch's schedulers do), which
+    the optimizer's state carries into a checkpoint.
+
+    Parameters
+    ----------
+    warmup : float
+        Share of the training steps spent warming up, in [0, 1).
+    """
+
+    def __init__(self, warmup: float = 0.1):
+        self.warmup = warmup
+
+    def factor(self, progress: float) -> float:
+        """The multiplier of the base rates at ``progress`` (0: start, 1: end)."""
+        if progress < self.warmup:
+            return progress / self.warmup
+        return max(0.0, (1.0 - progress) / (1.0 - self.warmup))
+
+    def on_train_begin(self, net, **kwargs):
+        for group in net.optimizer_.param_groups:
+            group.setdefault("initial_lr", group["lr"])
+
+    def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        self.epoch_ = len(net.history) - 1  # (skorch added this epoch's row)
+        self.n_batches_ = max(1, len(net.get_iterator(dataset_train, training=True)))
+        self.batch_ = 0
+
+    def on_batch_begin(self, net, training=False, **kwargs):
+        if not training:
+            return
+        # the middle of this batch's step: neither the first nor the last is 0
+        within = min((self.batch_ + 0.5) / self.n_batches_, 1.0)
+        self.batch_ += 1
+        factor = self.factor((self.epoch_ + within) / net.max_epochs)
+        for group in net.optimizer_.param_groups:
+            group["lr"] = group["initial_lr"] * factor
 
 
 class FiniteLoss(Callback):

@@ -1,4 +1,5 @@
-"""Int8 dynamic quantisation of a fitted model, for prediction on the CPU.
+"""Int8 dynamic quantisation of a fitted model, for prediction on the CPU, and a
+bfloat16 encoder for prediction on a device that computes it natively.
 
 ``AspectAttentionClassifier(quantize="int8")`` (or ``model.set_params(quantize=
 "int8")`` on a fitted or loaded model) predicts with a copy of ``module_`` whose
@@ -14,7 +15,14 @@ and is left as it is (a warning says so). Predictions run on the CPU whatever
 quantised per batch, so a pair's probabilities move slightly (about 1e-4) with the
 other pairs of its batch.
 
-Uses ``torch.ao.quantization.quantize_dynamic``, which PyTorch has deprecated in
+``quantize="bfloat16"`` predicts with a copy of ``module_`` whose encoder runs
+under ``torch.autocast`` in bfloat16 (matrix products in bfloat16, its outputs
+returned in float32 to the attention and classifier), on ``device``: the
+arithmetic of ``precision="bfloat16"`` training. It pays where the device computes
+bfloat16 natively (:func:`aspectattn.params.fast_bfloat16`); elsewhere it is
+slower than float32 and a warning says so.
+
+Int8 uses ``torch.ao.quantization.quantize_dynamic``, which PyTorch has deprecated in
 favour of the separate ``torchao`` package but still ships (torch 2.13); a torch
 without it gets an error saying so.
 """
@@ -28,11 +36,9 @@ import torch
 from torch import nn
 
 from ..exceptions import AspectAttnWarning
+from ..params import QUANTIZE_OPTIONS, fast_bfloat16
 
-__all__ = ["QUANTIZE_OPTIONS", "quantize_module"]
-
-#: The values of the estimators' ``quantize`` parameter besides ``None``.
-QUANTIZE_OPTIONS = ("int8",)
+__all__ = ["QUANTIZE_OPTIONS", "quantize_module", "bfloat16_module"]
 #: The layer types of the encoder that get int8 weights. Not nn.LSTM: its int8
 #: form measured no faster here (batch 128 x 16 steps, 50 -> 300, one thread:
 #: 49-61 ms against 46-50 ms float), so it would change predictions for nothing.
@@ -89,3 +95,43 @@ def quantize_module(module: nn.Module) -> nn.Module:
             stacklevel=4,
         )
     return quantized
+
+
+class AutocastEncoder(nn.Module):
+    """An encoder run under bfloat16 autocast, its floating outputs in float32;
+    every other attribute (``output_size``, ``embedding``, ``term_summary``, ...)
+    is the wrapped encoder's."""
+
+    def __init__(self, encoder: nn.Module):
+        super().__init__()
+        self.inner = encoder
+
+    def forward(self, *args, **kwargs):
+        device_type = next(self.inner.parameters()).device.type
+        with torch.autocast(device_type, dtype=torch.bfloat16):
+            out = self.inner(*args, **kwargs)
+        return tuple(
+            o.float() if isinstance(o, torch.Tensor) and o.is_floating_point() else o
+            for o in out
+        )
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["inner"], name)
+
+
+def bfloat16_module(module: nn.Module, device: str) -> nn.Module:
+    """A copy of ``module`` (eval mode, on ``device``) whose encoder runs under
+    bfloat16 autocast (:class:`AutocastEncoder`); ``module`` is untouched."""
+    if not fast_bfloat16(device):
+        warnings.warn(
+            f"quantize='bfloat16' on {device!r}, which does not compute bfloat16 "
+            "natively: predictions will be slower than in float32.",
+            AspectAttnWarning,
+            stacklevel=4,
+        )
+    copied = copy.deepcopy(module).eval()
+    copied.encoder = AutocastEncoder(copied.encoder)
+    return copied

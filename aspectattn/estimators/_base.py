@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import params as P
 from .._validation import plain
 from ..engine.building import ModuleBuilder, prepare_model
-from ..engine.quantization import quantize_module
+from ..engine.quantization import bfloat16_module, quantize_module
 from ..engine.training import train_module
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
@@ -135,7 +135,12 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     _retired_params: dict = {}
     #: Parameters added since the first saved models, with the value that gives
     #: the training of a model saved before them (a file without them gets it).
-    _added_params: dict = {"head_lr": None}
+    _added_params: dict = {
+        "head_lr": None,
+        "lr_schedule": "constant",
+        "layer_lr_decay": 1.0,
+        "precision": "float32",
+    }
     _parameter_constraints: dict = {}
 
     def __sklearn_tags__(self):
@@ -201,11 +206,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 {**values, **P.resolve_auto(values, aspect_type)}, aspect_type
             )
 
-    def _resolve(self, values: dict, aspect_type: str, labels, texts=None) -> dict:
-        """``values`` with every ``"auto"`` resolved for this fit's aspect type and
-        labels (:func:`aspectattn.params.resolve_auto`), checked against each
-        other."""
-        resolved = P.resolve_auto(values, aspect_type, labels, texts)
+    def _resolve(
+        self, values: dict, aspect_type: str, labels, texts=None, device=None
+    ) -> dict:
+        """``values`` with every ``"auto"`` resolved for this fit's aspect type,
+        labels, texts and device (:func:`aspectattn.params.resolve_auto`), checked
+        against each other."""
+        resolved = P.resolve_auto(values, aspect_type, labels, texts, device)
         values = {**values, **resolved}
         self._check_aspect_settings(values, aspect_type)
         return values
@@ -264,9 +271,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`)."""
         values = self._check_params()
         data = self._training_data(X, y)
-        # every "auto" resolved for these aspects, labels and texts
-        values = self._resolve(values, data.aspect_type, data.labels, data.texts)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
+        # every "auto" resolved for these aspects, labels, texts and device
+        values = self._resolve(
+            values, data.aspect_type, data.labels, data.texts, device
+        )
         if values["augment"] is not None:
             data = self._augmented(data, values["augment"], seed)
             if data.source is None:  # none could be made: say what the fit did
@@ -371,14 +380,19 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     # ------------------------------------------------------------------ inference
     def _inference_module(self) -> tuple[torch.nn.Module, str]:
         """``(module, device)`` that predictions run on: ``module_`` on ``device_``,
-        or with ``quantize="int8"`` its int8 copy on the CPU (made on first use and
-        kept until the model is refitted)."""
+        with ``quantize="int8"`` its int8 copy on the CPU, with
+        ``quantize="bfloat16"`` its copy with a bfloat16 encoder on ``device_``
+        (copies made on first use and kept until the model is refitted or
+        ``quantize`` changes)."""
         check_is_fitted(self, "module_")
         if self.quantize is None:
             return self.module_, self.device_
         validate_params(self, {"quantize": self._parameter_constraints["quantize"]})
-        source, quantized = self.__dict__.get("_quantized", (None, None))
-        if source is not self.module_:
-            quantized = quantize_module(self.module_)
-            self._quantized = (self.module_, quantized)
-        return quantized, "cpu"
+        source, kind, quantized = self.__dict__.get("_quantized", (None, None, None))
+        if source is not self.module_ or kind != self.quantize:
+            if self.quantize == "int8":
+                quantized = quantize_module(self.module_)
+            else:
+                quantized = bfloat16_module(self.module_, self.device_)
+            self._quantized = (self.module_, self.quantize, quantized)
+        return quantized, "cpu" if self.quantize == "int8" else self.device_

@@ -196,9 +196,37 @@ AUTO_PARAMS = (
     "bidirectional",
     "augment",
     "head_lr",
+    "lr",
+    "batch_size",
+    "max_epochs",
+    "patience",
+    "dropout",
+    "lr_schedule",
+    "precision",
 )
 #: ``head_lr="auto"`` with a pretrained encoder.
 PRETRAINED_HEAD_LR = 1e-3
+#: What the training settings' ``"auto"`` stands for: encoders trained from
+#: scratch (Wang et al.'s dropout, Adam's usual rate) ...
+SCRATCH_TRAINING = dict(
+    lr=1e-3,
+    batch_size=32,
+    max_epochs=20,
+    patience=5,
+    dropout=0.5,
+    lr_schedule="constant",
+)
+#: ... and a pretrained checkpoint fine-tuned end to end (BERT's recipe: a small
+#: rate with warm-up and linear decay, batches of 24, a few epochs; the rate,
+#: epochs and schedule chosen on validation, ``benchmarks/pretrained.py``).
+PRETRAINED_TRAINING = dict(
+    lr=5e-5,
+    batch_size=24,
+    max_epochs=4,
+    patience=2,
+    dropout=0.1,
+    lr_schedule="linear",
+)
 #: The labels that ``augment="join"`` needs.
 JOIN_LABELS = frozenset({"positive", "negative"})
 
@@ -209,7 +237,9 @@ def missing_join_labels(labels) -> list[str]:
     return sorted(JOIN_LABELS - {str(label) for label in labels})
 
 
-def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dict:
+def resolve_auto(
+    values: dict, aspect_type: str, labels=None, texts=None, device=None
+) -> dict:
     """What each ``"auto"`` value of ``values`` stands for with aspects of
     ``aspect_type`` and the training ``labels`` (None: not known yet); the
     parameters of :data:`AUTO_PARAMS` that ``values`` has, resolved.
@@ -224,9 +254,20 @@ def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dic
     ``"negative"``. ``batch_by``: whole sentences when the encoder does not see
     the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for what a pretrained
     encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0 at seed 0).
+    ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
+    ``lr_schedule``: :data:`PRETRAINED_TRAINING` for a pretrained encoder, else
+    :data:`SCRATCH_TRAINING`. ``precision``: ``"bfloat16"`` for a pretrained
+    encoder on a ``device`` (resolved) that computes it natively, else
+    ``"float32"`` (also with no device: the record of a model saved before).
     """
     term = aspect_type == "term"
+    pretrained = values.get("encoder") == "pretrained"
+    training = PRETRAINED_TRAINING if pretrained else SCRATCH_TRAINING
     rules = {
+        **training,
+        "precision": "bfloat16"
+        if pretrained and device is not None and fast_bfloat16(device)
+        else "float32",
         "aspect_type": aspect_type,
         "final_state": "term" if term else False,
         "position_weighting": "linear" if term else "none",
@@ -234,9 +275,7 @@ def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dic
         "augment": None
         if term or (labels is not None and missing_join_labels(labels))
         else "join",
-        "head_lr": PRETRAINED_HEAD_LR
-        if values.get("encoder") == "pretrained"
-        else None,
+        "head_lr": PRETRAINED_HEAD_LR if pretrained else None,
     }
     resolved = {}
     for name in AUTO_PARAMS:
@@ -257,6 +296,20 @@ def resolve_auto(values: dict, aspect_type: str, labels=None, texts=None) -> dic
         else:
             resolved[name] = rules[name]
     return resolved
+
+
+def fast_bfloat16(device: str) -> bool:
+    """Whether ``device`` (a resolved torch device string) computes bfloat16
+    matrix products natively: a CUDA GPU that supports it, a CPU with AVX-512
+    BF16 or AMX. (Elsewhere autocast emulates them, slower than float32.)"""
+    import torch
+
+    if device.startswith("cuda"):
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    if device != "cpu":
+        return False
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
 
 
 def value_constraints(name: str) -> list:

@@ -91,7 +91,7 @@ AUGMENTATIONS = ("flip", "join", "flip+join")
 #: Values of ``optimizer`` (torch.optim classes in :mod:`aspectattn.engine.training`).
 OPTIMIZERS = ("adam", "adamw", "adagrad", "sgd")
 #: Values of ``quantize``.
-QUANTIZE_OPTIONS = ("int8",)
+QUANTIZE_OPTIONS = ("int8", "bfloat16")
 #: Word vectors trained with gensim on the fitting texts.
 TRAINABLE_VECTORS = ("word2vec", "fasttext")
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")

@@ -113,14 +113,15 @@ move: every aspect of a sentence then gets the sentence's tone), else
     ),
     Param(
         "dropout",
-        0.5,
-        [Interval(Real, 0, 1, closed="left")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "model",
-        "dropout before the classifier",
-        type="float",
+        "dropout before the classifier (auto: 0.5, or 0.1 pretrained)",
+        type='float or "auto"',
         needs=(),
         doc="""\
-Dropout on the final sentence representation, as in Wang et al.'s code.""",
+Dropout on the final sentence representation. ``"auto"``: 0.5 as in Wang et
+al.'s code, or the checkpoint's usual 0.1 with ``encoder="pretrained"``.""",
     ),
     Param(
         "max_len",

@@ -31,14 +31,16 @@ PARAMS = [
     ),
     Param(
         "lr",
-        0.001,
-        [Interval(Real, 0, None, closed="neither")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "training",
-        "learning rate",
-        type="float",
+        "learning rate (auto: 1e-3, or 5e-5 to fine-tune a pretrained encoder)",
+        type='float or "auto"',
         needs=(),
         doc="""\
-Learning rate.""",
+Learning rate. ``"auto"``: ``1e-3`` for the encoders trained from scratch,
+``5e-5`` for ``encoder="pretrained"`` (fine-tuning a checkpoint: chosen on
+validation among 2e-5, 3e-5 and 5e-5); see ``resolved_params_``.""",
     ),
     Param(
         "weight_decay",
@@ -53,14 +55,15 @@ L2 penalty on all weights except the word vectors.""",
     ),
     Param(
         "batch_size",
-        32,
-        [Interval(Integral, 1, None, closed="left")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "training",
-        "pairs per batch",
-        type="int",
+        "pairs per batch (auto: 32, or 24 for a pretrained encoder)",
+        type='int or "auto"',
         needs=(),
         doc="""\
-Pairs per training batch.""",
+Pairs per training batch. ``"auto"``: 32, or BERT's usual 24 with
+``encoder="pretrained"``.""",
     ),
     Param(
         "batch_by",
@@ -81,14 +84,62 @@ always encodes each distinct sentence once when the encoder allows it.""",
     ),
     Param(
         "max_epochs",
-        20,
-        [Interval(Integral, 1, None, closed="left")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "training",
-        "training epochs (most)",
-        type="int",
+        "training epochs (most; auto: 20, or 4 for a pretrained encoder)",
+        type='int or "auto"',
         needs=(),
         doc="""\
-Most training epochs (fewer with ``early_stopping``).""",
+Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
+:data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
+(with ``lr_schedule="linear"`` the rate reaches 0 at the last one).""",
+    ),
+    Param(
+        "lr_schedule",
+        "auto",
+        [StrOptions({"auto", "constant", "linear"})],
+        "training",
+        "learning-rate schedule (auto: linear for a pretrained encoder)",
+        type='{"auto", "constant", "linear"}',
+        needs=(),
+        doc="""\
+``"constant"``: every batch at its group's rate. ``"linear"``: BERT's
+fine-tuning schedule -- the rates rise from 0 over the first 10% of the
+training steps, then fall linearly to 0 at the end of ``max_epochs``
+(:class:`aspectattn.engine.callbacks.WarmupLinearDecay`, per batch).
+``"auto"``: ``"linear"`` with ``encoder="pretrained"``, else
+``"constant"``.""",
+    ),
+    Param(
+        "layer_lr_decay",
+        1.0,
+        [Interval(Real, 0, 1, closed="right")],
+        "training",
+        "layer-wise rate decay of a pretrained encoder (1: none)",
+        type="float",
+        needs=("pretrained",),
+        doc="""\
+With ``encoder="pretrained"``: each layer of the checkpoint trains at
+``decay`` times the rate of the layer above it (the top layer at ``lr``,
+the embeddings at ``lr * decay ** n_layers``), so the general lower layers
+move least. 1 gives every layer ``lr``.""",
+    ),
+    Param(
+        "precision",
+        "auto",
+        [StrOptions({"auto", "float32", "bfloat16"})],
+        "training",
+        "training arithmetic (auto: bfloat16 for a pretrained encoder where fast)",
+        type='{"auto", "float32", "bfloat16"}',
+        needs=(),
+        doc="""\
+``"bfloat16"`` trains under ``torch.autocast`` (mixed precision: matrix
+products in bfloat16, weights, optimizer and loss in float32); prediction
+and saved weights stay float32. ``"auto"``: ``"bfloat16"`` with
+``encoder="pretrained"`` on a device that computes it natively (a CUDA GPU
+with bfloat16, a CPU with AVX-512 BF16 or AMX: 2.5x faster steps), else
+``"float32"``; see ``resolved_params_``.""",
     ),
     Param(
         "gradient_clip",
@@ -153,14 +204,15 @@ Validation metric that selects the best epoch.""",
     ),
     Param(
         "patience",
-        5,
-        [Interval(Integral, 1, None, closed="left")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "training",
-        "epochs without improvement before stopping",
-        type="int",
+        "epochs without improvement before stopping (auto: 5, or 2 pretrained)",
+        type='int or "auto"',
         needs=(),
         doc="""\
-Epochs without improvement of the validation score before stopping.""",
+Epochs without improvement of the validation score before stopping.
+``"auto"``: 5, or 2 with ``encoder="pretrained"``.""",
     ),
     Param(
         "checkpoint_dir",
@@ -243,17 +295,19 @@ validation split. Global RNGs of the caller are left untouched.""",
         None,
         [None, StrOptions(set(QUANTIZE_OPTIONS))],
         "training",
-        "predict with int8 linear layers on the CPU",
-        type='{None, "int8"}',
+        "predict with int8 linear layers (CPU) or a bfloat16 encoder",
+        type='{None, "int8", "bfloat16"}',
         needs=(),
         goes="estimator",
         doc="""\
 ``"int8"`` predicts with int8 weights in the encoder's linear layers
-(dynamic quantisation, on the CPU whatever ``device`` says); training and
-the saved weights stay float32, so it can also be set on a fitted or loaded
-model. Pays with ``encoder="pretrained"`` (1.5x on a 2-core CPU; the README
-gives the accuracy change); the LSTM encoder is left as it is. See
-:mod:`aspectattn.engine.quantization`.""",
+(dynamic quantisation, on the CPU whatever ``device`` says); ``"bfloat16"``
+runs the encoder under bfloat16 autocast on ``device`` (fast where the
+device computes bfloat16 natively: a recent GPU, a CPU with AVX-512 BF16 or
+AMX). Training and the saved weights stay float32, so either can also be
+set on a fitted or loaded model. Pays with ``encoder="pretrained"`` (the
+README gives the speed and accuracy change); the LSTM encoder is left as it
+is by ``"int8"``. See :mod:`aspectattn.engine.quantization`.""",
     ),
     Param(
         "verbose",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from numbers import Integral
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from ...text.subwords import _SPECIAL, _quiet, _transformers
 from ..ops import length_mask
 
 __all__ = ["PretrainedEncoder", "read_checkpoint_dir"]
+
+#: A parameter of layer i of the checkpoint: ``...layer.<i>.`` in its name.
+_LAYER_RE = re.compile(r"\blayers?\.(\d+)\.")
 
 
 def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
@@ -104,6 +108,21 @@ class PretrainedEncoder(nn.Module):
     @property
     def embedding(self) -> nn.Embedding:
         return self.model.get_input_embeddings()
+
+    def parameter_depths(self) -> dict[str, int]:
+        """Each parameter's depth below the top layer, for ``layer_lr_decay``: 0
+        for the top layer (and the pooler), ``n - 1 - i`` for layer ``i`` of ``n``,
+        ``n`` for the embeddings. Layers are told by their index in the name
+        (``layer.3.``, as the BERT family names them)."""
+        names = [name for name, _ in self.named_parameters()]
+        index = {n: int(m.group(1)) for n in names if (m := _LAYER_RE.search(n))}
+        n_layers = max(index.values(), default=-1) + 1
+        return {
+            n: n_layers - 1 - index[n]
+            if n in index
+            else (n_layers if "embeddings" in n else 0)
+            for n in names
+        }
 
     def _run(self, tokens, lengths, output_attentions=False):
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)

@@ -1,0 +1,294 @@
+"""The pretrained encoder's defaults, chosen on validation data: what
+``encoder="pretrained"`` plus a checkpoint gives, beside candidate changes.
+
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
+        python -m benchmarks.pretrained --worker 0 --workers 2 &
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
+        python -m benchmarks.pretrained --worker 1 --workers 2
+    python -m benchmarks.pretrained --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --speed  # alone
+
+Every run fine-tunes MiniLM-L6 (``all-MiniLM-L6-v2`` in the data home) on the
+training file less a validation split of 10% of its *sentences* (drawn once, seed
+0, the same for every candidate and seed), with the estimator's defaults and one
+change per candidate. It is scored on that validation split -- accuracy, macro-F1,
+the pairs whose sentence has aspects that disagree, and for aspect terms the flip
+probes made from the validation sentences (:func:`aspectattn.augment.flip_opinions`:
+the target's opinion word swapped for its antonym; does the target's label follow,
+do the other terms' labels stay) -- and, for the record only, on the test file.
+Candidates are compared on validation; the test columns never choose anything.
+
+Runs are appended to ``benchmarks/results/pretrained.runs.jsonl`` (a rerun skips
+finished ones); ``--table`` writes ``pretrained.{json,md}``.
+
+``--speed`` (run it alone on the machine, 2 threads): seconds per fine-tuning
+epoch on the restaurant-category training pairs (3,518, no copies; and with the
+default joined copies) in float32 and in bfloat16 mixed precision, one after the
+other in one run, and prediction pairs/s; writes ``pretrained_speed.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.augment import flip_opinions
+from aspectattn.datasets import get_data_home
+from benchmarks import terms
+from benchmarks.common import RESULTS, load, pair_scores
+from benchmarks.runlog import append_run, read_runs, write_results
+
+OUT = RESULTS / "pretrained"
+LOG = OUT.with_suffix(".runs.jsonl")
+
+
+def minilm() -> str:
+    return str(get_data_home() / "all-MiniLM-L6-v2")
+
+
+#: Candidate -> the one change to the defaults (in the order they run).
+CANDIDATES = {
+    "defaults": {},
+    "constant rate": dict(lr_schedule="constant"),
+    "constant rate, float32 (the hand-set recipe before)": dict(
+        lr_schedule="constant", precision="float32"
+    ),
+    "6 epochs": dict(max_epochs=6),
+    "layer-wise rate decay 0.9": dict(layer_lr_decay=0.9),
+    # aspect terms only: the term's sub-word states in the query; the term as
+    # BERT-SPC's second segment (one encoder pass per pair)
+    "term states in the query": dict(term_query="both"),
+    "term as second segment": dict(pretrained_input="pair"),
+}
+TERMS_ONLY = {"term states in the query", "term as second segment"}
+DATA = ("restaurant categories", "restaurant terms", "laptop terms")
+SEEDS = (0, 1, 2)
+
+
+def load_data(name: str):
+    """((X, y) train, (X, y) test) of data set ``name``."""
+    if name == "restaurant categories":
+        return (
+            load("semeval2014-restaurants-category", "train"),
+            load("semeval2014-restaurants-category", "test"),
+        )
+    return terms.load(
+        {"restaurant terms": "restaurants", "laptop terms": "laptops"}[name]
+    )
+
+
+def validation_split(X, y, fraction=0.1, seed=0):
+    """(train, validation) with a share ``fraction`` of the distinct sentences
+    (every aspect of a held-out sentence) held out."""
+    texts = np.array([x[0] for x in X], dtype=object)
+    sentences = np.unique(texts)
+    rng = np.random.default_rng(seed)
+    held = set(rng.permutation(sentences)[: int(round(fraction * len(sentences)))])
+    valid = np.array([t in held for t in texts])
+    y = np.asarray(y, dtype=object)
+
+    def take(mask):
+        return [X[i] for i in np.flatnonzero(mask)], y[mask].tolist()
+
+    return take(~valid), take(valid)
+
+
+def scores(clf, X, y, prefix: str, probes: bool) -> dict:
+    out = pair_scores(clf.predict(X), X, y, prefix)
+    if probes:
+        X_probe, y_probe, target = flip_opinions(X, y)
+        right = clf.predict(X_probe) == np.asarray(y_probe)
+        out[f"{prefix}flip_target_accuracy"] = 100 * right[target].mean()
+        out[f"{prefix}flip_others_accuracy"] = 100 * right[~target].mean()
+        out[f"{prefix}flip_probes"] = int(target.sum())
+    return out
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    (X, y), (X_test, y_test) = load_data(data)
+    (X_fit, y_fit), (X_val, y_val) = validation_split(X, y)
+    clf = AspectAttentionClassifier(
+        encoder="pretrained",
+        pretrained_model=minilm(),
+        random_state=seed,
+        **CANDIDATES[candidate],
+    )
+    start = time.perf_counter()
+    clf.fit(X_fit, y_fit)
+    fit_seconds = time.perf_counter() - start
+    is_terms = data.endswith("terms")
+    result = {
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
+        "resolved": clf.resolved_params_,
+        "fit_seconds": fit_seconds,
+        "epoch_seconds": float(np.median([row["dur"] for row in clf.history_])),
+        "threads": torch.get_num_threads(),
+    }
+    result.update(scores(clf, X_val, y_val, "val_", is_terms))
+    result.update(scores(clf, X_test, y_test, "test_", is_terms))
+    return result
+
+
+def jobs():
+    return [
+        (c, d, s)
+        for c in CANDIDATES
+        for d in DATA
+        for s in SEEDS
+        if d.endswith("terms") or c not in TERMS_ONLY
+    ]
+
+
+KEYS = [
+    ("val_accuracy", "val acc"),
+    ("val_macro_f1", "val F1"),
+    ("val_disagree_accuracy", "val disagreeing pairs"),
+    ("val_flip_target_accuracy", "val flip: target follows"),
+    ("val_flip_others_accuracy", "val flip: others stay"),
+    ("test_accuracy", "test acc"),
+    ("test_macro_f1", "test F1"),
+    ("test_disagree_accuracy", "test disagreeing pairs"),
+    ("test_disagree_sentences_all_right", "test disagreeing sentences all right"),
+    ("test_flip_target_accuracy", "test flip: target follows"),
+    ("test_flip_others_accuracy", "test flip: others stay"),
+    ("epoch_seconds", "s / epoch (1 thread)"),
+]
+
+
+def summarize(runs):
+    grouped = defaultdict(list)
+    for r in runs:
+        grouped[(r["data"], r["candidate"])].append(r)
+    rows = []
+    for (data, candidate), rs in sorted(
+        grouped.items(),
+        key=lambda kv: (DATA.index(kv[0][0]), list(CANDIDATES).index(kv[0][1])),
+    ):
+        row = {"data": data, "candidate": candidate, "n": len(rs)}
+        for key, _ in KEYS:
+            values = [r[key] for r in rs if r.get(key) is not None]
+            if values:
+                row[key] = (float(np.mean(values)), float(np.std(values)))
+        rows.append(row)
+    return rows
+
+
+def markdown(rows) -> str:
+    lines = [
+        "| data | candidate | n | " + " | ".join(label for _, label in KEYS) + " |",
+        "|---" * (3 + len(KEYS)) + "|",
+    ]
+    for row in rows:
+        cells = [
+            f"{row[k][0]:.1f} ± {row[k][1]:.1f}" if k in row else "-" for k, _ in KEYS
+        ]
+        lines.append(
+            f"| {row['data']} | {row['candidate']} | {row['n']} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines.append("")
+    lines.append(
+        "MiniLM-L6 fine-tuned with the estimator's defaults and the one change "
+        "named; mean ± std over seeds; validation: 10% of the training sentences "
+        "(seed 0), never trained on; the test columns are reported, never used to "
+        "choose. `python -m benchmarks.pretrained` (see its docstring), "
+        f"{platform.machine()}, torch {torch.__version__}."
+    )
+    return "\n".join(lines)
+
+
+def speed(epochs: int = 2) -> dict:
+    """s/epoch (the fastest of ``epochs``) by precision and copies, and predict
+    pairs/s of the float32 model, on the restaurant-category training pairs."""
+    (X, y), (X_test, _) = load_data("restaurant categories")
+    out = {"threads": torch.get_num_threads(), "pairs": len(X), "rows": []}
+    for augment in (None, "auto"):
+        for precision in ("float32", "bfloat16"):
+            clf = AspectAttentionClassifier(
+                encoder="pretrained",
+                pretrained_model=minilm(),
+                random_state=0,
+                max_epochs=epochs,
+                augment=augment,
+                precision=precision,
+            ).fit(X, y)
+            row = {
+                "augment": clf.resolved_params_["augment"],
+                "precision": precision,
+                "epoch_seconds": min(r["dur"] for r in clf.history_),
+            }
+            if augment is None:
+                start = time.perf_counter()
+                clf.predict_proba(X_test)
+                row["predict_pairs_per_second"] = len(X_test) / (
+                    time.perf_counter() - start
+                )
+            out["rows"].append(row)
+            print(row, flush=True)
+    return out
+
+
+def speed_markdown(r) -> str:
+    lines = [
+        "| training pairs | precision | s / epoch | predict pairs / s |",
+        "|---|---|---|---|",
+    ]
+    for row in r["rows"]:
+        copies = "+ joined copies" if row["augment"] else "no copies"
+        rate = row.get("predict_pairs_per_second")
+        lines.append(
+            f"| {r['pairs']:,} {copies} | {row['precision']} | "
+            f"{row['epoch_seconds']:.1f} | {f'{rate:,.0f}' if rate else '-'} |"
+        )
+    lines += [
+        "",
+        f"MiniLM-L6, AT, the estimator's defaults otherwise; {r['threads']} torch "
+        "threads, alone on the machine; the fastest of 2 epochs; prediction in "
+        f"float32 either way. `python -m benchmarks.pretrained --speed`, "
+        f"{platform.machine()}, torch {torch.__version__}.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--candidates", nargs="*", default=None)
+    parser.add_argument("--table", action="store_true")
+    parser.add_argument("--speed", action="store_true")
+    args = parser.parse_args()
+    if args.speed:
+        r = speed()
+        write_results(RESULTS / "pretrained_speed", r, speed_markdown(r))
+        return
+    if args.table:
+        runs = read_runs(LOG)
+        write_results(
+            OUT, {"runs": runs, "rows": summarize(runs)}, markdown(summarize(runs))
+        )
+        return
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    for i, (candidate, data, seed) in enumerate(jobs()):
+        if i % args.workers != args.worker:
+            continue
+        if args.candidates and candidate not in args.candidates:
+            continue
+        done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(LOG)}
+        if (candidate, data, seed) in done:
+            continue
+        append_run(LOG, run(candidate, data, seed))
+
+
+if __name__ == "__main__":
+    main()
