@@ -170,13 +170,23 @@ def test_evaluate_and_predict_with_int8(workdir, tmp_path):
     p_int8 = np.array([float(r["p_positive"]) for r in int8_rows])
     assert not np.array_equal(p_float, p_int8)  # the option reached the model
     assert np.abs(p_float - p_int8).max() < 0.05
-    # ONNX export writes the float model: no --quantize there
+    # ONNX export quantises with its own --int8 (the graph's weights), not the
+    # torch option
     assert (
         run(
             "export", model, "x", "--quantize", "int8", cwd=workdir, check=False
         ).returncode
         == 2
     )
+    pytest.importorskip("onnxruntime")
+    out = run("export", model, tmp_path / "int8", "--int8", cwd=workdir).stdout
+    assert "model.onnx" in out
+    from aspectattn.serving.runtime import load_onnx
+
+    served = load_onnx(tmp_path / "int8").predict_proba(
+        [(r["text"], r["aspect"]) for r in float_rows]
+    )
+    assert np.abs(served[:, 1] - p_float).max() < 0.05
 
 
 def test_predict_csv_and_jsonl(workdir):

@@ -191,6 +191,89 @@ def test_runtime_needs_no_torch(pairs, tmp_path):
     )
 
 
+# ------------------------------------------------------------- pretrained encoder
+@pytest.fixture(scope="module")
+def pretrained_params(tiny_checkpoint):
+    pytest.importorskip("transformers")
+    return dict(
+        encoder="pretrained",
+        pretrained_model=str(tiny_checkpoint),
+        lr=1e-3,
+        max_epochs=2,
+        random_state=0,
+    )
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {},  # one encoder pass per sentence for all its aspects
+        {"pretrained_input": "pair"},  # the aspect as a second segment
+        {"terms": True},  # term spans: final state, position weighting
+    ],
+    ids=["shared", "pair-input", "terms"],
+)
+def test_pretrained_pair_classifier_same_as_torch(pretrained_params, setting, tmp_path):
+    setting = dict(setting)
+    if setting.pop("terms", False):
+        X, y = _term_pairs(60, 0)
+        X_test, _ = _term_pairs(20, 1)
+    else:
+        X, y = make_pairs(60, 0)
+        X_test, _ = make_pairs(20, 1)
+    clf = AspectAttentionClassifier(**pretrained_params, **setting).fit(X, y)
+    model = load_onnx(export_onnx(clf, tmp_path / "export"))
+    meta = json.loads((tmp_path / "export" / "model.json").read_text())
+    assert meta["text_pipeline"]["kind"] == "subwords"
+    np.testing.assert_allclose(
+        model.predict_proba(X_test), clf.predict_proba(X_test), atol=TOL
+    )
+    for mine, theirs in zip(
+        model.explain(X_test[:3]), clf.explain(X_test[:3]), strict=True
+    ):
+        assert mine["tokens"] == theirs["tokens"]
+        np.testing.assert_allclose(mine["weights"], theirs["weights"], atol=TOL)
+
+
+def test_pretrained_int8_export_is_smaller_close_and_torch_free(
+    pretrained_params, tmp_path
+):
+    from conftest import make_table
+
+    X, y = make_pairs(60, 0)
+    X_test, _ = make_pairs(30, 1)
+    clf = AspectAttentionClassifier(**pretrained_params).fit(X, y)
+    plain = export_onnx(clf, tmp_path / "float")
+    int8 = export_onnx(clf, tmp_path / "int8", quantize="int8")
+    assert (int8 / "model.onnx").read_bytes() != (plain / "model.onnx").read_bytes()
+    p_float = load_onnx(plain).predict_proba(X_test)
+    p_int8 = load_onnx(int8).predict_proba(X_test)
+    assert not np.array_equal(p_float, p_int8)  # quantised ...
+    assert np.abs(p_float - p_int8).max() < 0.05  # ... and close
+    assert np.mean(p_float.argmax(1) == p_int8.argmax(1)) >= 0.95
+    # the runtime tokenizes with the checkpoint's files, without torch
+    test = [list(p) for p in X_test[:5]]
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_WITHOUT_TORCH, str(int8), json.dumps(test)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    np.testing.assert_allclose(np.array(json.loads(out.stdout)), p_int8[:5], atol=TOL)
+    # the detector too
+    texts, Y = make_table(40, 0)
+    detector = AspectCategoryClassifier(**pretrained_params).fit(texts, Y)
+    model = load_onnx(export_onnx(detector, tmp_path / "det", quantize="int8"))
+    assert isinstance(model, OnnxCategoryClassifier)
+    for mine, theirs in zip(
+        model.predict_proba(texts), detector.predict_proba(texts), strict=True
+    ):
+        np.testing.assert_allclose(mine, theirs, atol=0.05)
+    with pytest.raises(ValueError, match="quantize must be None or 'int8'"):
+        export_onnx(clf, tmp_path / "x", quantize="int4")
+
+
 # ------------------------------------------------------------------ damaged files
 @pytest.fixture(scope="module")
 def exported(pairs, tmp_path_factory):

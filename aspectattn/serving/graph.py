@@ -27,15 +27,17 @@ import numpy as np
 __all__ = ["check_graph", "OPERATORS", "GraphError"]
 
 #: The operators the exporter emits (torch's TorchScript exporter at opset 17, over
-#: every encoder, attention form, variant and term option), and a few element-wise
-#: ones of the same kind. No control flow (Loop, Scan, If), nothing that reads files.
+#: every encoder, attention form, variant and term option; and onnxruntime's int8
+#: quantisation of its matrix products), and a few element-wise ones of the same
+#: kind. No control flow (Loop, Scan, If), nothing that reads files.
 OPERATORS = frozenset(
     """Abs Add And Cast Ceil Clip Concat Constant ConstantOfShape Cos CumSum Div
     Equal Erf Exp Expand Flatten Floor Gather GatherElements Gemm Greater
     GreaterOrEqual Identity IsNaN LSTM LayerNormalization Less LessOrEqual Log
     MatMul Max Min Mul Neg Not Or Pad Pow Range Reciprocal ReduceMax ReduceMean
     ReduceSum Relu Reshape ScatterND Shape Sigmoid Sin Slice Softmax Split Sqrt
-    Squeeze Sub Tanh Transpose Unsqueeze Where""".split()
+    Squeeze Sub Tanh Transpose Unsqueeze Where
+    DequantizeLinear DynamicQuantizeLinear MatMulInteger""".split()
 )
 OPSET = 17
 #: Elements of one initialiser or constant.

@@ -155,8 +155,6 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
     try:
         meta = _check_meta(json.loads(raw.decode("utf-8")))
         pipeline = pipeline_from_state(meta["text_pipeline"])
-        if pipeline.kind != "words":
-            raise ValueError("the runtime serves word-level models")
         classes = _labels(meta["classes"])
         aspects = np.asarray(_strings(meta["aspects"], "aspects"), dtype=object)
     except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
@@ -280,7 +278,7 @@ class OnnxPairClassifier(_OnnxModel):
         """Logits (P, C) and each pair's attention (T_i,)."""
         texts, aspects, _, char_spans = check_pairs(X, return_spans=True)
         pipeline = self.text_pipeline_
-        sentences, row = pipeline.encode_pairs(texts)
+        sentences, row = pipeline.encode_pairs(texts, aspects)
         aspect = self._aspect_input(aspects)
         spans = (
             pipeline.term_spans(texts, aspects, char_spans)
@@ -323,8 +321,11 @@ class OnnxPairClassifier(_OnnxModel):
         ``label`` and ``proba``, as the estimator's ``explain``."""
         logits, weights, texts, aspects = self._run(X)
         proba = softmax(logits.astype(np.float64), axis=1)
-        encoded = self.text_pipeline_.encode(texts)
-        tokens = self.text_pipeline_.tokens(encoded, texts)
+        pipeline = self.text_pipeline_
+        # the rows the weights are over: with the aspect as a second segment, its
+        # tokens too
+        aspect_rows = aspects if pipeline.aspect_in_tokens else None
+        tokens = pipeline.tokens(pipeline.encode(texts, aspect_rows), texts)
         return [
             {
                 "text": texts[i],
