@@ -7,6 +7,7 @@
         python -m benchmarks.pretrained --worker 1 --workers 2
     python -m benchmarks.pretrained --table
     ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --speed  # alone
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --serving  # alone
 
 Every run fine-tunes MiniLM-L6 (``all-MiniLM-L6-v2`` in the data home) on the
 training file less a validation split of 10% of its *sentences* (drawn once, seed
@@ -25,6 +26,12 @@ finished ones); ``--table`` writes ``pretrained.{json,md}``.
 epoch on the restaurant-category training pairs (3,518, no copies; and with the
 default joined copies) in float32 and in bfloat16 mixed precision, one after the
 other in one run, and prediction pairs/s; writes ``pretrained_speed.{json,md}``.
+
+``--serving`` (alone, 2 threads): one model fine-tuned with the defaults (seed 0) on
+the restaurant-category training pairs, then the test pairs (973, repeated 4 times
+for the rates) predicted by torch in float32, bfloat16 and int8 and by the ONNX
+runtime in float32 and int8: pairs/s (best of 3), accuracy, and the share of labels
+equal to float32 torch's; writes ``pretrained_serving.{json,md}``.
 """
 
 from __future__ import annotations
@@ -260,14 +267,93 @@ def speed_markdown(r) -> str:
     return "\n".join(lines)
 
 
+def serving(repeat: int = 4) -> dict:
+    """Prediction rates and agreement of the serving forms of one fine-tuned model."""
+    import tempfile
+
+    from aspectattn.serving.export import export_onnx
+    from aspectattn.serving.runtime import load_onnx
+
+    (X, y), (X_test, y_test) = load_data("restaurant categories")
+    clf = AspectAttentionClassifier(
+        encoder="pretrained", pretrained_model=minilm(), random_state=0
+    ).fit(X, y)
+    X_rate = X_test * repeat
+    reference = clf.predict(X_test)
+
+    def torch_form(quantize):
+        def predict(X):
+            return clf.set_params(quantize=quantize).predict(X)
+
+        return predict
+
+    forms = {
+        f"torch, {q or 'float32'}": torch_form(q) for q in (None, "bfloat16", "int8")
+    }
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for quantize in (None, "int8"):
+            directory = export_onnx(clf, f"{tmp}/{quantize}", quantize=quantize)
+            forms[f"ONNX runtime, {quantize or 'float32'}"] = load_onnx(
+                directory, threads=torch.get_num_threads()
+            ).predict
+        for name, predict in forms.items():
+            predicted = predict(X_test)
+            seconds = []
+            for _ in range(3):
+                start = time.perf_counter()
+                predict(X_rate)
+                seconds.append(time.perf_counter() - start)
+            row = {
+                "form": name,
+                "pairs_per_second": len(X_rate) / min(seconds),
+                "accuracy": 100 * float(np.mean(predicted == np.asarray(y_test))),
+                "same_label_as_float32_torch": 100
+                * float(np.mean(predicted == reference)),
+            }
+            rows.append(row)
+            print(row, flush=True)
+    clf.set_params(quantize=None)
+    return {"threads": torch.get_num_threads(), "pairs": len(X_rate), "rows": rows}
+
+
+def serving_markdown(r) -> str:
+    base = r["rows"][0]["pairs_per_second"]
+    lines = [
+        "| form | pairs / s | vs float32 torch | accuracy | labels as float32 torch |",
+        "|---|---|---|---|---|",
+    ]
+    for row in r["rows"]:
+        lines.append(
+            f"| {row['form']} | {row['pairs_per_second']:,.0f} | "
+            f"{row['pairs_per_second'] / base:.2f}x | {row['accuracy']:.2f} | "
+            f"{row['same_label_as_float32_torch']:.1f}% |"
+        )
+    lines += [
+        "",
+        "MiniLM-L6 fine-tuned with the defaults (seed 0) on the SemEval-2014 "
+        "restaurant-category training pairs; its 973 test pairs (x4 for the rates, "
+        f"best of 3, from text); {r['threads']} threads, alone on the machine. "
+        "`python -m benchmarks.pretrained --serving`, "
+        f"{platform.machine()}, torch {torch.__version__}.",
+    ]
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--candidates", nargs="*", default=None)
+    parser.add_argument("--data", nargs="*", default=None, choices=DATA)
     parser.add_argument("--table", action="store_true")
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--serving", action="store_true")
     args = parser.parse_args()
+    if args.serving:
+        r = serving()
+        write_results(RESULTS / "pretrained_serving", r, serving_markdown(r))
+        return
     if args.speed:
         r = speed()
         write_results(RESULTS / "pretrained_speed", r, speed_markdown(r))
@@ -279,10 +365,14 @@ def main():
         )
         return
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    for i, (candidate, data, seed) in enumerate(jobs()):
+    chosen = [
+        (c, d, s)
+        for c, d, s in jobs()
+        if (not args.candidates or c in args.candidates)
+        and (not args.data or d in args.data)
+    ]
+    for i, (candidate, data, seed) in enumerate(chosen):
         if i % args.workers != args.worker:
-            continue
-        if args.candidates and candidate not in args.candidates:
             continue
         done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(LOG)}
         if (candidate, data, seed) in done:
