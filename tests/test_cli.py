@@ -639,15 +639,14 @@ def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
     assert bad.returncode == 2 and "needs a category detector" in bad.stderr
 
 
-def test_a_pretrained_detector_trains_and_analyzes_reviews(tiny_checkpoint, tmp_path):
-    """train --detector --encoder pretrained, then analyze with that model: the
-    pretrained tier in the review path, its fine-tuning recipe resolved."""
-    pytest.importorskip("transformers")
+def _write_category_xml(path, n: int) -> None:
+    """A SemEval-style category XML file of ``n`` sentences of
+    :func:`conftest.make_table` (seed 0): what ``train --detector`` reads."""
     from xml.sax.saxutils import quoteattr
 
     from conftest import make_table
 
-    X, Y = make_table(40, 0)
+    texts, Y = make_table(n, 0)
     sentences = "".join(
         f'<sentence id="{i}"><text>{text}</text><aspectCategories>'
         + "".join(
@@ -656,9 +655,16 @@ def test_a_pretrained_detector_trains_and_analyzes_reviews(tiny_checkpoint, tmp_
             if v != "none"
         )
         + "</aspectCategories></sentence>"
-        for i, text in enumerate(X)
+        for i, text in enumerate(texts)
     )
-    (tmp_path / "labelled.xml").write_text(f"<sentences>{sentences}</sentences>")
+    path.write_text(f"<sentences>{sentences}</sentences>")
+
+
+def test_a_pretrained_detector_trains_and_analyzes_reviews(tiny_checkpoint, tmp_path):
+    """train --detector --encoder pretrained, then analyze with that model: the
+    pretrained tier in the review path, its fine-tuning recipe resolved."""
+    pytest.importorskip("transformers")
+    _write_category_xml(tmp_path / "labelled.xml", 40)
     out = run("train", "labelled.xml", "--detector", "--encoder", "pretrained",
               "--pretrained-model", str(tiny_checkpoint), "--epochs", "1",
               "--validation-fraction", "0", "--out", "det.aam", "--quiet",
@@ -970,22 +976,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         bad = run("train", workdir / "train.csv", "--out", "b.aam", "--head-lr",
                   rate, *common, cwd=tmp_path, check=False)  # fmt: skip
         assert bad.returncode == 2 and "--head-lr" in bad.stderr, rate
-    from xml.sax.saxutils import quoteattr
-
-    from conftest import make_table
-
-    texts, Y = make_table(40, 0)
-    sentences = "".join(
-        f'<sentence id="{i}"><text>{text}</text><aspectCategories>'
-        + "".join(
-            f"<aspectCategory category={quoteattr(c)} polarity={quoteattr(v)}/>"
-            for c, v in Y.iloc[i].items()
-            if v != "none"
-        )
-        + "</aspectCategories></sentence>"
-        for i, text in enumerate(texts)
-    )
-    (tmp_path / "t.xml").write_text(f"<sentences>{sentences}</sentences>")
+    _write_category_xml(tmp_path / "t.xml", 40)
     out = run("train", "t.xml", "--out", "det.aam", "--detector", *common,
               cwd=tmp_path)  # fmt: skip
     assert json.loads(out.stdout)["settings"] == {
