@@ -66,6 +66,18 @@ MINILM = dict(
     encoder="pretrained",
     pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),
 )
+# ... and with the library's defaults alone (the recipe resolved by "auto"), on
+# the benchmark's validation split and early stopping.
+MINILM_DEFAULTS = {
+    **{
+        k: v
+        for k, v in PARAMS.items()
+        if k in ("validation_fraction", "early_stopping")
+    },
+    "encoder": "pretrained",
+    "pretrained_model": MINILM["pretrained_model"],
+    **{k: "auto" for k in ("lr", "dropout", "batch_size", "max_epochs", "patience")},
+}
 MODELS = {
     # name -> (kind, training set, extra parameters); kind "pairs" is scored on
     # SemEval-2014 test pairs, "mams" on MAMS-ACSA val, "detector" on both
@@ -160,6 +172,9 @@ MODELS = {
     # only ("vector") or also as the encoder's second segment ("pair"), and with
     # every parameter at the checkpoint's lr (head_lr=None, the previous default).
     "MiniLM, defaults": ("pairs", "sem14", MINILM),
+    # The pretrained detector behind `aspectattn analyze`: the defaults, whose
+    # fine-tuning recipe is the pretrained encoder's own since lr etc. are "auto".
+    "Detector, MiniLM defaults": ("detector", "sem14", MINILM_DEFAULTS),
     "MiniLM, pair input, defaults": (
         "pairs",
         "sem14",
