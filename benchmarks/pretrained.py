@@ -8,6 +8,7 @@
     python -m benchmarks.pretrained --table
     ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --speed  # alone
     ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --serving  # alone
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --analyze  # alone
 
 Every run fine-tunes MiniLM-L6 (``all-MiniLM-L6-v2`` in the data home) on the
 training file less a validation split of 10% of its *sentences* (drawn once, seed
@@ -32,6 +33,14 @@ the restaurant-category training pairs, then the test pairs (973, repeated 4 tim
 for the rates) predicted by torch in float32, bfloat16 and int8 and by the ONNX
 runtime in float32 and int8: pairs/s (best of 3), accuracy, and the share of labels
 equal to float32 torch's; writes ``pretrained_serving.{json,md}``.
+
+``--analyze`` (alone, 2 threads): a MiniLM detector fine-tuned with the defaults
+(seed 0) on the SemEval-2014 restaurant-category training sentences: its detection
+and end-to-end micro-F1 and disagreeing test pairs, the review analysis rate
+(``aspectattn.reviews.iter_analysis`` over the test sentences grouped 3 to a
+review, repeated to 3,000 sentences) per prediction form with the peak memory, and
+what it says on mixed sentences beside the LSTM detector with the defaults;
+writes ``pretrained_analyze.{json,md}``.
 """
 
 from __future__ import annotations
@@ -340,6 +349,123 @@ def serving_markdown(r) -> str:
     return "\n".join(lines)
 
 
+MIXED = [
+    "The pasta was great but the waiter was rude.",
+    "Lovely staff, shame about the cold and overpriced food.",
+    "The decor is dated, yet every dish we tried was superb.",
+    "Slow service, but worth the wait for the sushi.",
+]
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def analyze(sentences: int = 3000) -> dict:
+    """The pretrained detector in the review path (see the module docstring)."""
+    import pandas as pd
+
+    from aspectattn import AspectCategoryClassifier
+    from aspectattn.datasets import DATASETS
+    from aspectattn.estimators.categories import detection_f1, mention_f1
+    from aspectattn.reviews import iter_analysis
+    from aspectattn.reviews.sentences import split_sentences
+    from benchmarks.common import glove
+
+    data = DATASETS["semeval2014-restaurants-category"]
+    texts, Y = data.load_table("train")
+    test_texts, Y_test = data.load_table("test")
+    models = {
+        "MiniLM": AspectCategoryClassifier(
+            encoder="pretrained", pretrained_model=minilm(), random_state=0
+        ),
+        "LSTM": AspectCategoryClassifier(embeddings=glove(), random_state=0),
+    }
+    out = {"threads": torch.get_num_threads(), "models": {}, "mixed": {}}
+    X_test, y_test = load("semeval2014-restaurants-category", "test")
+    for name, det in models.items():
+        start = time.perf_counter()
+        det.fit(texts, Y)
+        Y_pred = det.predict(test_texts)
+        truth = Y_test.reindex(columns=det.categories_, fill_value="none").to_numpy()
+        row = {
+            "fit_seconds": time.perf_counter() - start,
+            "detection_micro_f1": 100 * detection_f1(truth, Y_pred),
+            "end_to_end_micro_f1": 100 * mention_f1(truth, Y_pred),
+            **pair_scores(det.predict_sentiment(X_test), X_test, y_test, "test_"),
+        }
+        out["mixed"][name] = [
+            [(m["aspect"], m["label"]) for m in found] for found in det.analyze(MIXED)
+        ]
+        out["models"][name] = row
+        print(name, row, out["mixed"][name], flush=True)
+    det = models["MiniLM"]
+    reviews = [" ".join(test_texts[i : i + 3]) for i in range(0, len(test_texts), 3)]
+    reviews = pd.DataFrame({"text": reviews * (-(-sentences // len(test_texts)))})
+    n_sentences = len(split_sentences(reviews.text.tolist(), language="en")[1])
+    out["rates"] = []
+    for quantize in (None, "bfloat16", "int8"):
+        det.set_params(quantize=quantize)
+        start = time.perf_counter()
+        n = sum(len(table) for table in iter_analysis(reviews, det, language="en"))
+        seconds = time.perf_counter() - start
+        rate = {
+            "quantize": quantize or "float32",
+            "rows": n,
+            "reviews": len(reviews),
+            "sentences": n_sentences,
+            "sentences_per_second": n_sentences / seconds,
+            "peak_rss_mb": _peak_rss_mb(),
+        }
+        out["rates"].append(rate)
+        print(rate, flush=True)
+    return out
+
+
+def analyze_markdown(r) -> str:
+    lines = [
+        "| detector | detection micro-F1 | end-to-end micro-F1 | test pairs acc "
+        "| disagreeing pairs | disagreeing sentences all right | fit s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, m in r["models"].items():
+        lines.append(
+            f"| {name}, defaults | {m['detection_micro_f1']:.1f} | "
+            f"{m['end_to_end_micro_f1']:.1f} | {m['test_accuracy']:.1f} | "
+            f"{m['test_disagree_accuracy']:.1f} | "
+            f"{m['test_disagree_sentences_all_right']:.1f} | {m['fit_seconds']:.0f} |"
+        )
+    lines += ["", "| sentence | " + " | ".join(r["mixed"]) + " |", "|---|---|---|"]
+    for i, text in enumerate(MIXED):
+        cells = [
+            ", ".join(f"{a} {label}" for a, label in r["mixed"][name][i]) or "-"
+            for name in r["mixed"]
+        ]
+        lines.append(f"| {text} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| MiniLM detector, prediction | review sentences / s | peak RSS MB |",
+        "|---|---|---|",
+    ]
+    for rate in r["rates"]:
+        lines.append(
+            f"| {rate['quantize']} | {rate['sentences_per_second']:,.0f} | "
+            f"{rate['peak_rss_mb']:.0f} |"
+        )
+    lines += [
+        "",
+        "Seed 0, SemEval-2014 restaurant categories; the LSTM with GloVe 6B 50-d. "
+        "Rates: `aspectattn.reviews.iter_analysis` (sentence splitting included) "
+        "over the test sentences grouped 3 to a review, repeated; peak RSS of the "
+        f"whole process so far; {r['threads']} threads, alone on the machine. "
+        "`python -m benchmarks.pretrained --analyze`, "
+        f"{platform.machine()}, torch {torch.__version__}.",
+    ]
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", type=int, default=0)
@@ -349,7 +475,12 @@ def main():
     parser.add_argument("--table", action="store_true")
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--serving", action="store_true")
+    parser.add_argument("--analyze", action="store_true")
     args = parser.parse_args()
+    if args.analyze:
+        r = analyze()
+        write_results(RESULTS / "pretrained_analyze", r, analyze_markdown(r))
+        return
     if args.serving:
         r = serving()
         write_results(RESULTS / "pretrained_serving", r, serving_markdown(r))
