@@ -82,8 +82,15 @@ CANDIDATES = {
     # BERT-SPC's second segment (one encoder pass per pair)
     "term states in the query": dict(term_query="both"),
     "term as second segment": dict(pretrained_input="pair"),
+    # the term's local context: an attention bias learned per distance from the
+    # term (LCF's weighting by distance, its fall-off learned) instead of linear
+    "learned distance weighting": dict(position_weighting="learned"),
 }
-TERMS_ONLY = {"term states in the query", "term as second segment"}
+TERMS_ONLY = {
+    "term states in the query",
+    "term as second segment",
+    "learned distance weighting",
+}
 DATA = ("restaurant categories", "restaurant terms", "laptop terms")
 SEEDS = (0, 1, 2)
 
