@@ -81,6 +81,8 @@ def test_token_spans_with_unicode_before_the_term():
         ("two pastas please", "pasta", "pastas"),  # the span ends inside the word
         ("the cheeseburger was good", "burger", "cheeseburger"),  # starts inside
         ("it cost 10.50 dollars", "50", None),
+        # a prefix that tokenizes apart ("10." is two tokens) where the text joins
+        ("it cost 10.50", "10.", "10.50"),
         ("服务很好但是菜很差", "服务", None),  # a script written without spaces
         ("菜很差但是服务很好", "服务", None),
     ],

@@ -122,9 +122,12 @@ def token_spans(
                 )
         else:
             span = _check_span(i, text, term, span)
-        start = _first_token(text, span, count, count_tokens)
+        # A prefix may tokenize apart where the whole text joins ("0000." is two
+        # tokens, "0000.0" one): the span stays within the text's own tokens.
+        last = max(count(text, len(text)) - 1, 0)
+        start = min(_first_token(text, span, count, count_tokens), last)
         # A span that ends inside a word covers that word.
-        end = max(count(text, span[1]), start + 1)
+        end = min(max(count(text, span[1]), start + 1), last + 1)
         out[i] = (start + offset, end + offset)
     return out
 
