@@ -240,3 +240,42 @@ def test_skops_file_with_altered_model_is_refused(pairs, tmp_path):
             z.writestr(name, data)
     with pytest.raises(ModelFileError, match="altered"):
         sio.load(path, trusted=SKOPS_TRUSTED_TYPES)
+
+
+def test_a_pretrained_models_resolved_recipe_survives_every_format(
+    tiny_checkpoint, tmp_path
+):
+    """encoder="pretrained" with nothing else set: the fine-tuning recipe that
+    "auto" resolved is recorded, and kept by the safe file, pickle and joblib; the
+    ONNX export predicts the same."""
+    pytest.importorskip("transformers")
+    import joblib
+    from conftest import make_pairs
+
+    from aspectattn import params as P
+
+    X, y = make_pairs(30, 0)
+    clf = AspectAttentionClassifier(
+        encoder="pretrained", pretrained_model=str(tiny_checkpoint), random_state=0
+    ).fit(X, y)
+    recipe = {k: clf.resolved_params_[k] for k in P.PRETRAINED_TRAINING}
+    assert recipe == P.PRETRAINED_TRAINING
+    assert clf.get_params()["lr"] == "auto"  # the parameter itself stays "auto"
+    assert len(clf.history_) == P.PRETRAINED_TRAINING["max_epochs"]
+    clf.save(tmp_path / "m.aam")
+    joblib.dump(clf, tmp_path / "m.joblib")
+    copies = [
+        load(tmp_path / "m.aam"),
+        pickle.loads(pickle.dumps(clf)),
+        joblib.load(tmp_path / "m.joblib"),
+    ]
+    expected = clf.predict_proba(X)
+    for copy in copies:
+        assert copy.resolved_params_ == clf.resolved_params_
+        np.testing.assert_array_equal(copy.predict_proba(X), expected)
+    pytest.importorskip("onnxruntime")
+    from aspectattn.serving.export import export_onnx
+    from aspectattn.serving.runtime import load_onnx
+
+    served = load_onnx(export_onnx(copies[0], tmp_path / "onnx"))
+    np.testing.assert_allclose(served.predict_proba(X), expected, atol=1e-5)
