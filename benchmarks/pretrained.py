@@ -78,6 +78,9 @@ CANDIDATES = {
     ),
     "6 epochs": dict(max_epochs=6),
     "layer-wise rate decay 0.9": dict(layer_lr_decay=0.9),
+    # the sub-word embedding table fixed: no dense gradient or Adam step for its
+    # 11.7M weights (of MiniLM's 22M) every batch
+    "embedding table frozen": dict(freeze_embeddings=True),
     # aspect terms only: the term's sub-word states in the query; the term as
     # BERT-SPC's second segment (one encoder pass per pair)
     "term states in the query": dict(term_query="both"),

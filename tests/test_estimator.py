@@ -752,6 +752,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "patience": P.SCRATCH_TRAINING["patience"],
         "lr_schedule": "constant",
         "precision": "float32",
+        "freeze_embeddings": False,
     }
     assert clf.module_config_["final_state"] is False
     # the parameters keep "auto": a clone resolves them again, the same way
@@ -776,6 +777,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "patience": P.SCRATCH_TRAINING["patience"],
         "lr_schedule": "constant",
         "precision": "float32",
+        "freeze_embeddings": False,
     }
 
 

@@ -203,12 +203,14 @@ AUTO_PARAMS = (
     "dropout",
     "lr_schedule",
     "precision",
+    "freeze_embeddings",
 )
 #: ``head_lr="auto"`` with a pretrained encoder.
 PRETRAINED_HEAD_LR = 1e-3
 #: What the training settings' ``"auto"`` stands for: encoders trained from
 #: scratch (Wang et al.'s dropout, Adam's usual rate) ...
 SCRATCH_TRAINING = dict(
+    freeze_embeddings=False,
     lr=1e-3,
     batch_size=32,
     max_epochs=20,
@@ -220,6 +222,7 @@ SCRATCH_TRAINING = dict(
 #: rate with warm-up and linear decay, batches of 24, a few epochs; the rate,
 #: epochs and schedule chosen on validation, ``benchmarks/pretrained.py``).
 PRETRAINED_TRAINING = dict(
+    freeze_embeddings=True,
     lr=5e-5,
     batch_size=24,
     max_epochs=4,
@@ -255,9 +258,10 @@ def resolve_auto(
     the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for what a pretrained
     encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0 at seed 0).
     ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
-    ``lr_schedule``: :data:`PRETRAINED_TRAINING` for a pretrained encoder, else
-    :data:`SCRATCH_TRAINING`. ``precision``: ``"bfloat16"`` for a pretrained
-    encoder on a ``device`` (resolved) that computes it natively, else
+    ``lr_schedule``, ``freeze_embeddings``: :data:`PRETRAINED_TRAINING` for a
+    pretrained encoder, else :data:`SCRATCH_TRAINING`. ``precision``:
+    ``"bfloat16"`` for a pretrained encoder on a ``device`` (resolved) that
+    computes it natively, else
     ``"float32"`` (also with no device: the record of a model saved before).
     """
     term = aspect_type == "term"
