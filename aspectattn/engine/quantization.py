@@ -36,6 +36,7 @@ import torch
 from torch import nn
 
 from ..exceptions import AspectAttnWarning
+from ..nn.ops import in_bfloat16
 from ..params import QUANTIZE_OPTIONS, fast_bfloat16
 
 __all__ = ["QUANTIZE_OPTIONS", "quantize_module", "bfloat16_module"]
@@ -108,12 +109,7 @@ class AutocastEncoder(nn.Module):
 
     def forward(self, *args, **kwargs):
         device_type = next(self.inner.parameters()).device.type
-        with torch.autocast(device_type, dtype=torch.bfloat16):
-            out = self.inner(*args, **kwargs)
-        return tuple(
-            o.float() if isinstance(o, torch.Tensor) and o.is_floating_point() else o
-            for o in out
-        )
+        return in_bfloat16(self.inner, device_type, *args, **kwargs)
 
     def __getattr__(self, name):
         try:

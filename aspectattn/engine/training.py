@@ -28,6 +28,7 @@ from skorch import NeuralNet, NeuralNetClassifier
 from skorch.utils import to_tensor
 
 from ..exceptions import AspectAttnWarning, InputError
+from ..nn.ops import in_bfloat16
 from ..params import TrainingConfig
 from ..params._constraints import Interval
 from .batching import BucketLoader, PairDataset
@@ -213,15 +214,6 @@ class Trained(NamedTuple):
     fit_time: float
 
 
-def _float32(out):
-    """``out`` (a tensor or a tuple of them) with floating tensors in float32."""
-    if isinstance(out, tuple):
-        return tuple(_float32(o) for o in out)
-    if isinstance(out, torch.Tensor) and out.is_floating_point():
-        return out.float()
-    return out
-
-
 class MixedPrecision:
     """A skorch net mixin: with ``precision="bfloat16"`` the module runs under
     ``torch.autocast`` in training and validation (``infer``, the step skorch
@@ -235,9 +227,8 @@ class MixedPrecision:
     def infer(self, x, **fit_params):
         if self.precision != "bfloat16":
             return super().infer(x, **fit_params)
-        with torch.autocast(torch.device(self.device).type, dtype=torch.bfloat16):
-            out = super().infer(x, **fit_params)
-        return _float32(out)
+        device_type = torch.device(self.device).type
+        return in_bfloat16(super().infer, device_type, x, **fit_params)
 
 
 class ClassifierNet(MixedPrecision, NeuralNetClassifier):

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import category_ids, check_pairs, resolve_aspect_type
 from ..params._constraints import Interval, Matching, StrOptions, validate_params
 from ..text import vectors as _emb
-from ..text.languages import LANGUAGE_CODE, looks_english
+from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.pipelines import WordPipeline
 from ..text.pos import tag_sentences
 from ..text.tokens import OOV_ID, EncodedTexts
@@ -106,7 +106,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
         distinct = list(dict.fromkeys(texts))
         language = self.language
         if language == "auto":
-            language = "en" if looks_english(distinct) else None
+            language = auto_language(distinct)
         self._check_language(language)
         pipeline = WordPipeline(lowercase=self.lowercase, language=language)
         terms = list(dict.fromkeys(aspects)) if aspect_type == "term" else []

@@ -12,6 +12,24 @@ import torch.nn.functional as F
 from torch import nn
 
 
+def in_bfloat16(fn, device_type: str, *args, **kwargs):
+    """``fn(*args, **kwargs)`` under bfloat16 autocast on ``device_type``, with the
+    floating tensors of its output (a tensor or a tuple of them) back in float32:
+    mixed precision inside, float32 for whatever reads the output (the loss, the
+    attention and classifier)."""
+    with torch.autocast(device_type, dtype=torch.bfloat16):
+        out = fn(*args, **kwargs)
+    return _float32(out)
+
+
+def _float32(out):
+    if isinstance(out, tuple):
+        return tuple(_float32(o) for o in out)
+    if isinstance(out, torch.Tensor) and out.is_floating_point():
+        return out.float()
+    return out
+
+
 def masked_mean_embedding(embedding: nn.Module, ids: torch.Tensor) -> torch.Tensor:
     """Mean of the embeddings of the non-padding ids of each row: (N, L) -> (N, E).
 

@@ -35,7 +35,7 @@ from dataclasses import field, make_dataclass
 from typing import Any
 
 from ..exceptions import AspectAttnWarning
-from ..text.languages import looks_english
+from ..text.languages import auto_language
 from . import encoders as _encoders
 from . import model as _model
 from . import training as _training
@@ -296,7 +296,7 @@ def resolve_auto(
         elif name == "language":  # (read from the texts only when asked)
             # no texts: a record derived for a model saved before the language was
             # one (its tokenizer was English)
-            resolved[name] = "en" if texts is None or looks_english(texts) else None
+            resolved[name] = "en" if texts is None else auto_language(texts)
         else:
             resolved[name] = rules[name]
     return resolved

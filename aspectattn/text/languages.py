@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["LANGUAGE_CODE", "looks_english", "ENGLISH_FUNCTION_WORDS"]
+__all__ = ["LANGUAGE_CODE", "looks_english", "auto_language", "ENGLISH_FUNCTION_WORDS"]
 
 #: An ISO 639-1/-3 code, optionally with a region or script: "en", "pt-BR", "hy".
 LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
@@ -38,3 +38,9 @@ def looks_english(texts: Iterable[str], sample: int = 5000) -> bool:
         n += len(words)
         hits += sum(w in ENGLISH_FUNCTION_WORDS for w in words)
     return n > 0 and hits / n >= ENGLISH_SHARE
+
+
+def auto_language(texts: Iterable[str]) -> str | None:
+    """What ``language="auto"`` stands for with ``texts``: ``"en"`` when they look
+    English, else ``None`` (no language's rules)."""
+    return "en" if looks_english(texts) else None
