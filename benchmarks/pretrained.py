@@ -55,7 +55,6 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.augment import flip_opinions
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
@@ -140,12 +139,8 @@ def validation_split(X, y, fraction=0.1, seed=0):
 
 def scores(clf, X, y, prefix: str, probes: bool) -> dict:
     out = pair_scores(clf.predict(X), X, y, prefix)
-    if probes:
-        X_probe, y_probe, target = flip_opinions(X, y)
-        right = clf.predict(X_probe) == np.asarray(y_probe)
-        out[f"{prefix}flip_target_accuracy"] = 100 * right[target].mean()
-        out[f"{prefix}flip_others_accuracy"] = 100 * right[~target].mean()
-        out[f"{prefix}flip_probes"] = int(target.sum())
+    if probes:  # all the antonym pairs, as benchmarks.terms' main probe columns
+        out.update(terms.probe_scores(clf, X, y, prefix))
     return out
 
 
