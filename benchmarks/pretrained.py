@@ -25,8 +25,9 @@ finished ones); ``--table`` writes ``pretrained.{json,md}``.
 
 ``--speed`` (run it alone on the machine, 2 threads): seconds per fine-tuning
 epoch on the restaurant-category training pairs (3,518, no copies; and with the
-default joined copies) in float32 and in bfloat16 mixed precision, one after the
-other in one run, and prediction pairs/s; writes ``pretrained_speed.{json,md}``.
+default joined copies) in float32 and in bfloat16 mixed precision, with the
+sub-word table trained or frozen (:data:`SPEED_ROWS`), one after the other in one
+run, and prediction pairs/s; writes ``pretrained_speed.{json,md}``.
 
 ``--serving`` (alone, 2 threads): one model fine-tuned with the defaults (seed 0) on
 the restaurant-category training pairs, then the test pairs (973, repeated 4 times
@@ -242,47 +243,62 @@ def markdown(rows) -> str:
     return "\n".join(lines)
 
 
+#: --speed's rows: (copies, precision, sub-word table frozen); the last of each
+#: copies setting is the defaults.
+SPEED_ROWS = [
+    (None, "float32", False),
+    (None, "bfloat16", False),
+    (None, "bfloat16", True),
+    ("auto", "float32", False),
+    ("auto", "bfloat16", True),
+]
+
+
 def speed(epochs: int = 2) -> dict:
-    """s/epoch (the fastest of ``epochs``) by precision and copies, and predict
-    pairs/s of the float32 model, on the restaurant-category training pairs."""
+    """s/epoch (the fastest of ``epochs``) by copies, precision and frozen table
+    (:data:`SPEED_ROWS`), and predict pairs/s, on the restaurant-category training
+    pairs."""
     (X, y), (X_test, _) = load_data("restaurant categories")
     out = {"threads": torch.get_num_threads(), "pairs": len(X), "rows": []}
-    for augment in (None, "auto"):
-        for precision in ("float32", "bfloat16"):
-            clf = AspectAttentionClassifier(
-                encoder="pretrained",
-                pretrained_model=minilm(),
-                random_state=0,
-                max_epochs=epochs,
-                augment=augment,
-                precision=precision,
-            ).fit(X, y)
-            row = {
-                "augment": clf.resolved_params_["augment"],
-                "precision": precision,
-                "epoch_seconds": min(r["dur"] for r in clf.history_),
-            }
-            if augment is None:
-                start = time.perf_counter()
-                clf.predict_proba(X_test)
-                row["predict_pairs_per_second"] = len(X_test) / (
-                    time.perf_counter() - start
-                )
-            out["rows"].append(row)
-            print(row, flush=True)
+    for augment, precision, frozen in SPEED_ROWS:
+        clf = AspectAttentionClassifier(
+            encoder="pretrained",
+            pretrained_model=minilm(),
+            random_state=0,
+            max_epochs=epochs,
+            augment=augment,
+            precision=precision,
+            freeze_embeddings=frozen,
+        ).fit(X, y)
+        row = {
+            "augment": clf.resolved_params_["augment"],
+            "precision": precision,
+            "frozen_table": frozen,
+            "epoch_seconds": min(r["dur"] for r in clf.history_),
+        }
+        if augment is None:
+            start = time.perf_counter()
+            clf.predict_proba(X_test)
+            row["predict_pairs_per_second"] = len(X_test) / (
+                time.perf_counter() - start
+            )
+        out["rows"].append(row)
+        print(row, flush=True)
     return out
 
 
 def speed_markdown(r) -> str:
     lines = [
-        "| training pairs | precision | s / epoch | predict pairs / s |",
-        "|---|---|---|---|",
+        "| training pairs | precision | sub-word table | s / epoch "
+        "| predict pairs / s |",
+        "|---|---|---|---|---|",
     ]
     for row in r["rows"]:
         copies = "+ joined copies" if row["augment"] else "no copies"
+        table = "frozen" if row["frozen_table"] else "trained"
         rate = row.get("predict_pairs_per_second")
         lines.append(
-            f"| {r['pairs']:,} {copies} | {row['precision']} | "
+            f"| {r['pairs']:,} {copies} | {row['precision']} | {table} | "
             f"{row['epoch_seconds']:.1f} | {f'{rate:,.0f}' if rate else '-'} |"
         )
     lines += [

@@ -83,7 +83,7 @@ Keep the word vectors -- or a pretrained checkpoint's sub-word embedding
 table -- fixed during training. ``"auto"``: ``True`` with
 ``encoder="pretrained"`` (validation accuracy unchanged on three data sets,
 and no gradient or Adam step for MiniLM's 11.7M table weights every batch:
-~11% less time per epoch), else ``False``; see ``resolved_params_``.""",
+~10% less time per epoch), else ``False``; see ``resolved_params_``.""",
     ),
     Param(
         "embedding_lr",
