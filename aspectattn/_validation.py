@@ -28,6 +28,7 @@ from .exceptions import InputError, UnknownAspectError
 __all__ = [
     "check_pairs",
     "check_labels",
+    "check_partial_labels",
     "check_texts",
     "resolve_aspect_type",
     "category_ids",
@@ -218,6 +219,44 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
             f"y mixes label types {sorted(kinds)}; use one type (e.g. all strings)."
         )
     return np.asarray(values)
+
+
+#: The label of an unlabelled sample, as in :mod:`sklearn.semi_supervised`.
+UNLABELLED = -1
+
+
+def _is_unlabelled(value: Any) -> bool:
+    """``None``/NaN, or the number ``-1`` (scikit-learn's mark; not a bool)."""
+    if _is_missing(value):
+        return True
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_))
+        and value == UNLABELLED
+    )
+
+
+def check_partial_labels(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``y`` where some samples may be unlabelled: ``-1`` as in
+    :mod:`sklearn.semi_supervised` (or ``None``/NaN, the mark for labels that are
+    objects).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_labelled,)
+        The labels of the labelled samples, checked as :func:`check_labels`.
+    labelled : ndarray of shape (n_samples,) bool
+    """
+    if y is None or isinstance(y, (str, bytes)):
+        check_labels(y, n_samples)  # raises its message
+    values = y.tolist() if hasattr(y, "tolist") else list(y)
+    if np.asarray(values, dtype=object).ndim != 1:
+        check_labels(values, n_samples)  # raises its message
+    labelled = np.array([not _is_unlabelled(v) for v in values], dtype=bool)
+    if len(labelled) != n_samples:
+        check_labels(values, n_samples)  # raises its message
+    given = [v for v, k in zip(values, labelled, strict=True) if k]
+    return check_labels(given, len(given)), labelled
 
 
 def check_texts(values: Any, what: str = "texts") -> list[str]:

@@ -188,7 +188,9 @@ def to_payload(estimator) -> dict:
     from . import __version__
 
     check_is_fitted(estimator, "module_")
-    params = {k: plain(v) for k, v in estimator.get_params().items()}
+    params = {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
+    if params.get("teacher") is not None:
+        params["teacher"] = None  # the student alone: no teacher in its file
     if not (params["random_state"] is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a RandomState object is not data
     metadata = json.dumps(

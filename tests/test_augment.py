@@ -164,8 +164,10 @@ def _recorded_splits(monkeypatch):
     that follow."""
     splits = []
 
-    def recording_split(dataset, groups, fraction, rng, synthetic=None):
-        train, valid = split_sentences(dataset, groups, fraction, rng, synthetic)
+    def recording_split(dataset, groups, fraction, rng, synthetic=None, held_out=None):
+        train, valid = split_sentences(
+            dataset, groups, fraction, rng, synthetic, held_out
+        )
         splits.append((dataset, groups, synthetic, train, valid))
         return train, valid
 

@@ -110,8 +110,9 @@ def _bad_inputs():
         ([(good[0], "")], ["pos"], "aspect of pair 0 is empty"),
         ([(42, "food")], ["pos"], "expected a string"),
         ([good, good], ["pos"], "2 pairs but 1 labels"),
-        ([good, good], ["pos", float("nan")], "Label 1 is missing"),
-        ([good, good], ["pos", None], "Label 1 is missing"),
+        ([good, good], ["pos", float("nan")], r"unlabelled \(first: label 1;"),
+        ([good, good], ["pos", None], r"unlabelled \(first: label 1;"),
+        ([good, good], ["pos", ""], "Label 1 is missing"),
         ([good, good], ["pos", "pos"], "single class"),
         ([], [], "no pairs"),
         (np.array([["a", "b", "c"]]), ["pos"], r"shape \(n_pairs, 2\)"),
@@ -721,7 +722,7 @@ def test_pandas_na_label_is_missing(pairs):
     X, y = pairs
     labels = pd.Series(list(y), dtype="string")
     labels[4] = pd.NA
-    with pytest.raises(InputError, match="Label 4 is missing"):
+    with pytest.raises(InputError, match=r"unlabelled \(first: label 4;"):
         AspectAttentionClassifier(**FAST).fit(X, labels)
 
 

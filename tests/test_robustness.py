@@ -111,7 +111,9 @@ def test_wrong_types_in_X_raise_input_error(model, bad):
 def test_missing_labels_raise_input_error(pairs, bad, position):
     X, y = pairs[0][:10], list(pairs[1][:10])
     y[position] = bad
-    with pytest.raises(InputError, match=f"Label {position} is missing"):
+    # None and NaN mark unlabelled pairs (scikit-learn's semi-supervised
+    # convention): without a teacher, a clear error that names the first one
+    with pytest.raises(InputError, match=rf"unlabelled \(first: label {position};"):
         AspectAttentionClassifier(**FAST).fit(X, y)
 
 

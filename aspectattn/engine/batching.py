@@ -38,6 +38,10 @@ class PairDataset(Dataset):
         Class indices.
     spans : ndarray of shape (n, 2) int64, or None
         Token span of each pair's term; batches then carry ``span``.
+    teacher : ndarray of shape (n, n_classes) float32, or None
+        A teacher's softened probabilities of each pair (distillation); the
+        batches' targets are then ``{"label": (B,), "teacher": (B, C)}``, with
+        the label ``-1`` for a pair that has none.
     """
 
     def __init__(
@@ -47,12 +51,14 @@ class PairDataset(Dataset):
         aspects,
         y: np.ndarray | None = None,
         spans: np.ndarray | None = None,
+        teacher: np.ndarray | None = None,
     ):
         self.sentences = sentences
         self.sentence = np.asarray(sentence, dtype=np.int64)
         self.aspects = aspects
         self.targets = None if y is None else np.asarray(y, dtype=np.int64)
         self.spans = None if spans is None else np.asarray(spans, dtype=np.int64)
+        self.teacher = teacher
         self.lengths = sentences.lengths[self.sentence]  # per pair
 
     def __len__(self) -> int:
@@ -82,14 +88,20 @@ class PairDataset(Dataset):
         X = self.batch(index)
         if self.targets is None:
             return X, torch.zeros(len(index), dtype=torch.int64)
-        return X, torch.from_numpy(self.targets[np.asarray(index)])
+        index = np.asarray(index)
+        label = torch.from_numpy(self.targets[index])
+        if self.teacher is None:
+            return X, label
+        return X, {"label": label, "teacher": torch.from_numpy(self.teacher[index])}
 
     def __getitem__(self, i):
         X, y = self.__getitems__([i])
-        return {k: v[0] for k, v in X.items()}, y[0]
+        y = {k: v[0] for k, v in y.items()} if isinstance(y, dict) else y[0]
+        return {k: v[0] for k, v in X.items()}, y
 
-    def subset(self, index: np.ndarray) -> PairDataset:
-        """A new dataset of the pairs at ``index`` (sharing the sentences)."""
+    def subset(self, index: np.ndarray, teacher: bool = True) -> PairDataset:
+        """A new dataset of the pairs at ``index`` (sharing the sentences);
+        ``teacher=False`` leaves the teacher's probabilities out."""
         aspects = (
             self.aspects.take(index)
             if isinstance(self.aspects, EncodedTexts)
@@ -97,7 +109,10 @@ class PairDataset(Dataset):
         )
         y = None if self.targets is None else self.targets[index]
         spans = None if self.spans is None else self.spans[index]
-        return PairDataset(self.sentences, self.sentence[index], aspects, y, spans)
+        soft = None if self.teacher is None or not teacher else self.teacher[index]
+        return PairDataset(
+            self.sentences, self.sentence[index], aspects, y, spans, soft
+        )
 
 
 def length_sorted_batches(

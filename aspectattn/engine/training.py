@@ -41,6 +41,7 @@ from .callbacks import (
     load_checkpoint,
     log_line,
 )
+from .distillation import DistillationLoss
 
 __all__ = [
     "train_module",
@@ -51,6 +52,8 @@ __all__ = [
     "OPTIMIZERS",
     "TrainingConfig",
     "split_sentences",
+    "held_out_sentences",
+    "sentence_numbers",
     "class_weight_tensor",
     "build_net",
     "fit_net",
@@ -76,24 +79,11 @@ def private_torch_rng(seed: int, device: str):
         yield
 
 
-def split_sentences(
-    dataset: PairDataset,
-    groups: np.ndarray,
-    fraction: float | None,
-    rng,
-    synthetic: np.ndarray | None = None,
-) -> tuple[PairDataset, PairDataset | None]:
-    """Hold out a share ``fraction`` of the sentences (``groups``: the sentence of
-    each pair) with all their pairs.
-
-    ``synthetic`` (bool per pair) marks pairs made by augmentation: they carry the
-    groups of their source sentences (``groups`` of shape (n_pairs, k): a pair
-    goes with every sentence of its row), train only when all of them are on the
-    training side, and are left out of the validation set.
-    """
+def held_out_sentences(n_sentences: int, fraction: float | None, rng) -> np.ndarray:
+    """The sentences (numbers ``0..n_sentences-1``) that a validation share
+    ``fraction`` holds out, drawn from ``rng``; none when ``fraction`` is None."""
     if fraction is None:
-        return dataset, None
-    n_sentences = int(groups.max()) + 1
+        return np.array([], dtype=np.intp)
     n_valid = int(round(fraction * n_sentences))
     if n_valid < 1 or n_valid >= n_sentences:
         raise InputError(
@@ -101,13 +91,45 @@ def split_sentences(
             "leaves an empty training or validation set; use more data or another "
             "fraction."
         )
-    held_out = rng.permutation(n_sentences)[:n_valid]
+    return rng.permutation(n_sentences)[:n_valid]
+
+
+def sentence_numbers(texts) -> np.ndarray:
+    """Each text's sentence number: the same text is one sentence (numbered in
+    sorted order)."""
+    return np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
+
+
+def split_sentences(
+    dataset: PairDataset,
+    groups: np.ndarray,
+    fraction: float | None,
+    rng,
+    synthetic: np.ndarray | None = None,
+    held_out: np.ndarray | None = None,
+) -> tuple[PairDataset, PairDataset | None]:
+    """Hold out a share ``fraction`` of the sentences (``groups``: the sentence of
+    each pair) with all their pairs (``held_out``: the sentences, when drawn
+    before, by :func:`held_out_sentences`).
+
+    ``synthetic`` (bool per pair) marks pairs made by augmentation: they carry the
+    groups of their source sentences (``groups`` of shape (n_pairs, k): a pair
+    goes with every sentence of its row; ``-1``: with none, always on the
+    training side), train only when all of them are on the training side, and
+    are left out of the validation set. The validation set holds no teacher's
+    probabilities: it is scored on the labels.
+    """
+    if fraction is None:
+        return dataset, None
+    if held_out is None:
+        held_out = held_out_sentences(int(groups.max()) + 1, fraction, rng)
     is_valid = np.isin(groups, held_out)
     is_valid = is_valid.any(axis=1) if is_valid.ndim == 2 else is_valid
     scored = is_valid if synthetic is None else is_valid & ~synthetic
+    keep = {} if getattr(dataset, "teacher", None) is None else {"teacher": False}
     return (
         dataset.subset(np.flatnonzero(~is_valid)),
-        dataset.subset(np.flatnonzero(scored)),
+        dataset.subset(np.flatnonzero(scored), **keep),
     )
 
 
@@ -142,6 +164,12 @@ def class_weight_tensor(class_weight, y_index, classes) -> torch.Tensor | None:
         weight = "balanced"
     weights = compute_class_weight(weight, classes=np.arange(len(classes)), y=y_index)
     return torch.tensor(weights, dtype=torch.float32)
+
+
+def _labelled(y_index: np.ndarray) -> np.ndarray:
+    """The class indices of the pairs that have a label (``-1``: none)."""
+    y_index = np.asarray(y_index)
+    return y_index[y_index >= 0]
 
 
 #: A class weight: a real, finite number >= 0 (not a bool).
@@ -257,6 +285,7 @@ def build_net(
     device,
     checkpoint=None,
     multi_output=None,
+    distill=False,
 ):
     """The skorch net that trains ``module``, and its :class:`BestWeights` tracker.
 
@@ -268,7 +297,8 @@ def build_net(
     :class:`~aspectattn.nn.categories.MultiOutputLoss` for a module whose outputs
     are not one class per row (the detector's ``(logits (B, K, C), attention)``);
     the net is then a :class:`MultiOutputNet` and the validation loss is its only
-    validation score.
+    validation score. ``distill``: the training targets hold a teacher's
+    probabilities (:class:`~aspectattn.engine.distillation.DistillationLoss`).
     """
     from skorch.callbacks import EpochScoring, GradientNormClipping
     from skorch.helper import predefined_split
@@ -315,11 +345,15 @@ def build_net(
             {
                 "criterion": torch.nn.CrossEntropyLoss,
                 "criterion__weight": class_weight_tensor(
-                    config.class_weight, y_index, classes
+                    config.class_weight, _labelled(y_index), classes
                 ),
                 "classes": list(range(len(classes))),
             },
         )
+        if distill:
+            loss["criterion"] = DistillationLoss
+            loss["criterion__distill_weight"] = config.distill_weight
+            loss["criterion__temperature"] = config.distill_temperature
     else:
         from ..nn.categories import MultiOutputLoss
 
@@ -435,6 +469,7 @@ def train_module(
     classes=None,
     multi_output=None,
     synthetic_source=None,
+    held_out=None,
 ) -> Trained:
     """Build the module (``build()``, then ``init(module)``) under the fit's seed,
     hold out validation sentences, and train it through skorch (the settings of
@@ -448,10 +483,14 @@ def train_module(
     ``texts`` are the given pairs' texts; the ``dataset`` may hold augmented pairs
     after them, one per row of ``synthetic_source`` ((n_new,) or (n_new, k): the
     indices of the given pairs each was made from), which train only when all
-    their sources are on the training side and are not scored in validation.
+    their sources are on the training side and are not scored in validation
+    (a source ``-1``: none, always on the training side). ``held_out``: the
+    validation sentences (:func:`held_out_sentences` of ``texts``' sentences)
+    when the caller drew them from ``rng`` before; else they are drawn here.
+    A ``dataset`` with a teacher's probabilities trains with
+    :class:`~aspectattn.engine.distillation.DistillationLoss`.
     """
-    # The same text is one sentence (numbered in sorted order).
-    groups = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1]
+    groups = sentence_numbers(texts)
     synthetic = None
     if synthetic_source is not None:
         synthetic = np.r_[
@@ -462,10 +501,10 @@ def train_module(
         source = source[:, None] if source.ndim == 1 else source  # (n_new, k)
         groups = np.r_[  # (n_pairs, k): the sentences each pair goes with
             np.repeat(groups[:, None], source.shape[1], axis=1),
-            groups[source],
+            np.where(source >= 0, groups[source], -1),
         ]
     train_ds, valid_ds = split_sentences(
-        dataset, groups, config.validation_fraction, rng, synthetic
+        dataset, groups, config.validation_fraction, rng, synthetic, held_out
     )
     with private_torch_rng(seed, device):
         module = build()
@@ -491,6 +530,7 @@ def train_module(
             device,
             checkpoint,
             multi_output=multi_output,
+            distill=getattr(dataset, "teacher", None) is not None,
         )
         start = time.perf_counter()
         history, best_epoch, interrupted = fit_net(

@@ -22,8 +22,9 @@ from sklearn.utils.validation import check_is_fitted
 from .. import params as P
 from .._validation import plain
 from ..engine.building import ModuleBuilder, prepare_model
+from ..engine.distillation import fitted_teacher, teacher_targets
 from ..engine.quantization import bfloat16_module, quantize_module
-from ..engine.training import train_module
+from ..engine.training import held_out_sentences, sentence_numbers, train_module
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
 from ._fitted import FITTED_ATTRIBUTES, FittedState
@@ -87,7 +88,9 @@ class TrainingData:
 
     ``targets`` holds class indices, (n,) or the detector's (n, K); ``labels``
     the label values (what ``"auto"`` reads); ``classes`` the fitted ``classes_``;
-    ``run`` the given data as a checkpoint identifies its run by.
+    ``run`` the given data as a checkpoint identifies its run by;
+    ``unlabelled`` the given pairs that have no label, ``(texts, aspects,
+    spans)`` (trained on a teacher's probabilities only), or None.
     """
 
     texts: list
@@ -103,6 +106,8 @@ class TrainingData:
     n_features_in: int
     feature_names: np.ndarray | None = None
     source: np.ndarray | None = None
+    unlabelled: tuple | None = None
+    teacher: np.ndarray | None = None
 
     def with_copies(self, texts, aspects, spans, targets, source) -> TrainingData:
         """These rows followed by copies (``source``: the given rows of each)."""
@@ -115,8 +120,21 @@ class TrainingData:
             aspects=[*self.aspects, *aspects],
             spans=spans_,
             targets=np.concatenate([self.targets, targets]),
-            source=np.asarray(source, dtype=np.intp),
+            source=np.concatenate(
+                [
+                    *([] if self.source is None else [self.source]),
+                    np.asarray(source, dtype=np.intp),
+                ]
+            ),
         )
+
+    def pairs(self, rows=None) -> list[tuple]:
+        """The rows as ``(text, aspect)`` pairs, ``(text, aspect, span)`` where
+        the rows have spans: what an estimator's ``fit``/``predict`` take."""
+        rows = range(len(self.texts)) if rows is None else rows
+        if self.spans is None:
+            return [(self.texts[k], self.aspects[k]) for k in rows]
+        return [(self.texts[k], self.aspects[k], self.spans[k]) for k in rows]
 
 
 class AspectAttentionBase(FittedState, BaseEstimator):
@@ -140,6 +158,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "lr_schedule": "constant",
         "layer_lr_decay": 1.0,
         "precision": "float32",
+        "teacher": None,
+        "distill_weight": P.TABLE["distill_weight"].default,
+        "distill_temperature": P.TABLE["distill_temperature"].default,
     }
     _parameter_constraints: dict = {}
 
@@ -280,6 +301,10 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             data = self._augmented(data, values["augment"], seed)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
+        split_rng = np.random.default_rng([seed, SPLIT_STREAM])
+        held_out = None
+        if getattr(self, "teacher", None) is not None:
+            data, held_out = self._distilled(data, values, split_rng)
         model_config, training_config = self._configs(values)
         pipeline, module_config, init, coverage = prepare_model(
             model_config,
@@ -298,13 +323,14 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             self._training_dataset(pipeline, module_config, data),
             data.texts[: data.n_given],
             seed,
-            np.random.default_rng([seed, SPLIT_STREAM]),
+            split_rng,
             device,
             run_data=data.run,
             y_index=data.targets,
             classes=np.asarray(data.labels),
             multi_output=self._loss(data, training_config),
             synthetic_source=data.source,
+            held_out=held_out,
         )
         # The fitted state; the skorch net (optimizer state, callbacks) is dropped
         # so the fitted model stays small and pickle-safe.
@@ -361,6 +387,43 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             np.asarray(targets)[keep],
             np.asarray(source)[keep],
         )
+
+    def _distilled(self, data: TrainingData, values: dict, rng):
+        """``data`` with the teacher's probabilities of every row and the
+        unlabelled pairs (less those of validation sentences) as rows labelled
+        ``-1``; and the validation sentences, drawn here from ``rng`` (the split's
+        stream, which goes on to draw the batches) so that a teacher to fit is
+        fitted on the training side alone."""
+        name = type(self).__name__
+        n = data.n_given
+        groups = sentence_numbers(data.texts[:n])
+        held_out = held_out_sentences(
+            int(groups.max()) + 1, values["validation_fraction"], rng
+        )
+        train_side = np.flatnonzero(~np.isin(groups, held_out))
+        teacher = fitted_teacher(
+            self.teacher,
+            data.pairs(train_side),
+            data.classes[data.targets[train_side]],
+            name,
+        )
+        if data.unlabelled is not None:
+            valid = np.flatnonzero(np.isin(groups, held_out))
+            valid_texts = {data.texts[k] for k in valid}
+            texts, aspects, spans = data.unlabelled
+            keep = [k for k, text in enumerate(texts) if text not in valid_texts]
+            width = () if data.source is None else data.source.shape[1:]
+            data = data.with_copies(
+                [texts[k] for k in keep],
+                [aspects[k] for k in keep],
+                [spans[k] for k in keep],
+                np.full(len(keep), -1, dtype=np.intp),
+                np.full((len(keep), *width), -1, dtype=np.intp),
+            )
+        soft = teacher_targets(
+            teacher, data.pairs(), data.classes, values["distill_temperature"], name
+        )
+        return replace(data, teacher=soft), held_out
 
     def _training_data(self, X, y) -> TrainingData:
         raise NotImplementedError

@@ -98,8 +98,10 @@ class FittedState:
             for k, v in params.items()
             if not (k in cls._retired_params and v == cls._retired_params[k])
         }
-        params = {**cls._added_params, **params}
-        unknown = set(params) - set(estimator.get_params())
+        own = estimator.get_params(deep=False)
+        added = {k: v for k, v in cls._added_params.items() if k in own}
+        params = {**added, **params}
+        unknown = set(params) - set(own)
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
         estimator.set_params(**params)

@@ -25,8 +25,8 @@ from .. import augment, persistence
 from .. import params as P
 from .._validation import (
     category_ids,
-    check_labels,
     check_pairs,
+    check_partial_labels,
     check_texts,
     resolve_aspect_type,
 )
@@ -149,7 +149,28 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         texts, aspects, feature_names, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
         )
-        labels = check_labels(y, len(texts))
+        labels, labelled = check_partial_labels(y, len(texts))
+        unlabelled = None
+        if not labelled.all():
+            if self.teacher is None:
+                raise InputError(
+                    f"y marks {int((~labelled).sum())} of {len(labelled)} pairs as "
+                    f"unlabelled (first: label {int(np.argmin(labelled))}; -1, None "
+                    "or NaN, scikit-learn's mark for "
+                    "semi-supervised learning); fit learns from them only with a "
+                    "teacher= that labels them. Remove them, or give a teacher. "
+                    "(If -1 is one of your classes, e.g. -1/0/1 polarities, map "
+                    "the labels to others, such as strings.)"
+                )
+            rows = np.flatnonzero(~labelled)
+            unlabelled = (
+                [texts[k] for k in rows],
+                [aspects[k] for k in rows],
+                [None if spans is None else spans[k] for k in rows],
+            )
+            rows = np.flatnonzero(labelled)
+            texts, aspects = [texts[k] for k in rows], [aspects[k] for k in rows]
+            spans = None if spans is None else [spans[k] for k in rows]
         classes, y_index = np.unique(labels, return_inverse=True)
         if len(classes) < 2:
             raise InputError(
@@ -170,9 +191,16 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             aspect_type=aspect_type,
             categories=np.array(categories, dtype=object),
             n_given=len(texts),
-            run=(texts, aspects, labels),
+            run=(texts, aspects, labels)
+            if unlabelled is None
+            else (
+                [*texts, *unlabelled[0]],
+                [*aspects, *unlabelled[1]],
+                [*labels.tolist(), *[None] * len(unlabelled[0])],
+            ),
             n_features_in=2,
             feature_names=feature_names,
+            unlabelled=unlabelled,
         )
 
     def _copies(self, data: TrainingData, augment_: str, rng):
@@ -212,7 +240,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             pipeline, module_config, data.texts, data.aspects, data.spans
         )
         return PairDataset(
-            sentences, sentence_of_pair, aspect_data, data.targets, spans
+            sentences, sentence_of_pair, aspect_data, data.targets, spans, data.teacher
         )
 
     def _aspect_input(self, pipeline, aspect_type, categories, aspects):

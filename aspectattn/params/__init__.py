@@ -162,6 +162,8 @@ def unused(values: dict, aspect_type: str | None = None) -> list[tuple[str, str]
         unmet.append(({"terms"}, "aspect_type='category'"))
     if embeddings is None or embeddings in TRAINABLE_VECTORS:
         unmet.append(({"vector_file"}, f"embeddings={embeddings!r}"))
+    if values.get("teacher") is None:
+        unmet.append(({"teacher"}, "teacher=None"))
     return [
         (p.name, setting)
         for needs, setting in unmet

@@ -12,18 +12,20 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval as _SkInterval
 from sklearn.utils._param_validation import (
+    HasMethods,
     InvalidParameterError,
     Options,
     StrOptions,
     make_constraint,
     validate_parameter_constraints,
 )
+from sklearn.utils._param_validation import Interval as _SkInterval
 
 __all__ = [
     "Interval",
     "StrOptions",
+    "HasMethods",
     "Matching",
     "JSONObject",
     "InvalidParameterError",

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._constraints import Interval, Matching, StrOptions
+from ._constraints import HasMethods, Interval, Matching, StrOptions
 from ._core import (
     DEVICE_RE,
     OPTIMIZERS,
@@ -162,6 +162,57 @@ Clip the gradient norm to this value.""",
         needs=(),
         doc="""\
 Weights of the classes in the loss, as in scikit-learn.""",
+    ),
+    Param(
+        "teacher",
+        None,
+        [None, HasMethods(["fit", "predict_proba"])],
+        "pairs",
+        "a stronger estimator whose probabilities the model also learns from",
+        type="estimator or None",
+        needs=(),
+        goes="estimator",
+        doc="""\
+Knowledge distillation (Hinton et al., 2015): a classifier of the same
+``(text, aspect)`` pairs (e.g. an :class:`AspectAttentionClassifier` with
+``encoder="pretrained"``) whose probabilities the model learns from besides
+the labels. A fitted teacher is used as it is (wrap it in
+:class:`sklearn.frozen.FrozenEstimator` to keep it fitted through ``clone``
+and ``GridSearchCV``); an unfitted one is cloned and fitted on the pairs of
+the training side of the validation split, so validation scores stay those
+of data neither model trained on. It labels every training pair, the copies
+``augment`` makes and the unlabelled pairs (label ``-1``, or ``None``);
+its classes must be the labels'. Its own parameters are ``teacher__*``. The
+teacher is not kept: the fitted model, its files and pickles hold the
+student alone (``teacher=None`` once saved).""",
+    ),
+    Param(
+        "distill_weight",
+        0.5,
+        [Interval(Real, 0, 1, closed="both")],
+        "pairs",
+        "share of the teacher's probabilities in the loss of a labelled pair",
+        type="float",
+        needs=("teacher",),
+        doc="""\
+With a ``teacher``, the loss of a labelled pair is ``(1 - distill_weight)``
+times the cross-entropy with its label plus ``distill_weight`` times
+``distill_temperature**2`` times the KL divergence from the teacher's
+softened probabilities to the model's; an unlabelled pair has the second
+term alone.""",
+    ),
+    Param(
+        "distill_temperature",
+        2.0,
+        [Interval(Real, 0, None, closed="neither")],
+        "pairs",
+        "softening of the teacher's and the model's probabilities",
+        type="float",
+        needs=("teacher",),
+        doc="""\
+Both distributions are softened to ``p ** (1 / T)`` (renormalised; the
+model's: its logits divided by ``T``), so the teacher's ranking of the
+wrong classes reaches the model too.""",
     ),
     Param(
         "validation_fraction",
