@@ -1,0 +1,321 @@
+"""The LSTM learning from MiniLM (``teacher=``): students beside the LSTM defaults
+and the teacher itself, chosen on validation data.
+
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
+        python -m benchmarks.distillation --worker 0 --workers 2 &
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
+        python -m benchmarks.distillation --worker 1 --workers 2
+    python -m benchmarks.distillation --table
+
+Every run trains on the training file less a validation split of 10% of its
+*sentences* (:func:`benchmarks.pretrained.validation_split`, seed 0, the same for
+every candidate and seed). The teacher is MiniLM-L6 fine-tuned with the
+estimator's defaults on that training side (one per data set and seed, cached in
+``benchmarks/results/cache/``, git-ignored) and handed to the students fitted,
+through :class:`sklearn.frozen.FrozenEstimator`; its probabilities of the pairs
+are memoised across candidates (:class:`MemoTeacher`). The students are the LSTM
+with its defaults and GloVe 6B 50-d, one change per candidate
+(:data:`CANDIDATES`). Scores as :mod:`benchmarks.pretrained`: validation
+accuracy, macro-F1, disagreeing pairs and flip probes choose; the test columns
+are reported, never used to choose.
+
+Unlabelled pairs (``y = -1``), restaurants only: the aspects of SemEval-2015's and
+MAMS's training sentences (categories mapped onto SemEval-2014's, terms as
+annotated) without their labels, less every sentence of the training file and of
+the test file scored here.
+
+Runs are appended to ``benchmarks/results/distillation.runs.jsonl`` (a rerun
+skips finished ones); ``--table`` writes ``distillation.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.frozen import FrozenEstimator
+
+from aspectattn import AspectAttentionClassifier
+from benchmarks.common import RESULTS, glove, load
+from benchmarks.pretrained import load_data, minilm, scores, validation_split
+from benchmarks.runlog import append_run, read_runs, write_results
+
+OUT = RESULTS / "distillation"
+LOG = OUT.with_suffix(".runs.jsonl")
+CACHE = RESULTS / "cache"
+
+#: Candidate -> the student's settings (None: the teacher itself).
+CANDIDATES = {
+    "LSTM defaults": {},
+    "teacher: MiniLM defaults": None,
+    "student (teacher=, defaults)": dict(teacher=True),
+    "student, distill_weight 0.9": dict(teacher=True, distill_weight=0.9),
+    "student + unlabelled restaurant pairs": dict(teacher=True, unlabelled=True),
+    "student + flip copies": dict(teacher=True, augment="flip"),
+}
+DATA = ("restaurant categories", "restaurant terms", "laptop terms")
+SEEDS = (0, 1, 2)
+TERMS_ONLY = {"student + flip copies"}
+RESTAURANTS_ONLY = {"student + unlabelled restaurant pairs"}
+
+#: SemEval-2015 and MAMS categories -> SemEval-2014's (the others are left out).
+CATEGORY_MAP = {
+    "FOOD#QUALITY": "food",
+    "FOOD#STYLE_OPTIONS": "food",
+    "FOOD#GENERAL": "food",
+    "DRINKS#QUALITY": "food",
+    "DRINKS#STYLE_OPTIONS": "food",
+    "SERVICE#GENERAL": "service",
+    "FOOD#PRICES": "price",
+    "DRINKS#PRICES": "price",
+    "RESTAURANT#PRICES": "price",
+    "AMBIENCE#GENERAL": "ambience",
+    "RESTAURANT#GENERAL": "anecdotes/miscellaneous",
+    "RESTAURANT#MISCELLANEOUS": "anecdotes/miscellaneous",
+    "food": "food",
+    "service": "service",
+    "staff": "service",
+    "price": "price",
+    "ambience": "ambience",
+    "miscellaneous": "anecdotes/miscellaneous",
+}
+
+
+class MemoTeacher(ClassifierMixin, BaseEstimator):
+    """A fitted classifier whose ``predict_proba`` is remembered per pair (the
+    students of one data set and seed ask for the same pairs)."""
+
+    def __init__(self, model=None):
+        self.model = model
+
+    def fit(self, X, y):
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+    @property
+    def classes_(self):
+        return self.model.classes_
+
+    def predict_proba(self, X):
+        memo = self.__dict__.setdefault("_memo", {})
+        keys = [(x[0], x[1], tuple(x[2]) if len(x) > 2 and x[2] else ()) for x in X]
+        todo = [k for k, key in enumerate(keys) if key not in memo]
+        if todo:
+            proba = self.model.predict_proba([X[k] for k in todo])
+            memo.update((keys[k], p) for k, p in zip(todo, proba, strict=True))
+        return np.stack([memo[key] for key in keys])
+
+
+def teacher_for(data: str, seed: int, X_fit, y_fit):
+    """MiniLM fine-tuned with the defaults on the training side (cached)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"teacher-{data.replace(' ', '_')}-{seed}.aam"
+    lock = path.with_suffix(".lock")
+    while not path.exists():
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL)
+        except FileExistsError:  # the other worker fits it
+            time.sleep(10)
+            continue
+        os.close(fd)
+        start = time.perf_counter()
+        model = AspectAttentionClassifier(
+            encoder="pretrained", pretrained_model=minilm(), random_state=seed
+        ).fit(X_fit, y_fit)
+        print(f"teacher {data} {seed}: {time.perf_counter() - start:.0f} s", flush=True)
+        model.save(path)
+        lock.unlink()
+    return AspectAttentionClassifier.load(path)
+
+
+def unlabelled_pairs(data: str, exclude) -> list:
+    """Restaurant pairs with no label (see the module docstring), less the
+    sentences of ``exclude``."""
+    if data == "restaurant categories":
+        sources = [
+            load("semeval2015-restaurants-category", "train")[0],
+            load("mams-category", "train")[0],
+        ]
+        pairs = [
+            (text, CATEGORY_MAP[a])
+            for X in sources
+            for text, a in X
+            if a in CATEGORY_MAP
+        ]
+    elif data == "restaurant terms":
+        pairs = [
+            tuple(x[:2])
+            for name in ("semeval2015-restaurants-target", "mams-term")
+            for x in load(name, "train")[0]
+            if x[1] != "NULL"
+        ]
+    else:
+        return []
+    exclude = set(exclude)
+    return sorted({p for p in pairs if p[0] not in exclude})
+
+
+_TEACHERS: dict = {}
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    (X, y), (X_test, y_test) = load_data(data)
+    (X_fit, y_fit), (X_val, y_val) = validation_split(X, y)
+    is_terms = data.endswith("terms")
+    settings = CANDIDATES[candidate]
+    start = time.perf_counter()
+    if settings is None:
+        clf = teacher_for(data, seed, X_fit, y_fit)
+        fit_seconds = clf.fit_time_
+    else:
+        settings = dict(settings)
+        X_train, y_train = list(X_fit), list(y_fit)
+        if settings.pop("teacher", False):
+            key = (data, seed)
+            if key not in _TEACHERS:
+                _TEACHERS.clear()
+                model = teacher_for(data, seed, X_fit, y_fit)
+                _TEACHERS[key] = FrozenEstimator(MemoTeacher(model))
+            settings["teacher"] = _TEACHERS[key]
+        if settings.pop("unlabelled", False):
+            seen = [x[0] for x in (*X_fit, *X_val, *X_test)]
+            extra = unlabelled_pairs(data, seen)
+            X_train += extra
+            y_train += [-1] * len(extra)
+        start = time.perf_counter()
+        clf = AspectAttentionClassifier(
+            embeddings=glove(), random_state=seed, **settings
+        ).fit(X_train, y_train)
+        fit_seconds = time.perf_counter() - start
+    result = {
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
+        "fit_seconds": fit_seconds,
+        "threads": torch.get_num_threads(),
+    }
+    result.update(scores(clf, X_val, y_val, "val_", is_terms))
+    result.update(scores(clf, X_test, y_test, "test_", is_terms))
+    return result
+
+
+def jobs():
+    """The teachers first (each fitted once), then the students."""
+    plan = [
+        (c, d, s)
+        for c in CANDIDATES
+        for d in DATA
+        for s in SEEDS
+        if (d.endswith("terms") or c not in TERMS_ONLY)
+        and (d.startswith("restaurant") or c not in RESTAURANTS_ONLY)
+    ]
+    # students of one teacher in a row: its memoised probabilities serve them
+    return sorted(plan, key=lambda j: (CANDIDATES[j[0]] is not None, j[1], j[2]))
+
+
+KEYS = [
+    ("val_accuracy", "val acc"),
+    ("val_macro_f1", "val F1"),
+    ("val_disagree_accuracy", "val disagreeing pairs"),
+    ("val_flip_target_accuracy", "val flip: target follows"),
+    ("val_flip_others_accuracy", "val flip: others stay"),
+    ("test_accuracy", "test acc"),
+    ("test_macro_f1", "test F1"),
+    ("test_disagree_accuracy", "test disagreeing pairs"),
+    ("test_disagree_sentences_all_right", "test disagreeing sentences all right"),
+    ("test_flip_target_accuracy", "test flip: target follows"),
+    ("test_flip_others_accuracy", "test flip: others stay"),
+    ("fit_seconds", "fit s (1 thread)"),
+]
+
+
+def summarize(runs):
+    grouped = defaultdict(list)
+    for r in runs:
+        grouped[(r["data"], r["candidate"])].append(r)
+    rows = []
+    for (data, candidate), rs in sorted(
+        grouped.items(),
+        key=lambda kv: (DATA.index(kv[0][0]), list(CANDIDATES).index(kv[0][1])),
+    ):
+        row = {"data": data, "candidate": candidate, "n": len(rs)}
+        for key, _ in KEYS:
+            values = [r[key] for r in rs if r.get(key) is not None]
+            if values:
+                row[key] = (float(np.mean(values)), float(np.std(values)))
+        rows.append(row)
+    return rows
+
+
+def markdown(rows) -> str:
+    lines = [
+        "| data | candidate | n | " + " | ".join(label for _, label in KEYS) + " |",
+        "|---" * (3 + len(KEYS)) + "|",
+    ]
+    for row in rows:
+        cells = [
+            f"{row[k][0]:.1f} ± {row[k][1]:.1f}" if k in row else "-" for k, _ in KEYS
+        ]
+        lines.append(
+            f"| {row['data']} | {row['candidate']} | {row['n']} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines += [
+        "",
+        "Students: the LSTM with its defaults and GloVe 6B 50-d, one change each; "
+        "teacher: MiniLM-L6 with its defaults, fitted on the same training side and "
+        "given fitted. Mean ± std over seeds; validation: 10% of the training "
+        "sentences (seed 0), never trained on by either; the test columns are "
+        "reported, never used to choose. The teacher's fit time is its own fit; a "
+        "student's includes the teacher's predictions (memoised across candidates, "
+        "so the first student of a seed pays them). "
+        "`python -m benchmarks.distillation` (see its docstring), "
+        f"{platform.machine()}, torch {torch.__version__}.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--candidates", nargs="*", default=None)
+    parser.add_argument("--data", nargs="*", default=None, choices=DATA)
+    parser.add_argument("--seeds", nargs="*", type=int, default=None)
+    parser.add_argument("--table", action="store_true")
+    args = parser.parse_args()
+    if args.table:
+        runs = read_runs(LOG)
+        rows = summarize(runs)
+        write_results(OUT, {"runs": runs, "rows": rows}, markdown(rows))
+        return
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    chosen = [
+        (c, d, s)
+        for c, d, s in jobs()
+        if (not args.candidates or c in args.candidates)
+        and (not args.data or d in args.data)
+        and (args.seeds is None or s in args.seeds)
+    ]
+    for i, (candidate, data, seed) in enumerate(chosen):
+        if i % args.workers != args.worker:
+            continue
+        done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(LOG)}
+        if (candidate, data, seed) in done:
+            continue
+        append_run(LOG, run(candidate, data, seed))
+
+
+if __name__ == "__main__":
+    Path(CACHE).mkdir(parents=True, exist_ok=True)
+    main()
