@@ -1,0 +1,313 @@
+"""Distillation (``teacher=``): the loss, the teacher's probabilities, and the
+estimator's contract -- an unfitted teacher cloned and fitted on the training side,
+a fitted one used as it is, never saved with the student, unlabelled pairs (``-1``)
+learned from the teacher alone and refused without one."""
+
+from __future__ import annotations
+
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import GridSearchCV
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.engine import training
+from aspectattn.engine.distillation import DistillationLoss, soften, teacher_targets
+from aspectattn.exceptions import InputError
+
+FAST = dict(
+    embeddings=None,
+    embedding_dim=16,
+    hidden_size=16,
+    batch_size=16,
+    max_epochs=2,
+    random_state=0,
+)
+
+
+class LexiconTeacher(ClassifierMixin, BaseEstimator):
+    """Knows which words are positive or negative, whatever the labels teach:
+    a sentence with a word of ``positive`` is positive, of ``negative`` negative.
+    Records what it was fitted on."""
+
+    def __init__(self, positive=("great", "zesty"), negative=("awful", "soggy")):
+        self.positive = positive
+        self.negative = negative
+
+    def fit(self, X, y):
+        self.classes_ = np.array(["negative", "positive"], dtype=object)
+        self.fitted_on_ = [x[0] for x in X]
+        return self
+
+    def predict_proba(self, X):
+        proba = []
+        for text, *_ in X:
+            words = set(text.lower().split())
+            p = 0.5 + 0.45 * (
+                bool(words & set(self.positive)) - bool(words & set(self.negative))
+            )
+            proba.append([1 - p, p])
+        return np.array(proba)
+
+
+def _data(n=40):
+    """Labelled pairs that use 'great'/'awful' only."""
+    rng = np.random.default_rng(0)
+    nouns = ["pasta", "soup", "pizza", "salad", "bread", "cake", "fish", "rice"]
+    X, y = [], []
+    for i in range(n):
+        noun = nouns[i % len(nouns)]
+        label = "positive" if rng.random() < 0.5 else "negative"
+        word = "great" if label == "positive" else "awful"
+        X.append((f"the {noun} number {i} was {word}", "food"))
+        y.append(label)
+    return X, y
+
+
+def _unlabelled(words, n=40, start=1000):
+    nouns = ["pasta", "soup", "pizza", "salad", "bread", "cake", "fish", "rice"]
+    return [
+        (f"the {nouns[i % len(nouns)]} number {start + i} was {words[i % 2]}", "food")
+        for i in range(n)
+    ]
+
+
+# --------------------------------------------------------------------- the loss
+def test_loss_without_distillation_weight_is_the_cross_entropy():
+    logits = torch.randn(6, 3)
+    label = torch.tensor([0, 1, 2, 0, 1, 2])
+    soft = torch.softmax(torch.randn(6, 3), -1)
+    loss = DistillationLoss(distill_weight=0.0)(
+        logits, {"label": label, "teacher": soft}
+    )
+    torch.testing.assert_close(loss, torch.nn.functional.cross_entropy(logits, label))
+    # a plain tensor (the validation set's labels) is the cross-entropy too
+    torch.testing.assert_close(
+        DistillationLoss(distill_weight=0.7)(logits, label),
+        torch.nn.functional.cross_entropy(logits, label),
+    )
+
+
+def test_loss_of_class_weights_matches_the_weighted_cross_entropy():
+    logits, label = torch.randn(8, 3), torch.tensor([0, 1, 2, 2, 2, 1, 0, 2])
+    weight = torch.tensor([2.0, 1.0, 0.5])
+    loss = DistillationLoss(weight=weight, distill_weight=0.0)(
+        logits, {"label": label, "teacher": torch.full((8, 3), 1 / 3)}
+    )
+    expected = torch.nn.functional.cross_entropy(logits, label, weight=weight)
+    torch.testing.assert_close(loss, expected)
+
+
+def test_unlabelled_pairs_learn_the_teachers_distribution_alone():
+    T = 2.0
+    soft = torch.tensor([[0.7, 0.2, 0.1]])
+    unlabelled = {"label": torch.tensor([-1]), "teacher": soft}
+    criterion = DistillationLoss(distill_weight=0.3, temperature=T)
+    # the student that matches the teacher at temperature T has no loss
+    matching = torch.log(soft) * T
+    assert criterion(matching, unlabelled).item() == pytest.approx(0.0, abs=1e-6)
+    # else T^2 KL(teacher || student), whatever distill_weight says
+    logits = torch.tensor([[0.0, 1.0, 2.0]])
+    student = torch.log_softmax(logits / T, -1)
+    kl = (soft * (soft.log() - student)).sum()
+    assert criterion(logits, unlabelled).item() == pytest.approx(T * T * kl.item())
+
+
+def test_soften_is_the_temperature_of_the_logits_behind_probabilities():
+    logits = np.array([[1.0, 2.0, -1.0], [0.0, 0.0, 3.0]])
+    proba = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    for T in (1.0, 2.0, 5.0):
+        expected = np.exp(logits / T) / np.exp(logits / T).sum(1, keepdims=True)
+        np.testing.assert_allclose(soften(proba, T), expected, rtol=1e-6)
+
+
+def test_teacher_probabilities_follow_the_students_classes():
+    teacher = LexiconTeacher().fit([("a", "b")], ["negative"])
+    X = [("great food", "food"), ("awful food", "food")]
+    got = teacher_targets(teacher, X, np.array(["positive", "negative"]), 1.0, "S")
+    np.testing.assert_allclose(got, [[0.95, 0.05], [0.05, 0.95]], rtol=1e-5)
+    with pytest.raises(InputError, match="predicts the classes"):
+        teacher_targets(teacher, X, np.array(["neutral", "positive"]), 1.0, "S")
+
+
+@pytest.mark.parametrize(
+    "proba, message",
+    [
+        (np.array([[0.5, 0.5]]), "shape"),  # one row for two pairs
+        (np.array([[np.nan, 1.0], [0.5, 0.5]]), "not finite"),
+        (np.array([[0.9, 0.9], [0.5, 0.5]]), "sum to 1"),
+        (np.array([[-0.5, 1.5], [0.5, 0.5]]), "negative"),
+    ],
+)
+def test_a_teachers_bad_probabilities_are_a_clear_error(proba, message):
+    class Broken(LexiconTeacher):
+        def predict_proba(self, X):
+            return proba
+
+    teacher = Broken().fit([("a", "b")], ["negative"])
+    with pytest.raises(InputError, match=message):
+        teacher_targets(
+            teacher,
+            [("a", "b"), ("c", "d")],
+            np.array(["negative", "positive"]),
+            2.0,
+            "S",
+        )
+
+
+# --------------------------------------------------------------- the estimator
+def test_unlabelled_pairs_are_refused_without_a_teacher():
+    X, y = _data()
+    y[3] = -1
+    with pytest.raises(InputError, match=r"unlabelled \(first: label 3;.*teacher="):
+        AspectAttentionClassifier(**FAST).fit(X, y)
+
+
+def test_teacher_passes_what_the_labels_cannot_teach_through_unlabelled_pairs():
+    """The labelled pairs say 'great'/'awful' only; the teacher also knows
+    'zesty'/'soggy', and the unlabelled pairs carry them to the student."""
+    X, y = _data()
+    X_u = _unlabelled(["zesty", "soggy"])
+    X_new = _unlabelled(["zesty", "soggy"], start=5000)
+    y_new = ["positive", "negative"] * (len(X_new) // 2)
+    params = {**FAST, "max_epochs": 15, "lr": 1e-2}
+    student = AspectAttentionClassifier(**params, teacher=LexiconTeacher())
+    student.fit(X + X_u, y + [-1] * len(X_u))
+    assert (student.predict(X_new) == np.array(y_new)).mean() >= 0.95
+    # the same student without the unlabelled pairs cannot know the new words
+    alone = AspectAttentionClassifier(**params, teacher=LexiconTeacher()).fit(X, y)
+    assert (alone.predict(X_new) == np.array(y_new)).mean() <= 0.75
+    # None marks unlabelled pairs too (object labels)
+    student_none = AspectAttentionClassifier(**params, teacher=LexiconTeacher())
+    student_none.fit(X + X_u, y + [None] * len(X_u))
+    np.testing.assert_array_equal(student_none.predict(X_new), student.predict(X_new))
+
+
+def test_an_unfitted_teacher_is_cloned_and_fitted_on_the_training_side(monkeypatch):
+    splits = []
+    split = training.split_sentences
+
+    def recording(dataset, groups, fraction, rng, synthetic=None, held_out=None):
+        train, valid = split(dataset, groups, fraction, rng, synthetic, held_out)
+        splits.append((train, valid))
+        return train, valid
+
+    monkeypatch.setattr(training, "split_sentences", recording)
+    X, y = _data()
+    X_u = _unlabelled(["zesty", "soggy"], n=10) + [X[k] for k in range(10)]
+    teacher = LexiconTeacher()
+    student = AspectAttentionClassifier(
+        **FAST, teacher=teacher, validation_fraction=0.25
+    ).fit(X + X_u, y + [-1] * len(X_u))
+    assert not hasattr(teacher, "fitted_on_")  # the parameter is left unfitted
+    assert student.teacher is teacher
+    ((train, valid),) = splits
+    # the validation pairs carry labels only, none of them unlabelled
+    assert valid.teacher is None and (valid.targets >= 0).all()
+    n_valid_sentences = int(round(0.25 * len({x[0] for x in X})))
+    assert len(valid) == n_valid_sentences  # one pair per sentence here
+    # every labelled pair trains or validates; unlabelled pairs train, except
+    # those of a validation sentence
+    assert len(train) + len(valid) == len(X) + 10 + (
+        10 - sum(1 for k in range(10) if _validated(student, X[k][0], splits))
+    )
+
+
+def _validated(student, text, splits):
+    """Whether ``text`` is a validation sentence of the recorded split."""
+    ((_, valid),) = splits
+    tokens = student.text_pipeline_.encode([text])
+    rows = valid.sentences.pad(np.unique(valid.sentence))[0]
+    row = tokens.pad(np.arange(1))[0][0]
+    return any(
+        np.array_equal(r[: len(row)], row) and (r[len(row) :] == 0).all() for r in rows
+    )
+
+
+def test_the_teacher_is_fitted_on_training_sentences_only(monkeypatch):
+    fitted_on = []
+
+    class Recording(LexiconTeacher):
+        def fit(self, X, y):
+            fitted_on.extend(x[0] for x in X)
+            return super().fit(X, y)
+
+    X, y = _data()
+    AspectAttentionClassifier(
+        **FAST, teacher=Recording(), validation_fraction=0.25
+    ).fit(X, y)
+    sentences = {x[0] for x in X}
+    n_valid = int(round(0.25 * len(sentences)))
+    assert len(set(fitted_on)) == len(sentences) - n_valid
+    # the student without a teacher holds out the same sentences: its split and
+    # batches are those of the seed, teacher or not
+    plain = AspectAttentionClassifier(**FAST, validation_fraction=0.25).fit(X, y)
+    held = sentences - set(fitted_on)
+    assert plain.predict([x for x in X if x[0] in held]).shape == (n_valid,)
+
+
+def test_a_fitted_teacher_is_used_as_it_is():
+    X, y = _data()
+    teacher = LexiconTeacher().fit([("x", "y")], ["positive"])
+    AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
+    assert teacher.fitted_on_ == ["x"]  # not refitted
+
+
+def test_the_teacher_is_never_saved_with_the_student(tmp_path):
+    X, y = _data()
+    teacher = AspectAttentionClassifier(**FAST)
+    student = AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
+    expected = student.predict_proba(X)
+    blob = pickle.dumps(student)
+    assert len(blob) < 1.5 * len(
+        pickle.dumps(clone(student).set_params(teacher=None).fit(X, y))
+    )
+    for loaded in (
+        pickle.loads(blob),
+        _joblib_round_trip(student, tmp_path),
+        _file_round_trip(student, tmp_path),
+    ):
+        assert loaded.teacher is None
+        np.testing.assert_allclose(loaded.predict_proba(X), expected, rtol=1e-6)
+    assert student.teacher is teacher  # the estimator itself keeps its parameter
+
+
+def _joblib_round_trip(model, tmp_path):
+    joblib.dump(model, tmp_path / "m.joblib")
+    return joblib.load(tmp_path / "m.joblib")
+
+
+def _file_round_trip(model, tmp_path):
+    model.save(tmp_path / "m.aam")
+    return AspectAttentionClassifier.load(tmp_path / "m.aam")
+
+
+def test_teacher_parameters_are_reachable_in_grid_search():
+    X, y = _data()
+    student = AspectAttentionClassifier(
+        **FAST, teacher=AspectAttentionClassifier(**FAST)
+    )
+    assert student.get_params()["teacher__max_epochs"] == 2
+    search = GridSearchCV(
+        student, {"teacher__max_epochs": [1, 2], "distill_weight": [0.5]}, cv=2
+    ).fit(X, y)
+    assert search.best_params_["teacher__max_epochs"] in (1, 2)
+    assert search.best_estimator_.teacher is not student.teacher  # cloned
+
+
+def test_distillation_settings_without_a_teacher_warn_as_unused():
+    X, y = _data()
+    with pytest.warns(UserWarning, match="'distill_weight' is not used when teacher"):
+        AspectAttentionClassifier(**FAST, distill_weight=0.9).fit(X, y)
+
+
+def test_a_teacher_of_other_classes_is_a_clear_error():
+    X, y = _data()
+    teacher = LexiconTeacher().fit([("x", "y")], ["positive"])
+    teacher.classes_ = np.array(["bad", "good"], dtype=object)
+    with pytest.raises(InputError, match="predicts the classes"):
+        AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
