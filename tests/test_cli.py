@@ -988,3 +988,31 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
         "precision": "float32",
     }
+
+
+def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):
+    from aspectattn.persistence import load
+
+    common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
+              "--epochs", "1", "--quiet"]  # fmt: skip
+    Xu, _ = make_pairs(30, seed=5)
+    _write_csv(tmp_path / "unlabelled.csv", Xu)  # no label column
+    result = run("train", workdir / "train.csv", "--out", "s.aam", "--teacher",
+                 workdir / "model.aam", "--unlabelled", "unlabelled.csv",
+                 "--distill-weight", "0.8", *common, cwd=tmp_path)  # fmt: skip
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    n_labelled = len(make_pairs(200, seed=0, single_share=0.4)[0])  # train.csv
+    assert summary["pairs"] == n_labelled + len(Xu)  # labelled and unlabelled
+    student = load(tmp_path / "s.aam")
+    assert student.distill_weight == 0.8 and student.teacher is None  # not saved
+    for args, message in [
+        (["--unlabelled", "unlabelled.csv"], "--unlabelled needs --teacher"),
+        (["--teacher", workdir / "model.aam", "--detector"], "not with --detector"),
+        (["--teacher", "missing.aam"], "not found"),
+        (["--teacher", workdir / "model.aam", "--distill-weight", "2"],
+         "--distill-weight must be a float in the range"),
+    ]:  # fmt: skip
+        bad = run("train", workdir / "train.csv", "--out", "b.aam", *args, *common,
+                  cwd=tmp_path, check=False)  # fmt: skip
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+        assert not (tmp_path / "b.aam").exists()

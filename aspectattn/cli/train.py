@@ -12,12 +12,14 @@ import numpy as np
 from .. import params as P
 from ..params import AUGMENTATIONS
 from ._common import (
+    CLIError,
     add_data_options,
     add_param,
     check_outputs,
     is_pickle_name,
     language_code,
     load_data,
+    load_model,
     load_table,
     output_path,
 )
@@ -113,6 +115,26 @@ def add_arguments(p) -> None:
         help="train a category detector (which aspects, and how) on a category "
         "data set or XML file instead of a pair classifier",
     )
+    p.add_argument(
+        "--teacher",
+        metavar="MODEL",
+        help="a fitted pair classifier (.aam) whose probabilities the model also "
+        "learns from (distillation), e.g. one trained with --encoder pretrained",
+    )
+    p.add_argument(
+        "--unlabelled",
+        metavar="FILE",
+        help="pairs with no labels (a data-set name or a file, as DATA; labels in "
+        "it are ignored) that the model learns from the teacher alone; needs "
+        "--teacher",
+    )
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="--teacher may be a pickle, which runs code when it is loaded",
+    )
+    for name in ("distill_weight", "distill_temperature"):
+        add_param(p, name)
     p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
     p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
     add_data_options(p, model_options=False)
@@ -126,12 +148,21 @@ def run(args) -> int:
     from ..estimators.categories import AspectCategoryClassifier
     from ..estimators.pairs import AspectAttentionClassifier
 
-    check_outputs([args.data], [args.out, args.history_plot])
+    inputs = [args.data, *(f for f in (args.teacher, args.unlabelled) if f)]
+    check_outputs(inputs, [args.out, args.history_plot])
+    if args.unlabelled and not args.teacher:
+        raise CLIError("--unlabelled needs --teacher: it labels those pairs")
     if args.detector:
+        if args.teacher:
+            raise CLIError("--teacher trains pair classifiers; not with --detector")
         X, y = load_table(args.data, args)
         estimator, extra = AspectCategoryClassifier, {}
     else:
         X, y = load_data(args.data, args, need_labels=True)
+        n_labelled = len(X)
+        if args.unlabelled:
+            X_u, _ = load_data(args.unlabelled, args, need_labels=False)
+            X, y = [*X, *X_u], [*list(y), *[-1] * len(X_u)]
         estimator = AspectAttentionClassifier
         extra = dict(
             variant=args.variant,
@@ -142,7 +173,17 @@ def run(args) -> int:
             term_marker=args.term_marker,
             term_query=args.term_query,
             scoring="accuracy",
+            distill_weight=args.distill_weight,
+            distill_temperature=args.distill_temperature,
         )
+        if args.teacher:
+            teacher = load_model(args.teacher, args.trust_pickle)
+            if not isinstance(teacher, AspectAttentionClassifier):
+                raise CLIError(
+                    f"--teacher {args.teacher} holds a "
+                    f"{type(teacher).__name__}, not a pair classifier"
+                )
+            extra["teacher"] = teacher
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
     clf = estimator(
         **extra,
@@ -182,6 +223,12 @@ def run(args) -> int:
     if not args.quiet:
         unit = "sentences" if args.detector else "pairs"
         print(f"training {name} on {len(X)} {unit}", file=sys.stderr)
+        if args.teacher:
+            print(
+                f"learning from {args.teacher} on them"
+                + (f" ({len(X) - n_labelled} unlabelled)" if args.unlabelled else ""),
+                file=sys.stderr,
+            )
     clf.fit(X, y)
     out = Path(args.out)
     with output_path(out) as tmp:
