@@ -21,8 +21,16 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from ..exceptions import InputError
+from ..nn.ops import distillation_loss
 
-__all__ = ["fitted_teacher", "teacher_targets", "soften", "DistillationLoss"]
+__all__ = [
+    "fitted_teacher",
+    "teacher_targets",
+    "table_teacher_targets",
+    "soften",
+    "distillation_loss",
+    "DistillationLoss",
+]
 
 #: Probabilities below this are raised to it before softening (log 0 is -inf).
 _FLOOR = 1e-8
@@ -48,6 +56,42 @@ def soften(proba: np.ndarray, temperature: float) -> np.ndarray:
     return soft / soft.sum(axis=1, keepdims=True)
 
 
+def _checked_proba(proba, shape, name: str) -> np.ndarray:
+    """A teacher's probabilities, checked: ``shape``, finite, rows summing to 1."""
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.shape != shape:
+        raise InputError(
+            f"The teacher of {name} gave probabilities of shape {proba.shape}; "
+            f"expected {shape}."
+        )
+    if not np.isfinite(proba).all() or (proba < 0).any():
+        raise InputError(
+            f"The teacher of {name} gave probabilities that are negative or not finite."
+        )
+    if not np.allclose(proba.sum(axis=-1), 1.0, atol=1e-3):
+        raise InputError(
+            f"The teacher of {name} gave probability rows that do not sum to 1."
+        )
+    return proba
+
+
+def _class_order(own, classes, name: str, what: str = "classes") -> list[int]:
+    """Where each of ``classes`` is among the teacher's ``own`` (the same set)."""
+    if own is None:
+        raise InputError(
+            f"The teacher of {name} has no {what}_ after fitting; it must be a "
+            "classifier with predict_proba."
+        )
+    own = [str(c) if what == "categories" else c for c in np.asarray(own).tolist()]
+    classes = list(classes)
+    if len(own) != len(classes) or set(own) != set(classes):
+        raise InputError(
+            f"The teacher of {name} predicts the {what} {own!r}; the labels have "
+            f"{classes!r}. Fit both on the same labels."
+        )
+    return [own.index(c) for c in classes]
+
+
 def teacher_targets(teacher, X, classes, temperature: float, name: str):
     """The teacher's softened probabilities of ``X``'s pairs, columns in the
     order of ``classes`` (the student's), float32 (n, C).
@@ -56,34 +100,39 @@ def teacher_targets(teacher, X, classes, temperature: float, name: str):
     one finite probability row per pair summing to 1: anything else is an
     error, never a silent misalignment.
     """
-    own = getattr(teacher, "classes_", None)
-    if own is None:
-        raise InputError(
-            f"The teacher of {name} has no classes_ after fitting; it must be a "
-            "classifier with predict_proba."
-        )
-    own = np.asarray(own)
-    if len(own) != len(classes) or set(own.tolist()) != set(classes.tolist()):
-        raise InputError(
-            f"The teacher of {name} predicts the classes {own.tolist()!r}; the "
-            f"labels have {classes.tolist()!r}. Fit both on the same labels."
-        )
-    proba = np.asarray(teacher.predict_proba(X), dtype=np.float64)
-    if proba.shape != (len(X), len(classes)):
-        raise InputError(
-            f"The teacher of {name} gave probabilities of shape {proba.shape}; "
-            f"expected {(len(X), len(classes))}."
-        )
-    if not np.isfinite(proba).all() or (proba < 0).any():
-        raise InputError(
-            f"The teacher of {name} gave probabilities that are negative or not finite."
-        )
-    if not np.allclose(proba.sum(axis=1), 1.0, atol=1e-3):
-        raise InputError(
-            f"The teacher of {name} gave probability rows that do not sum to 1."
-        )
-    order = [own.tolist().index(c) for c in classes.tolist()]
+    classes = np.asarray(classes).tolist()
+    order = _class_order(getattr(teacher, "classes_", None), classes, name)
+    proba = _checked_proba(teacher.predict_proba(X), (len(X), len(classes)), name)
     return soften(proba[:, order], temperature).astype(np.float32)
+
+
+def table_teacher_targets(
+    teacher, texts, categories, labels, temperature: float, name: str
+):
+    """A detector teacher's softened probabilities of ``texts``, float32
+    (n, K, C): categories in the order of ``categories``, labels in the order of
+    ``labels`` (the student's). The teacher gives scikit-learn's multi-output
+    ``predict_proba`` (a list of (n, C) arrays, one per output, columns as its
+    ``classes_[k]``) and names its outputs ``categories_``."""
+    cells = _class_order(
+        getattr(teacher, "categories_", None), list(categories), name, "categories"
+    )
+    own_classes = getattr(teacher, "classes_", None)
+    proba = teacher.predict_proba(texts)
+    if not isinstance(proba, list) or len(proba) != len(categories):
+        raise InputError(
+            f"The teacher of {name} must give one probability array per "
+            f"category ({len(categories)}), as scikit-learn's multi-output "
+            "classifiers do."
+        )
+    out = np.empty((len(texts), len(categories), len(labels)), dtype=np.float32)
+    for k, cell in enumerate(cells):
+        own = None if own_classes is None else own_classes[cell]
+        own = None if own is None else [str(c) for c in np.asarray(own).tolist()]
+        order = _class_order(own, [str(c) for c in labels], name)
+        p = _checked_proba(proba[cell], (len(texts), len(labels)), name)
+        out[:, k] = soften(p[:, order], temperature)
+    return out
 
 
 class DistillationLoss(nn.Module):
@@ -116,16 +165,11 @@ class DistillationLoss(nn.Module):
         weight = None if self.weight is None else self.weight.to(logits.device)
         if not isinstance(target, dict):
             return nn.functional.cross_entropy(logits, target, weight=weight)
-        label, soft = target["label"], target["teacher"]  # (B,), (B, C)
-        T, w = self.temperature, self.distill_weight
-        log_student = nn.functional.log_softmax(logits / T, dim=-1)  # (B, C)
-        kl = (soft * (torch.log(soft.clamp_min(_FLOOR)) - log_student)).sum(-1)
-        labelled = label >= 0  # (B,)
-        ce = nn.functional.cross_entropy(
-            logits, label.clamp_min(0), weight=weight, reduction="none"
-        )  # (B,)
-        if weight is not None:  # as cross_entropy's mean: over the weights
-            scale = weight[label.clamp_min(0)]
-            ce = ce * labelled.sum() / scale[labelled].sum().clamp_min(_FLOOR)
-        mix = torch.where(labelled, (1 - w) * ce + w * T * T * kl, T * T * kl)
-        return mix.mean()
+        return distillation_loss(
+            logits,
+            target["label"],
+            target["teacher"],
+            weight,
+            self.distill_weight,
+            self.temperature,
+        )

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import params as P
 from .._validation import plain
 from ..engine.building import ModuleBuilder, prepare_model
-from ..engine.distillation import fitted_teacher, teacher_targets
+from ..engine.distillation import fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
 from ..engine.training import held_out_sentences, sentence_numbers, train_module
 from ..exceptions import AspectAttnWarning, InputError
@@ -402,10 +402,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         train_side = np.flatnonzero(~np.isin(groups, held_out))
         teacher = fitted_teacher(
-            self.teacher,
-            data.pairs(train_side),
-            data.classes[data.targets[train_side]],
-            name,
+            self.teacher, *self._teacher_fit_data(data, train_side), name
         )
         if data.unlabelled is not None:
             valid = np.flatnonzero(np.isin(groups, held_out))
@@ -415,15 +412,21 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             width = () if data.source is None else data.source.shape[1:]
             data = data.with_copies(
                 [texts[k] for k in keep],
-                [aspects[k] for k in keep],
+                [aspects[k] for k in keep] if aspects else [],
                 [spans[k] for k in keep],
-                np.full(len(keep), -1, dtype=np.intp),
+                np.full((len(keep), *data.targets.shape[1:]), -1, dtype=np.intp),
                 np.full((len(keep), *width), -1, dtype=np.intp),
             )
-        soft = teacher_targets(
-            teacher, data.pairs(), data.classes, values["distill_temperature"], name
-        )
+        soft = self._teacher_targets(teacher, data, values["distill_temperature"])
         return replace(data, teacher=soft), held_out
+
+    def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
+        """``(X, y)`` that fits the teacher on the given ``rows``."""
+        raise NotImplementedError
+
+    def _teacher_targets(self, teacher, data: TrainingData, temperature: float):
+        """The teacher's softened probabilities of every row of ``data``."""
+        raise NotImplementedError
 
     def _training_data(self, X, y) -> TrainingData:
         raise NotImplementedError

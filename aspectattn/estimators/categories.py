@@ -37,6 +37,7 @@ from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
+from ..engine.distillation import table_teacher_targets
 from ..exceptions import InputError
 from ..nn.categories import CategoryModel
 from ..reviews.mentions import check_min_probability, mentioned_aspects
@@ -138,10 +139,33 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     def _training_data(self, X, Y) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
+        labelled = ~_unlabelled_rows(table)
+        unlabelled = None
+        if not labelled.all():
+            if self.teacher is None:
+                raise InputError(
+                    f"Y marks {int((~labelled).sum())} of {len(labelled)} texts as "
+                    f"unlabelled (first: row {int(np.argmin(labelled))}; -1 in every "
+                    "column, scikit-learn's mark for semi-supervised learning); fit "
+                    "learns from them only with a teacher= that labels them. "
+                    "Remove them, or give a teacher."
+                )
+            unlabelled = (
+                [t for t, k in zip(texts, labelled, strict=True) if not k],
+                [],
+                [None] * int((~labelled).sum()),
+            )
+            texts = [t for t, k in zip(texts, labelled, strict=True) if k]
+            table = table[labelled]
         labels = sorted({str(v) for v in table.ravel()} | {self.not_mentioned})
         if len(labels) < 2:
             raise InputError("Y holds a single label; nothing to learn.")
         targets = _label_indices(table, labels)
+        run = (texts, [" ".join(categories)] * len(texts), targets.tolist())
+        if unlabelled is not None:  # (a checkpoint's run is the data given)
+            n = len(unlabelled[0])
+            given, names, cells = run
+            run = ([*given, *unlabelled[0]], [*names, *[""] * n], [*cells, *[None] * n])
         return TrainingData(
             texts=texts,
             aspects=[],
@@ -152,8 +176,28 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             aspect_type="category",
             categories=np.array(categories, dtype=object),
             n_given=len(texts),
-            run=(texts, [" ".join(categories)] * len(texts), targets.tolist()),
+            run=run,
             n_features_in=1,
+            unlabelled=unlabelled,
+        )
+
+    def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
+        table = np.asarray(data.labels, dtype=object)[data.targets[rows]]
+        categories = data.categories.tolist()
+        if categories != [str(k) for k in range(len(categories))]:  # named columns
+            import pandas as pd  # (Y was a DataFrame)
+
+            table = pd.DataFrame(table, columns=categories)
+        return [data.texts[k] for k in rows], table
+
+    def _teacher_targets(self, teacher, data: TrainingData, temperature: float):
+        return table_teacher_targets(
+            teacher,
+            data.texts,
+            data.categories.tolist(),
+            data.labels,
+            temperature,
+            type(self).__name__,
         )
 
     def _copies(self, data: TrainingData, augment_: str, rng):
@@ -176,6 +220,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             np.arange(n),
             np.zeros(n, np.int64),
             data.targets,
+            teacher=data.teacher,
         )
 
     def _loss(self, data: TrainingData, config) -> dict:
@@ -186,11 +231,18 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         if config.mention_weight != 1.0:
             weight = torch.full((len(data.labels),), float(config.mention_weight))
             weight[none_index] = 1.0
+        distill = {}
+        if data.teacher is not None:
+            distill = dict(
+                distill_weight=config.distill_weight,
+                temperature=config.distill_temperature,
+            )
         return dict(
             none_index=none_index,
             weight=weight,
             sparse_penalty=config.sparse_penalty,
             orthogonal_penalty=config.orthogonal_penalty,
+            **distill,
         )
 
     # ---------------------------------------------------------------- prediction
@@ -356,6 +408,33 @@ def _check_table(Y, n_texts: int, not_mentioned):
                 f"polarity label or {not_mentioned!r}."
             )
     return categories, out
+
+
+def _unlabelled_rows(table: np.ndarray) -> np.ndarray:
+    """Rows (texts) that are ``-1`` in every column: unlabelled, as in
+    :mod:`sklearn.semi_supervised`. Where ``-1`` is also a label (a cell of a
+    row that has other values), such rows are ambiguous: an error."""
+    minus_one = (
+        np.vectorize(
+            lambda v: (
+                isinstance(v, (int, np.integer))
+                and not isinstance(v, (bool, np.bool_))
+                and v == -1
+            ),
+            otypes=[bool],
+        )(table)
+        if table.size
+        else np.zeros(table.shape, bool)
+    )
+    rows = minus_one.all(axis=1)
+    if rows.any() and minus_one[~rows].any():
+        raise InputError(
+            "Y has rows that are -1 in every column (unlabelled texts, as in "
+            "scikit-learn's semi-supervised learning) and also uses -1 as a label "
+            "in other rows; map your labels to others (e.g. strings) so that -1 "
+            "marks unlabelled texts alone."
+        )
+    return rows
 
 
 def _label_strings(Y) -> np.ndarray:

@@ -32,6 +32,7 @@ from .._validation import (
 )
 from ..engine import inference
 from ..engine.batching import PairDataset
+from ..engine.distillation import teacher_targets
 from ..exceptions import InputError
 from ..nn.model import AspectAttentionModel
 from ..nn.ops import uses_position
@@ -230,6 +231,14 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         texts, aspects, spans = ([x[k] for x in made] for k in range(3))
         targets = np.searchsorted(data.classes, np.asarray(made_labels, dtype=object))
         return texts, aspects, spans, targets, np.concatenate(sources)
+
+    def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
+        return data.pairs(rows), data.classes[data.targets[rows]]
+
+    def _teacher_targets(self, teacher, data: TrainingData, temperature: float):
+        return teacher_targets(
+            teacher, data.pairs(), data.classes, temperature, type(self).__name__
+        )
 
     def _training_dataset(self, pipeline, module_config, data: TrainingData):
         sentences, sentence_of_pair = pipeline.encode_pairs(data.texts, data.aspects)

@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from .model import AspectAttentionModel
+from .ops import distillation_loss
 
 __all__ = ["CategoryModel", "MultiOutputLoss"]
 
@@ -54,7 +55,12 @@ class MultiOutputLoss(nn.Module):
       different words.
 
     ``forward((logits, alpha), target)``: the net's ``get_loss`` passes the
-    module's two outputs as they are.
+    module's two outputs as they are. ``target``: class indices (B, K), or with
+    a teacher ``{"label": (B, K), "teacher": (B, K, C)}``, the cross-entropy
+    then mixed with the teacher's probabilities as
+    :func:`~aspectattn.engine.distillation.distillation_loss` mixes them
+    (``distill_weight``, ``temperature``; a sentence labelled ``-1`` learns
+    from the teacher alone).
 
     Parameters
     ----------
@@ -69,25 +75,41 @@ class MultiOutputLoss(nn.Module):
         weight=None,
         sparse_penalty: float = 0.0,
         orthogonal_penalty: float = 0.0,
+        distill_weight: float = 0.5,
+        temperature: float = 2.0,
     ):
         super().__init__()
         self.none_index = none_index
         self.weight = weight
         self.sparse_penalty = sparse_penalty
         self.orthogonal_penalty = orthogonal_penalty
+        self.distill_weight = distill_weight
+        self.temperature = temperature
 
-    def forward(self, output, target: torch.Tensor) -> torch.Tensor:
+    def forward(self, output, target) -> torch.Tensor:
         logits, alpha = output  # (B, K, C), (B, K, T) or (B, K, heads, T)
         C = logits.shape[-1]
         weight = None if self.weight is None else self.weight.to(logits.device)
-        loss = nn.functional.cross_entropy(
-            logits.reshape(-1, C), target.reshape(-1), weight=weight
-        )
+        if isinstance(target, dict):  # a teacher's probabilities (distillation)
+            target, soft = target["label"], target["teacher"]  # (B, K), (B, K, C)
+            loss = distillation_loss(
+                logits.reshape(-1, C),
+                target.reshape(-1),
+                soft.reshape(-1, C),
+                weight,
+                self.distill_weight,
+                self.temperature,
+            )
+        else:
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, C), target.reshape(-1), weight=weight
+            )
         if not (self.sparse_penalty or self.orthogonal_penalty):
             return loss
         if alpha.dim() == 4:  # heads: regularise their mean
             alpha = alpha.mean(2)
-        mentioned = (target != self.none_index).to(alpha.dtype)  # (B, K)
+        # (a sentence with no labels, -1, mentions nothing the loss can know)
+        mentioned = ((target != self.none_index) & (target >= 0)).to(alpha.dtype)
         n = mentioned.sum().clamp(min=1.0)
         if self.sparse_penalty:
             sparse = ((1 - (alpha**2).sum(-1)) * mentioned).sum() / n

@@ -120,3 +120,28 @@ def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
     rows = torch.arange(len(sentence), device=sentence.device)
     first = torch.full((n_groups,), len(sentence), device=sentence.device)
     return first.scatter_reduce(0, sentence, rows, "amin")
+
+
+#: Probabilities below this are raised to it in the KL divergence (log 0).
+_DISTILL_FLOOR = 1e-8
+
+
+def distillation_loss(logits, label, soft, weight, distill_weight, temperature):
+    """The mean over rows of ``(1 - w) * CE + w * T**2 * KL`` for a labelled row,
+    ``T**2 * KL`` for a row labelled ``-1``: ``logits`` (N, C), ``label`` (N,),
+    ``soft`` (N, C) the teacher's probabilities softened at ``T``; the
+    cross-entropy weighted by ``weight`` (C,) as :func:`torch.nn.functional.
+    cross_entropy` weighs it (its weighted mean over the labelled rows)."""
+    T, w = temperature, distill_weight
+    log_student = nn.functional.log_softmax(logits / T, dim=-1)  # (N, C)
+    log_soft = torch.log(soft.clamp_min(_DISTILL_FLOOR))  # (N, C)
+    kl = (soft * (log_soft - log_student)).sum(-1)  # (N,)
+    labelled = label >= 0  # (N,)
+    ce = nn.functional.cross_entropy(
+        logits, label.clamp_min(0), weight=weight, reduction="none"
+    )  # (N,)
+    if weight is not None:  # as cross_entropy's mean: over the weights
+        scale = weight[label.clamp_min(0)]
+        ce = ce * labelled.sum() / scale[labelled].sum().clamp_min(_DISTILL_FLOOR)
+    mix = torch.where(labelled, (1 - w) * ce + w * T * T * kl, T * T * kl)
+    return mix.mean()

@@ -167,45 +167,47 @@ Weights of the classes in the loss, as in scikit-learn.""",
         "teacher",
         None,
         [None, HasMethods(["fit", "predict_proba"])],
-        "pairs",
+        "training",
         "a stronger estimator whose probabilities the model also learns from",
         type="estimator or None",
         needs=(),
         goes="estimator",
         doc="""\
 Knowledge distillation (Hinton et al., 2015): a classifier of the same
-``(text, aspect)`` pairs (e.g. an :class:`AspectAttentionClassifier` with
-``encoder="pretrained"``) whose probabilities the model learns from besides
-the labels. A fitted teacher is used as it is (wrap it in
+input (``(text, aspect)`` pairs; the detector's: texts, with
+``predict_proba`` per category and ``categories_``), e.g. the same estimator
+with ``encoder="pretrained"``, whose probabilities the model learns from
+besides the labels. A fitted teacher is used as it is (wrap it in
 :class:`sklearn.frozen.FrozenEstimator` to keep it fitted through ``clone``
 and ``GridSearchCV``); an unfitted one is cloned and fitted on the pairs of
 the training side of the validation split, so validation scores stay those
 of data neither model trained on. It labels every training pair, the copies
-``augment`` makes and the unlabelled pairs (label ``-1``, or ``None``);
-its classes must be the labels'. Its own parameters are ``teacher__*``. The
-teacher is not kept: the fitted model, its files and pickles hold the
-student alone (``teacher=None`` once saved).""",
+``augment`` makes and the unlabelled pairs (label ``-1``, or ``None``; the
+detector's: a row of ``Y`` that is ``-1`` in every column); its classes
+(and categories) must be the labels'. Its own parameters are
+``teacher__*``. The teacher is not kept: the fitted model, its files and
+pickles hold the student alone (``teacher=None`` once saved).""",
     ),
     Param(
         "distill_weight",
         0.5,
         [Interval(Real, 0, 1, closed="both")],
-        "pairs",
+        "training",
         "share of the teacher's probabilities in the loss of a labelled pair",
         type="float",
         needs=("teacher",),
         doc="""\
-With a ``teacher``, the loss of a labelled pair is ``(1 - distill_weight)``
-times the cross-entropy with its label plus ``distill_weight`` times
-``distill_temperature**2`` times the KL divergence from the teacher's
-softened probabilities to the model's; an unlabelled pair has the second
-term alone.""",
+With a ``teacher``, the loss of a labelled pair (the detector's: cell) is
+``(1 - distill_weight)`` times the cross-entropy with its label plus
+``distill_weight`` times ``distill_temperature**2`` times the KL divergence
+from the teacher's softened probabilities to the model's; an unlabelled
+pair has the second term alone.""",
     ),
     Param(
         "distill_temperature",
         2.0,
         [Interval(Real, 0, None, closed="neither")],
-        "pairs",
+        "training",
         "softening of the teacher's and the model's probabilities",
         type="float",
         needs=("teacher",),
