@@ -311,3 +311,78 @@ def test_a_teacher_of_other_classes_is_a_clear_error():
     teacher.classes_ = np.array(["bad", "good"], dtype=object)
     with pytest.raises(InputError, match="predicts the classes"):
         AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
+
+
+# ------------------------------------------------------------------ the detector
+class TableTeacher(ClassifierMixin, BaseEstimator):
+    """A detector teacher: 'food' positive when a text says 'zesty', 'service'
+    negative when it says 'slow'; outputs in the order (service, food)."""
+
+    def fit(self, X, Y):
+        self.categories_ = np.array(["service", "food"], dtype=object)
+        self.classes_ = [np.array(["none", "negative", "positive"], dtype=object)] * 2
+        return self
+
+    def predict_proba(self, X):
+        service = [[0.1, 0.8, 0.1] if "slow" in t else [0.8, 0.1, 0.1] for t in X]
+        food = [[0.1, 0.1, 0.8] if "zesty" in t else [0.8, 0.1, 0.1] for t in X]
+        return [np.array(service), np.array(food)]
+
+
+def _table():
+    pd = pytest.importorskip("pandas")
+    texts = [f"the soup number {i} was great" for i in range(20)]
+    texts += [f"the waiter number {i} was rude" for i in range(20)]
+    Y = pd.DataFrame(
+        {
+            "food": ["positive"] * 20 + ["none"] * 20,
+            "service": ["none"] * 20 + ["negative"] * 20,
+        }
+    )
+    return texts, Y
+
+
+def test_detector_teacher_probabilities_follow_the_students_categories():
+    from aspectattn.engine.distillation import table_teacher_targets
+
+    teacher = TableTeacher().fit(None, None)
+    got = table_teacher_targets(
+        teacher, ["zesty and slow"], ["food", "service"],
+        ["negative", "none", "positive"], 1.0, "S",
+    )  # fmt: skip
+    np.testing.assert_allclose(got[0], [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1]], rtol=1e-5)
+    with pytest.raises(InputError, match="predicts the categories"):
+        table_teacher_targets(teacher, ["x"], ["food", "price"], ["none"], 1.0, "S")
+
+
+def test_detector_learns_unlabelled_texts_from_its_teacher():
+    from aspectattn import AspectCategoryClassifier
+
+    pd = pytest.importorskip("pandas")
+    texts, Y = _table()
+    new = [f"the pasta number {i} was zesty" for i in range(10)]
+    new += [f"the bartender number {i} was slow" for i in range(10)]
+    Y_all = pd.concat([Y, pd.DataFrame(-1, index=range(20), columns=Y.columns)])
+    params = {**FAST, "max_epochs": 15, "lr": 1e-2}
+    with pytest.raises(InputError, match=r"unlabelled \(first: row 40;"):
+        AspectCategoryClassifier(**params).fit(texts + new, Y_all)
+    detector = AspectCategoryClassifier(**params, teacher=TableTeacher())
+    detector.fit(texts + new, Y_all.reset_index(drop=True))
+    probe = ["the pizza number 99 was zesty", "the host number 99 was slow"]
+    predicted = detector.predict(probe)
+    food, service = (
+        list(detector.categories_).index("food"),
+        1 - list(detector.categories_).index("food"),
+    )
+    assert predicted[0, food] == "positive" and predicted[1, service] == "negative"
+    # the labelled texts alone never say 'zesty' or 'slow'
+    alone = AspectCategoryClassifier(**params, teacher=TableTeacher()).fit(texts, Y)
+    assert (alone.predict(probe) == "none").all()
+    assert pickle.loads(pickle.dumps(detector)).teacher is None
+    # -1 also used as a label elsewhere: the all -1 rows are ambiguous
+    coded = Y.replace({"negative": -1}).astype(object)
+    coded = pd.concat([coded, pd.DataFrame(-1, index=[0], columns=Y.columns)])
+    with pytest.raises(InputError, match="also uses -1 as a label"):
+        AspectCategoryClassifier(**params, teacher=TableTeacher()).fit(
+            texts + ["x y"], coded.reset_index(drop=True)
+        )
