@@ -139,7 +139,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     def _training_data(self, X, Y) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
-        labelled = ~_unlabelled_rows(table)
+        labelled = ~_unlabelled_rows(table, self.teacher is not None)
         unlabelled = None
         if not labelled.all():
             if self.teacher is None:
@@ -410,30 +410,28 @@ def _check_table(Y, n_texts: int, not_mentioned):
     return categories, out
 
 
-def _unlabelled_rows(table: np.ndarray) -> np.ndarray:
+def _unlabelled_rows(table: np.ndarray, teacher: bool) -> np.ndarray:
     """Rows (texts) that are ``-1`` in every column: unlabelled, as in
-    :mod:`sklearn.semi_supervised`. Where ``-1`` is also a label (a cell of a
-    row that has other values), such rows are ambiguous: an error."""
-    minus_one = (
-        np.vectorize(
-            lambda v: (
-                isinstance(v, (int, np.integer))
-                and not isinstance(v, (bool, np.bool_))
-                and v == -1
-            ),
-            otypes=[bool],
-        )(table)
-        if table.size
-        else np.zeros(table.shape, bool)
-    )
+    :mod:`sklearn.semi_supervised` -- unless ``-1`` is also a label (a cell of a
+    row with other values: an integer-coded table, ``-1`` negative), where they
+    are labels as any, and with a ``teacher`` ambiguous: an error."""
+    minus_one = np.zeros(table.shape, dtype=bool)
+    for index, value in np.ndenumerate(table):
+        minus_one[index] = (
+            isinstance(value, (int, np.integer))
+            and not isinstance(value, (bool, np.bool_))
+            and value == -1
+        )
     rows = minus_one.all(axis=1)
     if rows.any() and minus_one[~rows].any():
-        raise InputError(
-            "Y has rows that are -1 in every column (unlabelled texts, as in "
-            "scikit-learn's semi-supervised learning) and also uses -1 as a label "
-            "in other rows; map your labels to others (e.g. strings) so that -1 "
-            "marks unlabelled texts alone."
-        )
+        if teacher:
+            raise InputError(
+                "Y has rows that are -1 in every column (unlabelled texts, as in "
+                "scikit-learn's semi-supervised learning) and also uses -1 as a "
+                "label in other rows; map your labels to others (e.g. strings) so "
+                "that -1 marks unlabelled texts alone."
+            )
+        return np.zeros(len(table), dtype=bool)  # -1 is a label of this table
     return rows
 
 

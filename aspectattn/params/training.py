@@ -183,7 +183,8 @@ and ``GridSearchCV``); an unfitted one is cloned and fitted on the pairs of
 the training side of the validation split, so validation scores stay those
 of data neither model trained on. It labels every training pair, the copies
 ``augment`` makes and the unlabelled pairs (label ``-1``, or ``None``; the
-detector's: a row of ``Y`` that is ``-1`` in every column); its classes
+detector's: a row of ``Y`` that is ``-1`` in every column, where ``-1`` is
+no label of other rows); its classes
 (and categories) must be the labels'. Its own parameters are
 ``teacher__*``. The teacher is not kept: the fitted model, its files and
 pickles hold the student alone (``teacher=None`` once saved).""",
