@@ -59,10 +59,16 @@ CANDIDATES = {
     "student, distill_weight 0.9": dict(teacher=True, distill_weight=0.9),
     "student + unlabelled restaurant pairs": dict(teacher=True, unlabelled=True),
     "student + flip copies": dict(teacher=True, augment="flip"),
+    # categories: every category of each training sentence that its labels do
+    # not name, labelled by the teacher alone (y = -1)
+    "student + every category of its sentences": dict(
+        teacher=True, all_categories=True
+    ),
 }
 DATA = ("restaurant categories", "restaurant terms", "laptop terms")
 SEEDS = (0, 1, 2)
 TERMS_ONLY = {"student + flip copies"}
+CATEGORIES_ONLY = {"student + every category of its sentences"}
 RESTAURANTS_ONLY = {"student + unlabelled restaurant pairs"}
 
 #: SemEval-2015 and MAMS categories -> SemEval-2014's (the others are left out).
@@ -164,6 +170,16 @@ def unlabelled_pairs(data: str, exclude) -> list:
     return sorted({p for p in pairs if p[0] not in exclude})
 
 
+def unnamed_categories(X) -> list:
+    """``(sentence, category)`` for every category of ``X`` that a sentence's
+    pairs do not name."""
+    categories = sorted({a for _, a in X})
+    named = defaultdict(set)
+    for text, a in X:
+        named[text].add(a)
+    return [(t, c) for t in sorted(named) for c in categories if c not in named[t]]
+
+
 _TEACHERS: dict = {}
 
 
@@ -186,6 +202,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
                 model = teacher_for(data, seed, X_fit, y_fit)
                 _TEACHERS[key] = FrozenEstimator(MemoTeacher(model))
             settings["teacher"] = _TEACHERS[key]
+        if settings.pop("all_categories", False):
+            extra = unnamed_categories(X_fit)
+            X_train += extra
+            y_train += [-1] * len(extra)
         if settings.pop("unlabelled", False):
             seen = [x[0] for x in (*X_fit, *X_val, *X_test)]
             extra = unlabelled_pairs(data, seen)
@@ -217,6 +237,7 @@ def jobs():
         for s in SEEDS
         if (d.endswith("terms") or c not in TERMS_ONLY)
         and (d.startswith("restaurant") or c not in RESTAURANTS_ONLY)
+        and (d == "restaurant categories" or c not in CATEGORIES_ONLY)
     ]
     # students of one teacher in a row: its memoised probabilities serve them
     return sorted(plan, key=lambda j: (CANDIDATES[j[0]] is not None, j[1], j[2]))
