@@ -1,4 +1,7 @@
-"""From SemEval-2015 restaurant reviews to an aspect report and a sentence table.
+"""From restaurant reviews to an aspect report
+===========================================
+
+From SemEval-2015 restaurant reviews to an aspect report and a sentence table::
 
     python examples/analyze_reviews.py [--epochs 15] [--out report.html]
 

@@ -1,4 +1,7 @@
-"""Compare the pooling baselines and the attention model in one GridSearchCV.
+"""Baselines and the attention model in one GridSearchCV
+=====================================================
+
+Compare the pooling baselines and the attention model in one GridSearchCV::
 
     ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \
         python examples/grid_search.py

@@ -1,4 +1,7 @@
-"""Score every sentence of a list of reviews on every aspect category at once.
+"""Every sentence on every aspect at once
+======================================
+
+Score every sentence of a list of reviews on every aspect category at once::
 
     ASPECTATTN_DATA=../shared/data python examples/multi_aspect.py
 

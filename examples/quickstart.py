@@ -1,4 +1,7 @@
-"""Quick start: train, predict, look at the attention, save and load.
+"""Quick start: train, predict, explain, save and load
+===================================================
+
+Quick start: train, predict, look at the attention, save and load::
 
     ASPECTATTN_DATA=../shared/data python examples/quickstart.py
 

@@ -1,5 +1,7 @@
-"""Train the default model on SemEval-2014 restaurant aspect categories and show its
-attention.
+"""Train the defaults on SemEval-2014 restaurant categories
+========================================================
+
+Trains the default model and shows its attention::
 
     python examples/train_semeval.py [--epochs 30] [--embeddings PATH] [--seed 0]
 

@@ -1,4 +1,7 @@
-"""Draw the attention of a trained model: HTML page, heatmap and training curves.
+"""Draw the attention: HTML page, heatmap and training curves
+==========================================================
+
+Draw the attention of a trained model: HTML page, heatmap and training curves::
 
     ASPECTATTN_DATA=../shared/data python examples/visualize_attention.py --out att/
 

@@ -1,4 +1,7 @@
-"""A small web service that answers aspect-sentiment requests.
+"""A small web service for aspect-sentiment requests
+=================================================
+
+A small web service that answers aspect-sentiment requests::
 
     aspectattn train semeval2014-restaurants-category --out model.aam
     python examples/web_app.py --model model.aam --port 8000

@@ -1,0 +1,120 @@
+"""A Sphinx extension that writes the pages made from other sources of truth, at
+build time (they are git-ignored):
+
+* ``cli.rst``, the command-line reference, from the parsers of
+  :mod:`aspectattn.cli`: every command, every flag, with its help, default and
+  choices -- the same text as ``aspectattn COMMAND --help``;
+* ``benchmarks/<result>.md``, one page per results table of ``benchmarks/results``
+  with the docstring of the benchmark that made it (its commands) above it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: results table (``benchmarks/results/<path>.md``) -> (page title, the module).
+RESULTS = {
+    "defaults": ("What the defaults get", "defaults"),
+    "aspect_level": ("Aspects that disagree and category detection", "aspect_level"),
+    "terms": ("Aspect terms", "terms"),
+    "pretrained": ("The pretrained tier: selection on validation", "pretrained"),
+    "pretrained_speed": ("The pretrained tier: training speed", "pretrained"),
+    "pretrained_serving": ("The pretrained tier: serving speed", "pretrained"),
+    "pretrained_analyze": ("The pretrained tier: the review analysis", "pretrained"),
+    "distillation": ("Distillation: the LSTM learning from MiniLM", "distillation"),
+    "languages": ("Other languages", "languages"),
+    "forms/forms": ("The attention forms", "forms_table"),
+    "quantize": ("int8 and bfloat16 prediction", "quantize"),
+    "speed": ("Speed", "speed"),
+}
+
+
+def _parsers():
+    from aspectattn.cli import build_parser
+
+    parser = build_parser()
+    commands = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    return parser, commands.choices
+
+
+def cli_text() -> str:
+    """The reStructuredText of the reference."""
+    parser, commands = _parsers()
+    lines = [
+        ".. This file is generated at build time by docs/_ext/cli_reference.py.",
+        "",
+        "Command-line reference",
+        "======================",
+        "",
+        "``aspectattn COMMAND ...`` (or ``python -m aspectattn``). Every flag that "
+        "sets a model parameter takes its help, default and choices from the "
+        "parameter table (:mod:`aspectattn.params`), the same text as the "
+        "estimators' docstrings. Bad input ends with exit status 2 and a one-line "
+        "reason.",
+        "",
+        ".. code-block:: text",
+        "",
+        *("   " + line for line in parser.format_help().splitlines()),
+        "",
+    ]
+    for name, sub in commands.items():
+        title = f"aspectattn {name}"
+        lines += [title, "-" * len(title), ""]
+        if sub.description:
+            lines += [sub.description, ""]
+        lines += [
+            ".. code-block:: text",
+            "",
+            *("   " + line for line in sub.format_help().splitlines()),
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def benchmark_page(result: str) -> str:
+    """The Markdown (MyST) page of one results table."""
+    title, module = RESULTS[result]
+    source = (ROOT / "benchmarks" / f"{module}.py").read_text()
+    doc = ast.get_docstring(ast.parse(source)) or ""
+    depth = "../../"  # docs/benchmarks/<page> -> the repository root
+    return "\n".join(
+        [
+            f"# {title}",
+            "",
+            f"Made by `benchmarks/{module}.py`; how it runs and what it measures, "
+            "from its docstring:",
+            "",
+            "```text",
+            doc,
+            "```",
+            "",
+            f"```{{include}} {depth}benchmarks/results/{result}.md",
+            "```",
+            "",
+        ]
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:  # (unchanged: no rebuild)
+        path.write_text(text)
+
+
+def write_pages(app) -> None:
+    src = Path(app.srcdir)
+    _write(src / "cli.rst", cli_text())
+    for result in RESULTS:
+        if (ROOT / "benchmarks" / "results" / f"{result}.md").is_file():
+            name = result.rsplit("/", 1)[-1]
+            _write(src / "benchmarks" / f"{name}.md", benchmark_page(result))
+
+
+def setup(app):
+    app.connect("builder-inited", write_pages)
+    return {"parallel_read_safe": True, "version": "1"}
