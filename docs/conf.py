@@ -3,7 +3,8 @@
 Build (offline: no intersphinx, no fonts or scripts fetched)::
 
     pip install -e ".[docs]"
-    ASPECTATTN_DATA=../shared/data python -m sphinx -W --keep-going -b html docs docs/_build/html
+    ASPECTATTN_DATA=../shared/data \\
+        python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The command-line reference is generated from the parsers at build time
 (:func:`write_cli_reference`), the API pages from the docstrings (autosummary,
@@ -53,7 +54,9 @@ html_theme_options = {
     "footer_end": [],
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path: list[str] = []
+html_context = {"default_mode": "light"}
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"  # (else the browser asks for /favicon.ico)
 html_copy_source = False
 html_show_sourcelink = False
 

@@ -1,4 +1,4 @@
-"""The benchmark commands the README and the benchmarks' README give run as
+"""The benchmark commands the README, the benchmarks' README and the docs give run as
 written from a fresh clone: every module they name imports as ``python -m`` runs
 it (the repository's root first on the path, nothing set in PYTHONPATH), and the
 speed benchmark's child process finds the package too."""
@@ -12,7 +12,11 @@ from pathlib import Path
 from conftest import requires_shared_data
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", ROOT / "benchmarks" / "README.md"]
+DOCS = [
+    ROOT / "README.md",
+    ROOT / "benchmarks" / "README.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+]
 
 
 def _fresh_env() -> dict:

@@ -29,3 +29,8 @@ def test_readme_opens_with_the_two_setup_commands():
         'pip install torch==2.13.0 && pip install -e ".[test]"'
     )
     assert "pytest" in commands[1]
+
+
+def test_readme_fits_on_two_screens():
+    # the manual is the docs (docs/); the README says what it is and where to go
+    assert len(ROOT.joinpath("README.md").read_bytes()) <= 12 * 1024

@@ -49,7 +49,15 @@ def fitted_teacher(teacher, X, y, name: str):
 
 def soften(proba: np.ndarray, temperature: float) -> np.ndarray:
     """``proba ** (1 / T)``, each row renormalised: what ``softmax(z / T)`` is
-    for the logits ``z`` behind ``proba``, read from the probabilities alone."""
+    for the logits ``z`` behind ``proba``, read from the probabilities alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aspectattn.engine.distillation import soften
+    >>> soften(np.array([[0.8, 0.2]]), temperature=2.0).round(3).tolist()
+    [[0.667, 0.333]]
+    """
     logp = np.log(np.clip(proba, _FLOOR, 1.0)) / temperature  # (n, C)
     logp -= logp.max(axis=1, keepdims=True)
     soft = np.exp(logp)
@@ -153,6 +161,17 @@ class DistillationLoss(nn.Module):
         Class weights of the cross-entropy (``class_weight``).
     distill_weight : float
     temperature : float
+
+    Examples
+    --------
+    >>> import torch
+    >>> from aspectattn.engine.distillation import DistillationLoss
+    >>> loss = DistillationLoss(distill_weight=0.5, temperature=2.0)
+    >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0]])
+    >>> target = {"label": torch.tensor([0, -1]),  # the second has no label
+    ...           "teacher": torch.tensor([[0.7, 0.3], [0.4, 0.6]])}
+    >>> round(loss(logits, target).item(), 4)
+    0.0363
     """
 
     def __init__(self, weight=None, distill_weight: float = 0.5, temperature=2.0):

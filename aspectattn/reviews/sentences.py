@@ -50,6 +50,16 @@ def split_sentences(
         The index of the text each sentence comes from.
     sentences : list of str
         Non-empty, stripped sentences in text order.
+
+    Examples
+    --------
+    >>> from aspectattn.reviews import split_sentences
+    >>> review, sentences = split_sentences(
+    ...     ["The pasta was great. The waiter was rude!", "好吃。服务慢。"])
+    >>> review.tolist()
+    [0, 0, 1, 1]
+    >>> sentences
+    ['The pasta was great.', 'The waiter was rude!', '好吃。', '服务慢。']
     """
     segmenter = _segmenter(language == "en")
     review, sentences, long_reviews = [], [], 0

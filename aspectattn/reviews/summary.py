@@ -18,7 +18,15 @@ EXAMPLES_PER_LABEL = 3
 
 def wilson_interval(k, n, z: float = 1.96):
     """Wilson score interval of a proportion ``k / n`` (arrays work); (0, 1) for
-    ``n == 0``."""
+    ``n == 0``.
+
+    Examples
+    --------
+    >>> from aspectattn.reviews import wilson_interval
+    >>> low, high = wilson_interval([8, 0], [10, 0])
+    >>> low.round(3).tolist(), high.round(3).tolist()
+    ([0.49, 0.0], [0.943, 1.0])
+    """
     k, n = np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64)
     safe = np.maximum(n, 1)
     p = k / safe
