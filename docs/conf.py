@@ -48,6 +48,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"aspectattn {release}"
 html_theme_options = {
     "navigation_with_keys": False,
+    "header_links_before_dropdown": 4,
     "show_toc_level": 2,
     "navbar_end": ["navbar-icon-links"],
     "footer_start": ["copyright"],

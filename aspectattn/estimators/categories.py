@@ -78,14 +78,24 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
 module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         As :class:`~aspectattn.AspectAttentionClassifier`.
 
+    See Also
+    --------
+    AspectAttentionClassifier : The polarity of given (text, aspect) pairs.
+    aspectattn.reviews.analyze_reviews : Reviews through a detector into a
+        sentence table and a summary with intervals.
+
     Examples
     --------
+    >>> import pandas as pd
     >>> from aspectattn import AspectCategoryClassifier
-    >>> from aspectattn.datasets import fetch_category_table
-    >>> texts, Y = fetch_category_table("semeval2014", "train")  # doctest: +SKIP
-    >>> clf = AspectCategoryClassifier(random_state=0).fit(texts, Y)  # doctest: +SKIP
-    >>> clf.analyze(["Great pasta, rude waiter."])  # doctest: +SKIP
-    [[{'aspect': 'food', 'label': 'positive', ...}, {'aspect': 'service', ...}]]
+    >>> texts = ["Great pasta, rude waiter.", "The pasta was bland."] * 10
+    >>> Y = pd.DataFrame({"food": ["positive", "negative"] * 10,
+    ...                   "service": ["negative", "none"] * 10})
+    >>> clf = AspectCategoryClassifier(max_epochs=2, random_state=0).fit(texts, Y)
+    >>> clf.predict(["Great pasta, rude waiter."]).shape
+    (1, 2)
+    >>> clf.categories_.tolist()
+    ['food', 'service']
     """,
         PARAMETERS,
     )

@@ -108,6 +108,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     feature_names_in_ : ndarray of str
         The text and aspect column names, when fitted on a DataFrame.
 
+    See Also
+    --------
+    AspectCategoryClassifier : Which categories a text mentions, and how, in one
+        model (the detector behind the review report).
+    make_baseline : The tf-idf- or POS-weighted word-vector baselines.
+    aspectattn.serving.export_onnx : Serve the fitted model without torch.
+
     References
     ----------
     Yequan Wang, Minlie Huang, Xiaoyan Zhu and Li Zhao. 2016. Attention-based LSTM

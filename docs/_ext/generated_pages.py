@@ -43,7 +43,11 @@ def _parsers():
 
 
 def cli_text() -> str:
-    """The reStructuredText of the reference."""
+    """The reStructuredText of the reference (help wrapped at 80 columns, as in a
+    terminal of that width, whatever the build's terminal)."""
+    import os
+
+    os.environ["COLUMNS"] = "80"  # what argparse's formatter wraps at
     parser, commands = _parsers()
     lines = [
         ".. This file is generated at build time by docs/_ext/cli_reference.py.",
