@@ -65,9 +65,22 @@ CANDIDATES = {
         teacher=True, all_categories=True
     ),
 }
-DATA = ("restaurant categories", "restaurant terms", "laptop terms")
+DATA = (
+    "restaurant categories",
+    "restaurant terms",
+    "laptop terms",
+    "restaurant detector",
+)
 SEEDS = (0, 1, 2)
 TERMS_ONLY = {"student + flip copies"}
+#: The detector (SemEval-2014 restaurant sentences, one column per category):
+#: its own candidates.
+DETECTOR = {
+    "LSTM defaults": {},
+    "teacher: MiniLM defaults": None,
+    "student (teacher=, defaults)": dict(teacher=True),
+    "student + unlabelled restaurant sentences": dict(teacher=True, unlabelled=True),
+}
 CATEGORIES_ONLY = {"student + every category of its sentences"}
 RESTAURANTS_ONLY = {"student + unlabelled restaurant pairs"}
 
@@ -183,7 +196,111 @@ def unnamed_categories(X) -> list:
 _TEACHERS: dict = {}
 
 
+def table_split(texts, Y, fraction=0.1, seed=0):
+    """(train, validation) of a table: a share ``fraction`` of the sentences."""
+    rng = np.random.default_rng(seed)
+    held = set(rng.permutation(len(texts))[: int(round(fraction * len(texts)))])
+    valid = np.array([k in held for k in range(len(texts))])
+    texts = np.asarray(texts, dtype=object)
+    return (
+        (texts[~valid].tolist(), Y[~valid].reset_index(drop=True)),
+        (texts[valid].tolist(), Y[valid].reset_index(drop=True)),
+    )
+
+
+def detector_scores(clf, texts, Y, prefix: str) -> dict:
+    """Detection and end-to-end micro-F1 of the cells; accuracy of the mentioned
+    pairs (and of those whose sentence has aspects that disagree)."""
+    from aspectattn.estimators.categories import detection_f1, mention_f1
+    from benchmarks.common import pair_scores
+
+    Y = Y.reindex(columns=list(clf.categories_), fill_value="none")
+    predicted, truth = clf.predict(texts), Y.to_numpy()
+    pairs = [
+        ((text, c), label)
+        for text, row in zip(texts, truth, strict=True)
+        for c, label in zip(clf.categories_, row, strict=True)
+        if label != "none"
+    ]
+    X_pairs, y_pairs = [p for p, _ in pairs], [label for _, label in pairs]
+    out = pair_scores(clf.predict_sentiment(X_pairs), X_pairs, y_pairs, prefix)
+    out[f"{prefix}detection_f1"] = 100 * detection_f1(truth, predicted)
+    out[f"{prefix}end_to_end_f1"] = 100 * mention_f1(truth, predicted)
+    return out
+
+
+def detector_teacher(seed: int, texts, Y):
+    """The MiniLM detector fine-tuned with the defaults on the training side."""
+    from aspectattn import AspectCategoryClassifier
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"teacher-detector-{seed}.aam"
+    if not path.exists():
+        AspectCategoryClassifier(
+            encoder="pretrained", pretrained_model=minilm(), random_state=seed
+        ).fit(texts, Y).save(path)
+    return AspectCategoryClassifier.load(path)
+
+
+def unlabelled_sentences(exclude) -> list:
+    """SemEval-2015 and MAMS training sentences, less those of ``exclude``."""
+    exclude = set(exclude)
+    texts = {
+        x[0]
+        for name in ("semeval2015-restaurants-category", "mams-category")
+        for x in load(name, "train")[0]
+    }
+    return sorted(texts - exclude)
+
+
+def run_detector(candidate: str, seed: int) -> dict:
+    import pandas as pd
+
+    from aspectattn import AspectCategoryClassifier
+    from aspectattn.datasets import fetch_category_table
+
+    texts, Y = fetch_category_table("semeval2014", "train")
+    test_texts, Y_test = fetch_category_table("semeval2014", "test")
+    (fit_texts, Y_fit), (val_texts, Y_val) = table_split(texts, Y)
+    settings = DETECTOR[candidate]
+    start = time.perf_counter()
+    if settings is None:
+        clf = detector_teacher(seed, fit_texts, Y_fit)
+        fit_seconds = clf.fit_time_
+    else:
+        settings = dict(settings)
+        X_train, Y_train = list(fit_texts), Y_fit
+        if settings.pop("teacher", False):
+            settings["teacher"] = FrozenEstimator(
+                detector_teacher(seed, fit_texts, Y_fit)
+            )
+        if settings.pop("unlabelled", False):
+            extra = unlabelled_sentences([*texts, *test_texts])
+            X_train += extra
+            Y_train = pd.concat(
+                [Y_fit, pd.DataFrame(-1, index=range(len(extra)), columns=Y.columns)],
+                ignore_index=True,
+            )
+        start = time.perf_counter()
+        clf = AspectCategoryClassifier(
+            embeddings=glove(), random_state=seed, **settings
+        ).fit(X_train, Y_train)
+        fit_seconds = time.perf_counter() - start
+    result = {
+        "candidate": candidate,
+        "data": "restaurant detector",
+        "seed": seed,
+        "fit_seconds": fit_seconds,
+        "threads": torch.get_num_threads(),
+    }
+    result.update(detector_scores(clf, val_texts, Y_val, "val_"))
+    result.update(detector_scores(clf, test_texts, Y_test, "test_"))
+    return result
+
+
 def run(candidate: str, data: str, seed: int) -> dict:
+    if data == "restaurant detector":
+        return run_detector(candidate, seed)
     (X, y), (X_test, y_test) = load_data(data)
     (X_fit, y_fit), (X_val, y_val) = validation_split(X, y)
     is_terms = data.endswith("terms")
@@ -235,20 +352,27 @@ def jobs():
         for c in CANDIDATES
         for d in DATA
         for s in SEEDS
-        if (d.endswith("terms") or c not in TERMS_ONLY)
+        if d != "restaurant detector"
+        and (d.endswith("terms") or c not in TERMS_ONLY)
         and (d.startswith("restaurant") or c not in RESTAURANTS_ONLY)
         and (d == "restaurant categories" or c not in CATEGORIES_ONLY)
     ]
+    plan += [(c, "restaurant detector", s) for c in DETECTOR for s in SEEDS]
+    settings = {**CANDIDATES, **DETECTOR}
     # students of one teacher in a row: its memoised probabilities serve them
-    return sorted(plan, key=lambda j: (CANDIDATES[j[0]] is not None, j[1], j[2]))
+    return sorted(plan, key=lambda j: (settings[j[0]] is not None, j[1], j[2]))
 
 
 KEYS = [
+    ("val_detection_f1", "val detection F1"),
+    ("val_end_to_end_f1", "val end-to-end F1"),
     ("val_accuracy", "val acc"),
     ("val_macro_f1", "val F1"),
     ("val_disagree_accuracy", "val disagreeing pairs"),
     ("val_flip_target_accuracy", "val flip: target follows"),
     ("val_flip_others_accuracy", "val flip: others stay"),
+    ("test_detection_f1", "test detection F1"),
+    ("test_end_to_end_f1", "test end-to-end F1"),
     ("test_accuracy", "test acc"),
     ("test_macro_f1", "test F1"),
     ("test_disagree_accuracy", "test disagreeing pairs"),
@@ -266,7 +390,10 @@ def summarize(runs):
     rows = []
     for (data, candidate), rs in sorted(
         grouped.items(),
-        key=lambda kv: (DATA.index(kv[0][0]), list(CANDIDATES).index(kv[0][1])),
+        key=lambda kv: (
+            DATA.index(kv[0][0]),
+            list({**CANDIDATES, **DETECTOR}).index(kv[0][1]),
+        ),
     ):
         row = {"data": data, "candidate": candidate, "n": len(rs)}
         for key, _ in KEYS:
