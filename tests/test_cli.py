@@ -1005,9 +1005,20 @@ def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):
     assert summary["pairs"] == n_labelled + len(Xu)  # labelled and unlabelled
     student = load(tmp_path / "s.aam")
     assert student.distill_weight == 0.8 and student.teacher is None  # not saved
+    # the detector: a detector teacher, unlabelled sentences (a text file)
+    _write_category_xml(tmp_path / "t.xml", 40)
+    run("train", "t.xml", "--detector", "--out", "det.aam", *common, cwd=tmp_path)
+    (tmp_path / "more.txt").write_text("the soup was cold\nlovely staff\n")
+    result = run("train", "t.xml", "--detector", "--out", "sd.aam", "--teacher",
+                 "det.aam", "--unlabelled", "more.txt", *common,
+                 cwd=tmp_path)  # fmt: skip
+    assert json.loads(result.stdout.strip().splitlines()[-1])["sentences"] == 42
+    bad = run("train", "t.xml", "--detector", "--out", "b.aam", "--teacher",
+              workdir / "model.aam", *common, cwd=tmp_path, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "not a category detector" in bad.stderr
     for args, message in [
         (["--unlabelled", "unlabelled.csv"], "--unlabelled needs --teacher"),
-        (["--teacher", workdir / "model.aam", "--detector"], "not with --detector"),
+        (["--teacher", "det.aam"], "not a pair classifier"),
         (["--teacher", "missing.aam"], "not found"),
         (["--teacher", workdir / "model.aam", "--distill-weight", "2"],
          "--distill-weight must be a float in the range"),

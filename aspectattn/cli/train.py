@@ -118,14 +118,16 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--teacher",
         metavar="MODEL",
-        help="a fitted pair classifier (.aam) whose probabilities the model also "
-        "learns from (distillation), e.g. one trained with --encoder pretrained",
+        help="a fitted model of the same kind (.aam: a pair classifier, or with "
+        "--detector a detector) whose probabilities the model also learns from "
+        "(distillation), e.g. one trained with --encoder pretrained",
     )
     p.add_argument(
         "--unlabelled",
         metavar="FILE",
         help="pairs with no labels (a data-set name or a file, as DATA; labels in "
-        "it are ignored) that the model learns from the teacher alone; needs "
+        "it are ignored; with --detector: sentences, a text file or a CSV/JSONL "
+        "text column) that the model learns from the teacher alone; needs "
         "--teacher",
     )
     p.add_argument(
@@ -153,10 +155,17 @@ def run(args) -> int:
     if args.unlabelled and not args.teacher:
         raise CLIError("--unlabelled needs --teacher: it labels those pairs")
     if args.detector:
-        if args.teacher:
-            raise CLIError("--teacher trains pair classifiers; not with --detector")
         X, y = load_table(args.data, args)
         estimator, extra = AspectCategoryClassifier, {}
+        n_labelled = len(X)
+        if args.unlabelled:  # sentences; their rows of Y: -1 in every column
+            import pandas as pd
+
+            from .predict import _sentences
+
+            X_u = _sentences(args.unlabelled, args, refuse_aspects=True)
+            unlabelled = pd.DataFrame(-1, index=range(len(X_u)), columns=y.columns)
+            X, y = [*X, *X_u], pd.concat([y, unlabelled], ignore_index=True)
     else:
         X, y = load_data(args.data, args, need_labels=True)
         n_labelled = len(X)
@@ -173,17 +182,15 @@ def run(args) -> int:
             term_marker=args.term_marker,
             term_query=args.term_query,
             scoring="accuracy",
-            distill_weight=args.distill_weight,
-            distill_temperature=args.distill_temperature,
         )
-        if args.teacher:
-            teacher = load_model(args.teacher, args.trust_pickle)
-            if not isinstance(teacher, AspectAttentionClassifier):
-                raise CLIError(
-                    f"--teacher {args.teacher} holds a "
-                    f"{type(teacher).__name__}, not a pair classifier"
-                )
-            extra["teacher"] = teacher
+    if args.teacher:
+        teacher = load_model(args.teacher, args.trust_pickle)
+        if not isinstance(teacher, estimator):
+            what = "a category detector" if args.detector else "a pair classifier"
+            raise CLIError(
+                f"--teacher {args.teacher} holds a {type(teacher).__name__}, not {what}"
+            )
+        extra["teacher"] = teacher
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
     clf = estimator(
         **extra,
@@ -209,6 +216,8 @@ def run(args) -> int:
         batch_size=args.batch_size,
         dropout=args.dropout,
         bidirectional=args.bidirectional,
+        distill_weight=args.distill_weight,
+        distill_temperature=args.distill_temperature,
         validation_fraction=args.validation_fraction or None,
         early_stopping=bool(args.validation_fraction),
         random_state=args.seed,
