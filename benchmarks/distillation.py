@@ -134,26 +134,34 @@ class MemoTeacher(ClassifierMixin, BaseEstimator):
         return np.stack([memo[key] for key in keys])
 
 
-def teacher_for(data: str, seed: int, X_fit, y_fit):
-    """MiniLM fine-tuned with the defaults on the training side (cached)."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"teacher-{data.replace(' ', '_')}-{seed}.aam"
+def cached_model(path: Path, fit, cls=AspectAttentionClassifier):
+    """The model saved at ``path``, fitted by ``fit()`` and saved first when it is
+    not there (one worker fits it, the others wait for the file)."""
     lock = path.with_suffix(".lock")
     while not path.exists():
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL)
-        except FileExistsError:  # the other worker fits it
+        except FileExistsError:  # another worker fits it
             time.sleep(10)
             continue
         os.close(fd)
         start = time.perf_counter()
-        model = AspectAttentionClassifier(
-            encoder="pretrained", pretrained_model=minilm(), random_state=seed
-        ).fit(X_fit, y_fit)
-        print(f"teacher {data} {seed}: {time.perf_counter() - start:.0f} s", flush=True)
+        model = fit()
+        print(f"{path.name}: {time.perf_counter() - start:.0f} s", flush=True)
         model.save(path)
         lock.unlink()
-    return AspectAttentionClassifier.load(path)
+    return cls.load(path)
+
+
+def teacher_for(data: str, seed: int, X_fit, y_fit):
+    """MiniLM fine-tuned with the defaults on the training side (cached)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return cached_model(
+        CACHE / f"teacher-{data.replace(' ', '_')}-{seed}.aam",
+        lambda: AspectAttentionClassifier(
+            encoder="pretrained", pretrained_model=minilm(), random_state=seed
+        ).fit(X_fit, y_fit),
+    )
 
 
 def unlabelled_pairs(data: str, exclude) -> list:
@@ -234,12 +242,13 @@ def detector_teacher(seed: int, texts, Y):
     from aspectattn import AspectCategoryClassifier
 
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"teacher-detector-{seed}.aam"
-    if not path.exists():
-        AspectCategoryClassifier(
+    return cached_model(
+        CACHE / f"teacher-detector-{seed}.aam",
+        lambda: AspectCategoryClassifier(
             encoder="pretrained", pretrained_model=minilm(), random_state=seed
-        ).fit(texts, Y).save(path)
-    return AspectCategoryClassifier.load(path)
+        ).fit(texts, Y),
+        AspectCategoryClassifier,
+    )
 
 
 def unlabelled_sentences(exclude) -> list:
