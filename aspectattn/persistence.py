@@ -222,6 +222,20 @@ def load(path):
         The file is not an aspectattn model file, was altered after it was written,
         has a format version this library cannot read, or holds a field of the
         wrong type or range.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from aspectattn import AspectAttentionClassifier
+    >>> from aspectattn.persistence import load, save
+    >>> X = [("great pasta", "food"), ("rude waiter", "service")] * 5
+    >>> y = ["positive", "negative"] * 5
+    >>> clf = AspectAttentionClassifier(embeddings=None, max_epochs=1,
+    ...                                 random_state=0).fit(X, y)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.aam"
+    >>> save(clf, path)
+    >>> bool((load(path).predict_proba(X) == clf.predict_proba(X)).all())
+    True
     """
     _check_archive(path)
     try:

@@ -61,6 +61,17 @@ def attention_html(
     -------
     str
         The HTML document.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aspectattn.viz import attention_html
+    >>> results = [{"text": "rude waiter", "aspect": "service", "label": "negative",
+    ...             "tokens": ["rude", "waiter"], "weights": np.array([0.8, 0.2]),
+    ...             "proba": np.array([0.9, 0.1])}]
+    >>> page = attention_html(results)  # clf.explain(pairs) gives such results
+    >>> page.startswith("<!DOCTYPE html>"), "rude" in page
+    (True, True)
     """
     rows = []
     for text, group in group_by_text(results):

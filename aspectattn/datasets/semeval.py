@@ -133,6 +133,16 @@ def fetch_semeval2014(
 
     See :func:`read_semeval2014` for ``aspect``, ``conflict`` and ``as_frame``, and
     the module docstring for ``data_home``.
+
+    Examples
+    --------
+    >>> from aspectattn.datasets import fetch_semeval2014
+    >>> X, y = fetch_semeval2014("restaurants", "train")
+    >>> len(X), X[0], y[0]
+    (3518, ('But the staff was so horrible to us.', 'service'), 'negative')
+    >>> frame = fetch_semeval2014("laptops", "test", aspect="term", as_frame=True)
+    >>> frame.columns.tolist()
+    ['text', 'aspect', 'polarity', 'sentence_id', 'start', 'end']
     """
     _check_choice("domain", domain, {"restaurants", "laptops"})
     _check_choice("subset", subset, {"train", "test"})

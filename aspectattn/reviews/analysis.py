@@ -261,6 +261,22 @@ def analyze_reviews(reviews, model, *, freq: str = "M", **options):
     table : DataFrame
         One row per (sentence, mentioned aspect), without the per-token columns.
     summary : ReviewSummary
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from aspectattn import AspectCategoryClassifier
+    >>> from aspectattn.reviews import analyze_reviews
+    >>> texts = ["Great pasta.", "Rude waiter.", "Great pasta, rude waiter."] * 5
+    >>> Y = pd.DataFrame({"food": ["positive", "none", "positive"] * 5,
+    ...                   "service": ["none", "negative", "negative"] * 5})
+    >>> detector = AspectCategoryClassifier(embeddings=None, max_epochs=2,
+    ...                                     random_state=0).fit(texts, Y)
+    >>> table, summary = analyze_reviews(["Great pasta. Rude waiter!"], detector)
+    >>> table.columns.tolist()[:4]
+    ['review_id', 'sentence_id', 'sentence', 'aspect']
+    >>> summary.n_reviews, summary.n_sentences
+    (1, 2)
     """
     return analyze_into(ReviewSummary(freq), reviews, model, **options)
 

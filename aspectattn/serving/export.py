@@ -173,6 +173,19 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
         For a ``quantize`` other than None and ``"int8"``.
     MissingDependencyError
         When the ``onnx`` package (needed by torch's exporter) is not installed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from aspectattn import AspectAttentionClassifier
+    >>> from aspectattn.serving import export_onnx, load_onnx
+    >>> X = [("great pasta", "food"), ("rude waiter", "service")] * 5
+    >>> y = ["positive", "negative"] * 5
+    >>> clf = AspectAttentionClassifier(embeddings=None, max_epochs=1,
+    ...                                 random_state=0).fit(X, y)
+    >>> served = load_onnx(export_onnx(clf, tempfile.mkdtemp()))  # no torch needed
+    >>> bool((served.predict(X) == clf.predict(X)).all())
+    True
     """
     from ..estimators.categories import AspectCategoryClassifier
 
