@@ -29,6 +29,7 @@ __all__ = [
     "join_pairs",
     "OPINION_ANTONYMS",
     "OPINION_PAIRS",
+    "NEGATION",
     "antonym_map",
 ]
 
@@ -428,14 +429,34 @@ def flip_opinions(
     return X_new, y_new, target
 
 
+#: What ``flip_pairs(..., negate=True)`` puts before the opinion word (English).
+NEGATION = "not"
+
+
 def flip_pairs(
-    texts, terms, spans, labels, positive, negative, window=4, antonyms=None
+    texts,
+    terms,
+    spans,
+    labels,
+    positive,
+    negative,
+    window=4,
+    antonyms=None,
+    negate=False,
 ):
     """:func:`flip_opinions` on validated columns; also returns, for each new pair,
     the index of the pair whose sentence it was made from (``source``, an int
-    array), so a caller can keep a sentence and its flipped copies together."""
+    array), so a caller can keep a sentence and its flipped copies together.
+
+    ``negate=True`` (English): the opinion word is kept and :data:`NEGATION` put
+    before it ("was great" -> "was not great"). The rule is sure of a negated
+    positive opinion only: a negated negative one ("not awful") gets the label
+    ``None`` (a teacher's to give); the other terms keep theirs.
+    """
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     flip = {positive: negative, negative: positive}
+    if negate:
+        flip = {positive: negative, negative: None}
     X_new, y_new, target, source = [], [], [], []
     for text, members, span_of in _sentences(texts, terms, spans):
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
@@ -473,7 +494,13 @@ def flip_pairs(
                 continue
             _, k = min(candidates)
             a, b = words[k]
-            new_word = _match_case(antonyms[text[a:b].lower()], text[a:b])
+            word = text[a:b]
+            if negate:  # "great" -> "not great", "Great" -> "Not great"
+                head = _match_case(NEGATION, word)
+                keep = word.isupper() or head == NEGATION
+                new_word = f"{head} {word if keep else word[:1].lower() + word[1:]}"
+            else:
+                new_word = _match_case(antonyms[word.lower()], word)
             new_text = text[:a] + new_word + text[b:]
             shift = len(new_word) - (b - a)
             for j in place:

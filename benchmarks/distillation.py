@@ -59,6 +59,8 @@ CANDIDATES = {
     "student, distill_weight 0.9": dict(teacher=True, distill_weight=0.9),
     "student + unlabelled restaurant pairs": dict(teacher=True, unlabelled=True),
     "student + flip copies": dict(teacher=True, augment="flip"),
+    # "not" before the opinion word; "not <negative>" labelled by the teacher alone
+    "student + negated copies": dict(teacher=True, augment="negate"),
     # categories: every category of each training sentence that its labels do
     # not name, labelled by the teacher alone (y = -1)
     "student + every category of its sentences": dict(
@@ -72,7 +74,7 @@ DATA = (
     "restaurant detector",
 )
 SEEDS = (0, 1, 2)
-TERMS_ONLY = {"student + flip copies"}
+TERMS_ONLY = {"student + flip copies", "student + negated copies"}
 #: The detector (SemEval-2014 restaurant sentences, one column per category):
 #: its own candidates.
 DETECTOR = {

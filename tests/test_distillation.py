@@ -386,3 +386,53 @@ def test_detector_learns_unlabelled_texts_from_its_teacher():
         AspectCategoryClassifier(**params, teacher=TableTeacher()).fit(
             texts + ["x y"], coded.reset_index(drop=True)
         )
+
+
+# ------------------------------------------------------- counterfactual copies
+def test_negated_copies_put_not_before_the_opinion_word():
+    from aspectattn.augment import flip_pairs
+
+    text = "Great pasta but the waiter was awful."
+    X, y, target, source = flip_pairs(
+        [text, text], ["pasta", "waiter"], None, ["positive", "negative"],
+        "positive", "negative", negate=True,
+    )  # fmt: skip
+    assert {x[0] for x in X} == {
+        "Not great pasta but the waiter was awful.",
+        "Great pasta but the waiter was not awful.",
+    }
+    by = {(x[0].startswith("Not"), x[1]): label for x, label in zip(X, y, strict=True)}
+    assert by[True, "pasta"] == "negative"  # sure: a negated positive opinion
+    assert by[True, "waiter"] == "negative"  # the other term keeps its label
+    assert by[False, "waiter"] is None  # "not awful": the teacher's to label
+    assert by[False, "pasta"] == "positive"
+    for (text_, term, span), _ in zip(X, y, strict=True):
+        assert text_[span[0] : span[1]] == term  # spans follow the insertion
+
+
+def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatch):
+    seen = []
+    build = AspectAttentionClassifier._training_dataset
+
+    def recording(self, pipeline, module_config, data):
+        seen.append(data)
+        return build(self, pipeline, module_config, data)
+
+    monkeypatch.setattr(AspectAttentionClassifier, "_training_dataset", recording)
+    X = [("the pasta was great", "pasta"), ("the soup was awful", "soup")] * 10
+    X = [(f"{t} number {k}", a) for k, (t, a) in enumerate(X)]
+    y = ["positive", "negative"] * 10
+    params = {**FAST, "aspect_type": "term", "augment": "negate"}
+    AspectAttentionClassifier(**params).fit(X, y)
+    AspectAttentionClassifier(**params, teacher=LexiconTeacher()).fit(X, y)
+    alone, taught = seen
+    copies = slice(alone.n_given, None)
+    # without a teacher only the sure copies ("not great": negative) train
+    assert (alone.targets[copies] == 0).all() and len(alone.texts) == 30
+    # with one, "not awful" too, labelled by the teacher alone (-1)
+    assert len(taught.texts) == 40 and (taught.targets[copies] == -1).sum() == 10
+    assert all(" not " in t for t in taught.texts[copies])
+    with pytest.raises(ValueError, match="negates the opinion next to an aspect"):
+        AspectAttentionClassifier(**{**params, "aspect_type": "category"}).fit(
+            [("the pasta was great", "food")] * 4, ["positive", "negative"] * 2
+        )

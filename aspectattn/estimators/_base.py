@@ -259,9 +259,15 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 "final_state=True or False."
             )
         augment = values.get("augment")
-        if isinstance(augment, str) and "flip" in augment and aspect_type != "term":
+        if (
+            isinstance(augment, str)
+            and ("flip" in augment or "negate" in augment)
+            and aspect_type != "term"
+        ):
             raise ValueError(
-                f"augment={augment!r} flips the opinion next to an aspect term; "
+                f"augment={augment!r} "
+                f"{'flips' if 'flip' in augment else 'negates'} the opinion next to "
+                "an aspect term; "
                 f"{type(self).__name__} was given aspect categories. Use "
                 "augment='join'."
             )

@@ -212,10 +212,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         )
 
     def _copies(self, data: TrainingData, augment_: str, rng):
-        """Flipped copies (the opinion next to one term reversed) and joined ones
-        (two sentences of opposite polarity): ``(texts, aspects, spans, targets,
-        source)``, ``source`` (n_new, 2) the given pairs each was made from (the
-        same twice for a flipped copy; one of each sentence for a joined one)."""
+        """Flipped copies (the opinion next to one term reversed), negated ones
+        (``"not"`` before it) and joined ones (two sentences of opposite
+        polarity): ``(texts, aspects, spans, targets, source)``, ``source``
+        (n_new, 2) the given pairs each was made from (the same twice for a
+        flipped or negated copy; one of each sentence for a joined one); a
+        target ``-1`` where only a teacher can label the copy."""
         spans = data.spans or [None] * len(data.texts)
         labels = data.classes[data.targets].tolist()
         columns = (data.texts, data.aspects, spans, labels, "positive", "negative")
@@ -225,6 +227,15 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             X, y, _, source = augment.flip_pairs(*columns, antonyms=antonyms)
             made, made_labels = made + X, made_labels + y
             sources.append(np.c_[source, source])
+        if "negate" in augment_:
+            X, y, _, source = augment.flip_pairs(*columns, negate=True)
+            # a negated negative opinion ("not awful") is no sure positive: the
+            # teacher's to label (-1), else left out
+            sure = [k for k, label in enumerate(y) if label is not None]
+            keep = range(len(y)) if self.teacher is not None else sure
+            made += [X[k] for k in keep]
+            made_labels += [y[k] for k in keep]
+            sources.append(np.c_[source[list(keep)], source[list(keep)]])
         if "join" in augment_:
             if data.aspect_type == "term":
                 X, y, source = augment.join_pairs(*columns, random_state=rng)
@@ -236,7 +247,16 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             made, made_labels = made + X, made_labels + y
             sources.append(source)
         texts, aspects, spans = ([x[k] for x in made] for k in range(3))
-        targets = np.searchsorted(data.classes, np.asarray(made_labels, dtype=object))
+        unsure = np.array([label is None for label in made_labels], dtype=bool)
+        labels = np.asarray(
+            [
+                data.classes[0] if u else v
+                for u, v in zip(unsure, made_labels, strict=True)
+            ],
+            dtype=object,
+        )
+        targets = np.searchsorted(data.classes, labels)
+        targets[unsure] = -1  # labelled by the teacher alone
         return texts, aspects, spans, targets, np.concatenate(sources)
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:

@@ -370,7 +370,7 @@ not in its text is then an error.""",
         "model",
         "also train on sentences joined from two of opposite polarity (join), or, "
         "for aspect terms, on copies with one opinion flipped (flip)",
-        type='{"auto", None, "flip", "join", "flip+join"}',
+        type='{"auto", None, "flip", "join", "flip+join", "negate"}',
         needs=(),
         goes="estimator",
         doc="""\
@@ -385,7 +385,11 @@ random one of the opposite polarity that shares none of its aspects,
 each positive or negative term, a copy of its sentence in which the opinion
 word nearest to the term (and nearer to it than to any other term) is
 replaced by its antonym, with the term's label reversed and the other terms'
-labels kept (:func:`aspectattn.augment.flip_opinions`). A copy trains only
+labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
+terms, English): the same copies with ``"not"`` put before the opinion word
+instead; the rule is sure of a negated positive opinion only, so a negated
+negative one ("not awful") is labelled by the ``teacher`` alone, and left out
+without one. A copy trains only
 when all its source sentences are on the training side of the validation
 split, and copies are never scored in validation (the validation scores of
 settings with and without copies are taken on the same sentences). Needs
