@@ -45,7 +45,13 @@ from sklearn.frozen import FrozenEstimator
 from aspectattn import AspectAttentionClassifier
 from benchmarks.common import RESULTS, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
-from benchmarks.runlog import append_run, read_runs, write_results
+from benchmarks.runlog import (
+    append_run,
+    mean_std_table,
+    read_runs,
+    summarize_by,
+    write_results,
+)
 
 OUT = RESULTS / "distillation"
 LOG = OUT.with_suffix(".runs.jsonl")
@@ -395,53 +401,24 @@ KEYS = [
 
 
 def summarize(runs):
-    grouped = defaultdict(list)
-    for r in runs:
-        grouped[(r["data"], r["candidate"])].append(r)
-    rows = []
-    for (data, candidate), rs in sorted(
-        grouped.items(),
-        key=lambda kv: (
-            DATA.index(kv[0][0]),
-            list({**CANDIDATES, **DETECTOR}).index(kv[0][1]),
-        ),
-    ):
-        row = {"data": data, "candidate": candidate, "n": len(rs)}
-        for key, _ in KEYS:
-            values = [r[key] for r in rs if r.get(key) is not None]
-            if values:
-                row[key] = (float(np.mean(values)), float(np.std(values)))
-        rows.append(row)
-    return rows
+    return summarize_by(runs, KEYS, DATA, {**CANDIDATES, **DETECTOR})
 
 
 def markdown(rows) -> str:
-    lines = [
-        "| data | candidate | n | " + " | ".join(label for _, label in KEYS) + " |",
-        "|---" * (3 + len(KEYS)) + "|",
-    ]
-    for row in rows:
-        cells = [
-            f"{row[k][0]:.1f} ± {row[k][1]:.1f}" if k in row else "-" for k, _ in KEYS
-        ]
-        lines.append(
-            f"| {row['data']} | {row['candidate']} | {row['n']} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    lines += [
-        "",
+    return mean_std_table(
+        rows,
+        KEYS,
         "Students: the LSTM with its defaults and GloVe 6B 50-d, one change each; "
         "teacher: MiniLM-L6 with its defaults, fitted on the same training side and "
         "given fitted. Mean ± std over seeds; validation: 10% of the training "
         "sentences (seed 0), never trained on by either; the test columns are "
         "reported, never used to choose. The teacher's fit time is its own fit; a "
         "student's includes the teacher's predictions (memoised across candidates, "
-        "so the first student of a seed pays them). "
+        "so the first student of a seed pays them); the runs shared the 2 cores "
+        "(two or three at a time, one thread each), so fit times are rough. "
         "`python -m benchmarks.distillation` (see its docstring), "
         f"{platform.machine()}, torch {torch.__version__}.",
-    ]
-    return "\n".join(lines)
+    )
 
 
 def main():

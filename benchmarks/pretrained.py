@@ -50,7 +50,6 @@ import argparse
 import os
 import platform
 import time
-from collections import defaultdict
 
 import numpy as np
 import torch
@@ -59,7 +58,13 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
-from benchmarks.runlog import append_run, read_runs, write_results
+from benchmarks.runlog import (
+    append_run,
+    mean_std_table,
+    read_runs,
+    summarize_by,
+    write_results,
+)
 
 OUT = RESULTS / "pretrained"
 LOG = OUT.with_suffix(".runs.jsonl")
@@ -200,47 +205,22 @@ KEYS = [
 
 
 def summarize(runs):
-    grouped = defaultdict(list)
-    for r in runs:
-        grouped[(r["data"], r["candidate"])].append(r)
-    rows = []
-    for (data, candidate), rs in sorted(
-        grouped.items(),
-        key=lambda kv: (DATA.index(kv[0][0]), list(CANDIDATES).index(kv[0][1])),
-    ):
-        row = {"data": data, "candidate": candidate, "n": len(rs)}
-        for key, _ in KEYS:
-            values = [r[key] for r in rs if r.get(key) is not None]
-            if values:
-                row[key] = (float(np.mean(values)), float(np.std(values)))
-        rows.append(row)
-    return rows
+    return summarize_by(runs, KEYS, DATA, CANDIDATES)
 
 
 def markdown(rows) -> str:
-    lines = [
-        "| data | candidate | n | " + " | ".join(label for _, label in KEYS) + " |",
-        "|---" * (3 + len(KEYS)) + "|",
-    ]
-    for row in rows:
-        cells = [
-            f"{row[k][0]:.1f} ± {row[k][1]:.1f}" if k in row else "-" for k, _ in KEYS
-        ]
-        lines.append(
-            f"| {row['data']} | {row['candidate']} | {row['n']} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    lines.append("")
-    lines.append(
-        "MiniLM-L6 fine-tuned with the estimator's defaults and the one change "
-        "named; mean ± std over seeds; validation: 10% of the training sentences "
-        "(seed 0), never trained on; the test columns are reported, never used to "
-        "choose (for MAMS, its val file: its test file is not at hand). "
-        "`python -m benchmarks.pretrained` (see its docstring), "
-        f"{platform.machine()}, torch {torch.__version__}."
+    return mean_std_table(
+        rows,
+        KEYS,
+        (
+            "MiniLM-L6 fine-tuned with the estimator's defaults and the one change "
+            "named; mean ± std over seeds; validation: 10% of the training sentences "
+            "(seed 0), never trained on; the test columns are reported, never used to "
+            "choose (for MAMS, its val file: its test file is not at hand). "
+            "`python -m benchmarks.pretrained` (see its docstring), "
+            f"{platform.machine()}, torch {torch.__version__}."
+        ),
     )
-    return "\n".join(lines)
 
 
 #: --speed's rows: (copies, precision, sub-word table frozen); the last of each

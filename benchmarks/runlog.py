@@ -28,3 +28,48 @@ def write_results(out: Path, results: dict, table: str) -> None:
     out.with_suffix(".json").write_text(json.dumps(results, indent=1))
     out.with_suffix(".md").write_text(table + "\n")
     print(table)
+
+
+def summarize_by(runs: list[dict], keys, data_order, candidate_order) -> list[dict]:
+    """One row per (data set, candidate): the runs' count and, per key of
+    ``keys`` ((key, label) pairs), (mean, std) over them; rows in the order of
+    ``data_order`` and ``candidate_order``."""
+    import numpy as np
+
+    grouped: dict = {}
+    for r in runs:
+        grouped.setdefault((r["data"], r["candidate"]), []).append(r)
+    rows = []
+    for (data, candidate), rs in sorted(
+        grouped.items(),
+        key=lambda kv: (
+            list(data_order).index(kv[0][0]),
+            list(candidate_order).index(kv[0][1]),
+        ),
+    ):
+        row = {"data": data, "candidate": candidate, "n": len(rs)}
+        for key, _ in keys:
+            values = [r[key] for r in rs if r.get(key) is not None]
+            if values:
+                row[key] = (float(np.mean(values)), float(np.std(values)))
+        rows.append(row)
+    return rows
+
+
+def mean_std_table(rows: list[dict], keys, note: str) -> str:
+    """The Markdown table of :func:`summarize_by`'s rows ("mean ± std" cells,
+    "-" where a key was not measured), then ``note``."""
+    lines = [
+        "| data | candidate | n | " + " | ".join(label for _, label in keys) + " |",
+        "|---" * (3 + len(keys)) + "|",
+    ]
+    for row in rows:
+        cells = [
+            f"{row[k][0]:.1f} ± {row[k][1]:.1f}" if k in row else "-" for k, _ in keys
+        ]
+        lines.append(
+            f"| {row['data']} | {row['candidate']} | {row['n']} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join([*lines, "", note])
