@@ -46,9 +46,9 @@ from aspectattn import AspectAttentionClassifier
 from benchmarks.common import RESULTS, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runlog import (
-    append_run,
     mean_std_table,
     read_runs,
+    run_share,
     summarize_by,
     write_results,
 )
@@ -436,20 +436,7 @@ def main():
         write_results(OUT, {"runs": runs, "rows": rows}, markdown(rows))
         return
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    chosen = [
-        (c, d, s)
-        for c, d, s in jobs()
-        if (not args.candidates or c in args.candidates)
-        and (not args.data or d in args.data)
-        and (args.seeds is None or s in args.seeds)
-    ]
-    for i, (candidate, data, seed) in enumerate(chosen):
-        if i % args.workers != args.worker:
-            continue
-        done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(LOG)}
-        if (candidate, data, seed) in done:
-            continue
-        append_run(LOG, run(candidate, data, seed))
+    run_share(jobs(), args, LOG, run)
 
 
 if __name__ == "__main__":

@@ -59,9 +59,9 @@ from aspectattn.datasets import get_data_home
 from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
 from benchmarks.runlog import (
-    append_run,
     mean_std_table,
     read_runs,
+    run_share,
     summarize_by,
     write_results,
 )
@@ -541,20 +541,7 @@ def main():
         )
         return
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    chosen = [
-        (c, d, s)
-        for c, d, s in jobs()
-        if (not args.candidates or c in args.candidates)
-        and (not args.data or d in args.data)
-        and (args.seeds is None or s in args.seeds)
-    ]
-    for i, (candidate, data, seed) in enumerate(chosen):
-        if i % args.workers != args.worker:
-            continue
-        done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(LOG)}
-        if (candidate, data, seed) in done:
-            continue
-        append_run(LOG, run(candidate, data, seed))
+    run_share(jobs(), args, LOG, run)
 
 
 if __name__ == "__main__":

@@ -73,3 +73,23 @@ def mean_std_table(rows: list[dict], keys, note: str) -> str:
             + " |"
         )
     return "\n".join([*lines, "", note])
+
+
+def run_share(jobs, args, log: Path, run) -> None:
+    """Run this worker's share of ``jobs`` ((candidate, data, seed) triples, those
+    that ``args.candidates``/``data``/``seeds`` keep; job ``i`` is worker
+    ``i % args.workers``'s), skipping the ones ``log`` holds, appending each."""
+    chosen = [
+        (c, d, s)
+        for c, d, s in jobs
+        if (not args.candidates or c in args.candidates)
+        and (not args.data or d in args.data)
+        and (args.seeds is None or s in args.seeds)
+    ]
+    for i, (candidate, data, seed) in enumerate(chosen):
+        if i % args.workers != args.worker:
+            continue
+        done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(log)}
+        if (candidate, data, seed) in done:
+            continue
+        append_run(log, run(candidate, data, seed))
