@@ -67,6 +67,10 @@ CANDIDATES = {
     "student + flip copies": dict(teacher=True, augment="flip"),
     # "not" before the opinion word; "not <negative>" labelled by the teacher alone
     "student + negated copies": dict(teacher=True, augment="negate"),
+    # the two levers together (restaurant terms)
+    "student + unlabelled pairs + flip copies": dict(
+        teacher=True, unlabelled=True, augment="flip"
+    ),
     # categories: every category of each training sentence that its labels do
     # not name, labelled by the teacher alone (y = -1)
     "student + every category of its sentences": dict(
@@ -80,7 +84,11 @@ DATA = (
     "restaurant detector",
 )
 SEEDS = (0, 1, 2)
-TERMS_ONLY = {"student + flip copies", "student + negated copies"}
+TERMS_ONLY = {
+    "student + flip copies",
+    "student + negated copies",
+    "student + unlabelled pairs + flip copies",
+}
 #: The detector (SemEval-2014 restaurant sentences, one column per category):
 #: its own candidates.
 DETECTOR = {
@@ -90,7 +98,10 @@ DETECTOR = {
     "student + unlabelled restaurant sentences": dict(teacher=True, unlabelled=True),
 }
 CATEGORIES_ONLY = {"student + every category of its sentences"}
-RESTAURANTS_ONLY = {"student + unlabelled restaurant pairs"}
+RESTAURANTS_ONLY = {
+    "student + unlabelled restaurant pairs",
+    "student + unlabelled pairs + flip copies",
+}
 
 #: SemEval-2015 and MAMS categories -> SemEval-2014's (the others are left out).
 CATEGORY_MAP = {
