@@ -247,14 +247,18 @@ def check_partial_labels(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray
         The labels of the labelled samples, checked as :func:`check_labels`.
     labelled : ndarray of shape (n_samples,) bool
     """
-    if y is None or isinstance(y, (str, bytes)):
+    values = (
+        None
+        if y is None or isinstance(y, (str, bytes))
+        else (y.tolist() if hasattr(y, "tolist") else list(y))
+    )
+    if (
+        values is None
+        or np.asarray(values, dtype=object).ndim != 1
+        or len(values) != n_samples
+    ):
         check_labels(y, n_samples)  # raises its message
-    values = y.tolist() if hasattr(y, "tolist") else list(y)
-    if np.asarray(values, dtype=object).ndim != 1:
-        check_labels(values, n_samples)  # raises its message
     labelled = np.array([not _is_unlabelled(v) for v in values], dtype=bool)
-    if len(labelled) != n_samples:
-        check_labels(values, n_samples)  # raises its message
     given = [v for v, k in zip(values, labelled, strict=True) if k]
     return check_labels(given, len(given)), labelled
 

@@ -90,14 +90,19 @@ def _class_order(own, classes, name: str, what: str = "classes") -> list[int]:
             f"The teacher of {name} has no {what}_ after fitting; it must be a "
             "classifier with predict_proba."
         )
-    own = [str(c) if what == "categories" else c for c in np.asarray(own).tolist()]
-    classes = list(classes)
+    own, classes = list(own), list(classes)
     if len(own) != len(classes) or set(own) != set(classes):
         raise InputError(
             f"The teacher of {name} predicts the {what} {own!r}; the labels have "
             f"{classes!r}. Fit both on the same labels."
         )
     return [own.index(c) for c in classes]
+
+
+def _names(values) -> list[str] | None:
+    """A detector's category or label names as strings (as its ``fit`` reads
+    them), or None."""
+    return None if values is None else [str(v) for v in np.asarray(values).tolist()]
 
 
 def teacher_targets(teacher, X, classes, temperature: float, name: str):
@@ -109,7 +114,9 @@ def teacher_targets(teacher, X, classes, temperature: float, name: str):
     error, never a silent misalignment.
     """
     classes = np.asarray(classes).tolist()
-    order = _class_order(getattr(teacher, "classes_", None), classes, name)
+    own = getattr(teacher, "classes_", None)
+    own = None if own is None else np.asarray(own).tolist()
+    order = _class_order(own, classes, name)
     proba = _checked_proba(teacher.predict_proba(X), (len(X), len(classes)), name)
     return soften(proba[:, order], temperature).astype(np.float32)
 
@@ -123,7 +130,10 @@ def table_teacher_targets(
     ``predict_proba`` (a list of (n, C) arrays, one per output, columns as its
     ``classes_[k]``) and names its outputs ``categories_``."""
     cells = _class_order(
-        getattr(teacher, "categories_", None), list(categories), name, "categories"
+        _names(getattr(teacher, "categories_", None)),
+        [str(c) for c in categories],
+        name,
+        "categories",
     )
     own_classes = getattr(teacher, "classes_", None)
     proba = teacher.predict_proba(texts)
@@ -135,8 +145,7 @@ def table_teacher_targets(
         )
     out = np.empty((len(texts), len(categories), len(labels)), dtype=np.float32)
     for k, cell in enumerate(cells):
-        own = None if own_classes is None else own_classes[cell]
-        own = None if own is None else [str(c) for c in np.asarray(own).tolist()]
+        own = _names(None if own_classes is None else own_classes[cell])
         order = _class_order(own, [str(c) for c in labels], name)
         p = _checked_proba(proba[cell], (len(texts), len(labels)), name)
         out[:, k] = soften(p[:, order], temperature)

@@ -126,10 +126,9 @@ def split_sentences(
     is_valid = np.isin(groups, held_out)
     is_valid = is_valid.any(axis=1) if is_valid.ndim == 2 else is_valid
     scored = is_valid if synthetic is None else is_valid & ~synthetic
-    keep = {} if getattr(dataset, "teacher", None) is None else {"teacher": False}
     return (
         dataset.subset(np.flatnonzero(~is_valid)),
-        dataset.subset(np.flatnonzero(scored), **keep),
+        dataset.subset(np.flatnonzero(scored), teacher=False),
     )
 
 
@@ -298,7 +297,9 @@ def build_net(
     are not one class per row (the detector's ``(logits (B, K, C), attention)``);
     the net is then a :class:`MultiOutputNet` and the validation loss is its only
     validation score. ``distill``: the training targets hold a teacher's
-    probabilities (:class:`~aspectattn.engine.distillation.DistillationLoss`).
+    probabilities (the pair classifier's criterion is then
+    :class:`~aspectattn.engine.distillation.DistillationLoss`; both take
+    ``distill_weight`` and ``distill_temperature``).
     """
     from skorch.callbacks import EpochScoring, GradientNormClipping
     from skorch.helper import predefined_split
@@ -352,14 +353,15 @@ def build_net(
         )
         if distill:
             loss["criterion"] = DistillationLoss
-            loss["criterion__distill_weight"] = config.distill_weight
-            loss["criterion__temperature"] = config.distill_temperature
     else:
         from ..nn.categories import MultiOutputLoss
 
         net_class = MultiOutputNet
         loss = {"criterion": MultiOutputLoss}
         loss.update({f"criterion__{k}": v for k, v in multi_output.items()})
+    if distill:  # (both criteria mix the teacher's probabilities the same way)
+        loss["criterion__distill_weight"] = config.distill_weight
+        loss["criterion__temperature"] = config.distill_temperature
     net = net_class(
         module,
         **loss,
@@ -530,7 +532,7 @@ def train_module(
             device,
             checkpoint,
             multi_output=multi_output,
-            distill=getattr(dataset, "teacher", None) is not None,
+            distill=dataset.teacher is not None,
         )
         start = time.perf_counter()
         history, best_epoch, interrupted = fit_net(

@@ -309,7 +309,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 values = {**values, "augment": None}
         split_rng = np.random.default_rng([seed, SPLIT_STREAM])
         held_out = None
-        if getattr(self, "teacher", None) is not None:
+        if self.teacher is not None:
             data, held_out = self._distilled(data, values, split_rng)
         model_config, training_config = self._configs(values)
         pipeline, module_config, init, coverage = prepare_model(
@@ -406,13 +406,12 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         held_out = held_out_sentences(
             int(groups.max()) + 1, values["validation_fraction"], rng
         )
-        train_side = np.flatnonzero(~np.isin(groups, held_out))
+        is_valid = np.isin(groups, held_out)
         teacher = fitted_teacher(
-            self.teacher, *self._teacher_fit_data(data, train_side), name
+            self.teacher, *self._teacher_fit_data(data, np.flatnonzero(~is_valid)), name
         )
         if data.unlabelled is not None:
-            valid = np.flatnonzero(np.isin(groups, held_out))
-            valid_texts = {data.texts[k] for k in valid}
+            valid_texts = {data.texts[k] for k in np.flatnonzero(is_valid)}
             texts, aspects, spans = data.unlabelled
             keep = [k for k, text in enumerate(texts) if text not in valid_texts]
             width = () if data.source is None else data.source.shape[1:]
@@ -425,6 +424,23 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             )
         soft = self._teacher_targets(teacher, data, values["distill_temperature"])
         return replace(data, teacher=soft), held_out
+
+    def _refuse_unlabelled(
+        self, labelled: np.ndarray, name, unit, locator, mark, hint=""
+    ) -> None:
+        """Without a teacher, unlabelled samples (``labelled`` False) are an error
+        that names the first: ``name`` of the labels (``"y"``), ``unit`` what a
+        sample is (``"pairs"``), ``locator`` what locates it (``"label"``),
+        ``mark`` how one is marked unlabelled, ``hint`` a closing sentence."""
+        if self.teacher is not None:
+            return
+        raise InputError(
+            f"{name} marks {int((~labelled).sum())} of {len(labelled)} {unit} as "
+            f"unlabelled (first: {locator} {int(np.argmin(labelled))}; {mark}, "
+            "scikit-learn's mark for semi-supervised learning); fit learns from "
+            "them only with a teacher= that labels them. Remove them, or give a "
+            f"teacher.{hint}"
+        )
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
         """``(X, y)`` that fits the teacher on the given ``rows``."""

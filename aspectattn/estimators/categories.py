@@ -152,14 +152,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         labelled = ~_unlabelled_rows(table, self.teacher is not None)
         unlabelled = None
         if not labelled.all():
-            if self.teacher is None:
-                raise InputError(
-                    f"Y marks {int((~labelled).sum())} of {len(labelled)} texts as "
-                    f"unlabelled (first: row {int(np.argmin(labelled))}; -1 in every "
-                    "column, scikit-learn's mark for semi-supervised learning); fit "
-                    "learns from them only with a teacher= that labels them. "
-                    "Remove them, or give a teacher."
-                )
+            self._refuse_unlabelled(labelled, "Y", "texts", "row", "-1 in every column")
             unlabelled = (
                 [t for t, k in zip(texts, labelled, strict=True) if not k],
                 [],
@@ -241,18 +234,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         if config.mention_weight != 1.0:
             weight = torch.full((len(data.labels),), float(config.mention_weight))
             weight[none_index] = 1.0
-        distill = {}
-        if data.teacher is not None:
-            distill = dict(
-                distill_weight=config.distill_weight,
-                temperature=config.distill_temperature,
-            )
         return dict(
             none_index=none_index,
             weight=weight,
             sparse_penalty=config.sparse_penalty,
             orthogonal_penalty=config.orthogonal_penalty,
-            **distill,
         )
 
     # ---------------------------------------------------------------- prediction

@@ -160,16 +160,15 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         labels, labelled = check_partial_labels(y, len(texts))
         unlabelled = None
         if not labelled.all():
-            if self.teacher is None:
-                raise InputError(
-                    f"y marks {int((~labelled).sum())} of {len(labelled)} pairs as "
-                    f"unlabelled (first: label {int(np.argmin(labelled))}; -1, None "
-                    "or NaN, scikit-learn's mark for "
-                    "semi-supervised learning); fit learns from them only with a "
-                    "teacher= that labels them. Remove them, or give a teacher. "
-                    "(If -1 is one of your classes, e.g. -1/0/1 polarities, map "
-                    "the labels to others, such as strings.)"
-                )
+            self._refuse_unlabelled(
+                labelled,
+                "y",
+                "pairs",
+                "label",
+                "-1, None or NaN",
+                " (If -1 is one of your classes, e.g. -1/0/1 polarities, map the "
+                "labels to others, such as strings.)",
+            )
             rows = np.flatnonzero(~labelled)
             unlabelled = (
                 [texts[k] for k in rows],
@@ -247,16 +246,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             made, made_labels = made + X, made_labels + y
             sources.append(source)
         texts, aspects, spans = ([x[k] for x in made] for k in range(3))
-        unsure = np.array([label is None for label in made_labels], dtype=bool)
-        labels = np.asarray(
-            [
-                data.classes[0] if u else v
-                for u, v in zip(unsure, made_labels, strict=True)
-            ],
-            dtype=object,
+        index = {c: k for k, c in enumerate(data.classes.tolist())}
+        # -1: a copy only a teacher labels
+        targets = np.array(
+            [-1 if label is None else index[label] for label in made_labels],
+            dtype=np.intp,
         )
-        targets = np.searchsorted(data.classes, labels)
-        targets[unsure] = -1  # labelled by the teacher alone
         return texts, aspects, spans, targets, np.concatenate(sources)
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
