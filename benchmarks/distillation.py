@@ -281,6 +281,17 @@ def unlabelled_sentences(exclude) -> list:
     return sorted(texts - exclude)
 
 
+def _record(candidate: str, data: str, seed: int, fit_seconds: float) -> dict:
+    """The start of a run's record: what ran, and its fit time."""
+    return {
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
+        "fit_seconds": fit_seconds,
+        "threads": torch.get_num_threads(),
+    }
+
+
 def run_detector(candidate: str, seed: int) -> dict:
     import pandas as pd
 
@@ -291,7 +302,6 @@ def run_detector(candidate: str, seed: int) -> dict:
     test_texts, Y_test = fetch_category_table("semeval2014", "test")
     (fit_texts, Y_fit), (val_texts, Y_val) = table_split(texts, Y)
     settings = DETECTOR[candidate]
-    start = time.perf_counter()
     if settings is None:
         clf = detector_teacher(seed, fit_texts, Y_fit)
         fit_seconds = clf.fit_time_
@@ -314,13 +324,7 @@ def run_detector(candidate: str, seed: int) -> dict:
             embeddings=glove(), random_state=seed, **settings
         ).fit(X_train, Y_train)
         fit_seconds = time.perf_counter() - start
-    result = {
-        "candidate": candidate,
-        "data": "restaurant detector",
-        "seed": seed,
-        "fit_seconds": fit_seconds,
-        "threads": torch.get_num_threads(),
-    }
+    result = _record(candidate, "restaurant detector", seed, fit_seconds)
     result.update(detector_scores(clf, val_texts, Y_val, "val_"))
     result.update(detector_scores(clf, test_texts, Y_test, "test_"))
     return result
@@ -333,7 +337,6 @@ def run(candidate: str, data: str, seed: int) -> dict:
     (X_fit, y_fit), (X_val, y_val) = validation_split(X, y)
     is_terms = data.endswith("terms")
     settings = CANDIDATES[candidate]
-    start = time.perf_counter()
     if settings is None:
         clf = teacher_for(data, seed, X_fit, y_fit)
         fit_seconds = clf.fit_time_
@@ -361,13 +364,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
             embeddings=glove(), random_state=seed, **settings
         ).fit(X_train, y_train)
         fit_seconds = time.perf_counter() - start
-    result = {
-        "candidate": candidate,
-        "data": data,
-        "seed": seed,
-        "fit_seconds": fit_seconds,
-        "threads": torch.get_num_threads(),
-    }
+    result = _record(candidate, data, seed, fit_seconds)
     result.update(scores(clf, X_val, y_val, "val_", is_terms))
     result.update(scores(clf, X_test, y_test, "test_", is_terms))
     return result
