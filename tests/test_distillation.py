@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pickle
 
+import conftest
 import joblib
 import numpy as np
 import pytest
@@ -19,14 +20,8 @@ from aspectattn.engine import training
 from aspectattn.engine.distillation import DistillationLoss, soften, teacher_targets
 from aspectattn.exceptions import InputError
 
-FAST = dict(
-    embeddings=None,
-    embedding_dim=16,
-    hidden_size=16,
-    batch_size=16,
-    max_epochs=2,
-    random_state=0,
-)
+# the suite's fast settings, two epochs (the plumbing; learning tests say more)
+FAST = {**conftest.FAST, "max_epochs": 2}
 
 
 class LexiconTeacher(ClassifierMixin, BaseEstimator):
