@@ -75,6 +75,7 @@ def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, see
         seed,
         rng,
         config.extra_vocabulary,
+        config.unseen_words,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
     encoder_config.update(encoder.config_from(config))

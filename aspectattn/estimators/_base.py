@@ -161,6 +161,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "teacher": None,
         "distill_weight": P.TABLE["distill_weight"].default,
         "distill_temperature": P.TABLE["distill_temperature"].default,
+        "unseen_words": None,
     }
     _parameter_constraints: dict = {}
 

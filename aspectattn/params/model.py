@@ -256,6 +256,25 @@ them). The model grows by ``extra_vocabulary x dim`` floats at most (20 MB
 for the 100,000 50-d GloVe words).""",
     ),
     Param(
+        "unseen_words",
+        "spelling",
+        [None, StrOptions({"spelling", "vectors"})],
+        "words",
+        "read a word training never saw as the nearest known word by n-grams",
+        type='{"spelling", "vectors"} or None',
+        needs=("words",),
+        doc="""\
+How a word the vocabulary lacks is read at prediction time -- in Russian or
+Turkish most inflections are such words. ``"spelling"``: as the vocabulary
+word with the most similar character n-grams (3- to 6-grams, weighted by
+their rarity; cosine at least 0.45), e.g. ``креветкой`` as ``креветки``, so
+it gets that word's trained embedding; it needs nothing beyond the
+vocabulary. ``"vectors"``: the same by fastText's n-gram vectors, with
+``embeddings="fasttext"`` or a fastText ``.bin`` (the model keeps the
+n-gram vectors its vocabulary uses, at most 16 MB as float16). ``None``:
+the unknown token. See :mod:`aspectattn.text.ngrams`.""",
+    ),
+    Param(
         "attention_score",
         "additive",
         [StrOptions(set(ATTENTION_SCORES))],

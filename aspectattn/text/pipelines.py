@@ -28,8 +28,9 @@ import numpy as np
 from ..exceptions import InputError
 from . import vectors as _emb
 from .languages import LANGUAGE_CODE
+from .ngrams import NgramTable, SpellingNeighbours, neighbours_from_state
 from .spans import token_spans
-from .tokens import EncodedTexts, Tokenizer, Vocabulary
+from .tokens import OOV_ID, EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["WordPipeline", "SubwordPipeline", "pipeline_from_state"]
 
@@ -66,6 +67,11 @@ class _Pipeline:
 class WordPipeline(_Pipeline):
     """Word tokens, a vocabulary and word vectors.
 
+    ``unseen``, set by :meth:`word_vectors`: how a word the vocabulary lacks is
+    read -- as the vocabulary word nearest to it by character n-grams, if any is
+    near enough (see :mod:`aspectattn.text.ngrams`), or, when None, as the
+    unknown token.
+
     Parameters
     ----------
     lowercase : bool
@@ -90,12 +96,14 @@ class WordPipeline(_Pipeline):
         self.tokenizer = Tokenizer(lowercase=lowercase, language=language)
         self.vocabulary = Vocabulary(min_count=min_count)
         self.max_len = max_len
+        self.unseen: SpellingNeighbours | NgramTable | None = None
 
     # -- fit ----------------------------------------------------------------------
     def fit(self, texts: list[str], terms: list[str] = ()) -> WordPipeline:
         """Learn the vocabulary from the texts (and aspect terms, if any)."""
         token_lists = self.tokenize(texts)
         self.vocabulary.fit(token_lists + self.tokenizer.tokenize_many(terms))
+        self.unseen = None
         return self
 
     def word_vectors(
@@ -106,12 +114,15 @@ class WordPipeline(_Pipeline):
         seed: int,
         rng: np.random.Generator,
         extra_words: int = 0,
+        unseen_words: str | None = None,
     ) -> tuple[np.ndarray, np.ndarray, object, int]:
         """Vectors for the fitted vocabulary (rows as its ids).
 
         ``extra_words``: the vocabulary first takes in the words among the first
         ``extra_words`` of pretrained vectors loaded from a file or name (their most
         frequent words) that it lacks, so that they are not unknown at prediction.
+        ``unseen_words``: how words the vocabulary lacks are read from now on
+        (``"spelling"``, ``"vectors"`` -- fastText vectors' n-grams -- or None).
 
         Returns
         -------
@@ -133,6 +144,17 @@ class WordPipeline(_Pipeline):
         matrix, found = _emb.build_embedding_matrix(
             self.vocabulary.words_, vectors, dim, rng, n_drawn=n_text_words
         )
+        if unseen_words == "spelling":
+            self.unseen = SpellingNeighbours()
+        elif unseen_words == "vectors":
+            self.unseen = NgramTable.from_vectors(vectors, self.vocabulary.words_[2:])
+            if self.unseen is None:
+                raise ValueError(
+                    f"unseen_words='vectors' reads unseen words through fastText's "
+                    f"character n-gram vectors; embeddings={embeddings!r} has none. "
+                    "Use embeddings='fasttext' or a fastText .bin file, or "
+                    "unseen_words='spelling'."
+                )
         return matrix, found, vectors, dim
 
     # -- encode -------------------------------------------------------------------
@@ -164,7 +186,19 @@ class WordPipeline(_Pipeline):
         return [[w.lower() for w in tokens] for tokens in cased]
 
     def encode(self, texts, aspects=None) -> EncodedTexts:
-        return self.vocabulary.encode(self.tokenize(texts))
+        return self._encode_lists(self.tokenize(texts))
+
+    def _encode_lists(self, token_lists: list[list[str]]) -> EncodedTexts:
+        """Word ids; the words the vocabulary lacks read through ``unseen``."""
+        encoded = self.vocabulary.encode(token_lists)
+        unknown = np.flatnonzero(encoded.ids == OOV_ID)
+        if self.unseen is None or not len(unknown):
+            return encoded
+        tokens = [t for tokens in token_lists for t in tokens]
+        words, where = distinct_index([tokens[i] for i in unknown])
+        ids = self.unseen.nearest(words, self.vocabulary.words_)  # (U,)
+        encoded.ids[unknown] = ids[where]
+        return encoded
 
     def encode_terms(self, terms) -> EncodedTexts:
         """Word ids of aspect terms; a term with no token is an error."""
@@ -175,7 +209,7 @@ class WordPipeline(_Pipeline):
                     f"The aspect term of pair {i} ({terms[i]!r}) has no tokens; "
                     "an aspect term needs at least one word."
                 )
-        return self.vocabulary.encode(lists)
+        return self._encode_lists(lists)
 
     def tokens(self, encoded: EncodedTexts, texts: list[str]) -> list[list[str]]:
         """The tokens of ``texts`` (the texts ``encoded`` was made from)."""
@@ -190,6 +224,7 @@ class WordPipeline(_Pipeline):
             "min_count": self.vocabulary.min_count,
             "max_len": self.max_len,
             "words": list(self.vocabulary.words_),
+            "unseen": None if self.unseen is None else self.unseen.to_state(),
         }
 
     def __getstate__(self):
@@ -206,9 +241,11 @@ class WordPipeline(_Pipeline):
     @classmethod
     def from_state(cls, state: dict) -> WordPipeline:
         keys = {"kind", "lowercase", "min_count", "max_len", "words"}
-        # files from before the tokenizer had a language were English
-        state = {"language": "en", **state} if isinstance(state, dict) else state
-        _check_keys(state, keys | {"language"})
+        # files from before the tokenizer had a language were English; files from
+        # before unseen words were read read them as the unknown token
+        if isinstance(state, dict):
+            state = {"language": "en", "unseen": None, **state}
+        _check_keys(state, keys | {"language", "unseen"})
         language = state["language"]
         if language is not None and not (
             isinstance(language, str) and LANGUAGE_CODE.fullmatch(language)
@@ -223,6 +260,8 @@ class WordPipeline(_Pipeline):
             state["lowercase"], state["min_count"], state["max_len"], language
         )
         pipeline.vocabulary = vocabulary
+        if state["unseen"] is not None:
+            pipeline.unseen = neighbours_from_state(state["unseen"])
         return pipeline
 
 

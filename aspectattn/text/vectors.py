@@ -244,9 +244,15 @@ def train_word_vectors(
     _import_gensim()
     from gensim.models import FastText, Word2Vec
 
-    cls = {"word2vec": Word2Vec, "fasttext": FastText}[kind]
     sentences = [list(t) for t in token_lists]
-    model = cls(
+    extra = {}
+    if kind == "fasttext":
+        # gensim's 2,000,000 buckets x dim floats is 800 MB at 100-d, mostly rows
+        # no n-gram of the text hashes to: 32 per distinct word leaves most of a
+        # text's n-grams (about ten new ones per word) a bucket of their own
+        n_words = len({w for t in sentences for w in t})
+        extra["bucket"] = int(min(2_000_000, max(2**16, 32 * n_words)))
+    model = {"word2vec": Word2Vec, "fasttext": FastText}[kind](
         sentences=sentences,
         vector_size=dim,
         window=5,
@@ -256,6 +262,7 @@ def train_word_vectors(
         seed=seed,
         epochs=epochs,
         hashfxn=_stable_hash,
+        **extra,
     )
     return model.wv
 

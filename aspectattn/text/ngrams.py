@@ -1,0 +1,385 @@
+"""Words no training text had, read through their character n-grams (torch- and
+gensim-free).
+
+A word first met at prediction -- in Russian or Turkish most inflections are --
+would be the unknown token. With ``unseen_words`` set, the text pipeline reads it
+as the vocabulary word nearest to it by character n-grams (``"<word>"``'s 3- to
+6-grams, as fastText cuts them), when one is near enough, so it gets that word's
+fine-tuned embedding (the model, its ONNX export and the torch-free runtime all
+see ids): Russian ``креветкой`` -> ``креветки``, Turkish ``harikadır`` ->
+``harika``. Two ways to compare words:
+
+:class:`SpellingNeighbours` (``"spelling"``)
+    the words' n-gram sets, each n-gram weighted by its rarity among the
+    vocabulary's words (tf-idf, cosine >= :data:`MIN_SPELLING`); needs nothing but
+    the vocabulary, so it works with any word vectors.
+:class:`NgramTable` (``"vectors"``)
+    fastText's own: the mean of a word's n-gram vectors (Bojanowski et al. 2017),
+    from vectors trained with ``embeddings="fasttext"`` or a fastText ``.bin``,
+    compared by cosine after the vocabulary's mean vector is taken away (>=
+    :data:`MIN_VECTORS`). The fitted model keeps the n-gram rows its vocabulary
+    uses, at most :data:`MAX_TABLE_BYTES` as float16 -- a numpy array, no gensim
+    object.
+
+The hashing is fastText's (FNV-1a over UTF-8 bytes read as signed chars,
+vectorised with numpy), so a table read from a fastText ``.bin`` matches the
+file's n-grams.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+import numpy as np
+
+from .tokens import OOV_ID
+
+__all__ = [
+    "SpellingNeighbours",
+    "NgramTable",
+    "neighbours_from_state",
+    "char_ngrams",
+    "ngram_buckets",
+    "UNSEEN_WORDS",
+]
+
+#: The ways ``unseen_words`` reads a word the vocabulary lacks.
+UNSEEN_WORDS = ("spelling", "vectors")
+#: The most bytes a table's vectors take (float16): 2**24 bytes, 83,886 rows of
+#: 100 dimensions. A vocabulary with more n-grams keeps those most of its words use.
+MAX_TABLE_BYTES = 2**24
+#: The least similarity for an unseen word to be read as a vocabulary word: the
+#: tf-idf cosine of their n-gram sets, and of their centred n-gram vectors.
+MIN_SPELLING = 0.45
+MIN_VECTORS = 0.9
+#: fastText's n-gram lengths, and the buckets the spelling's n-grams hash into
+#: (so many that two n-grams of a vocabulary seldom share one).
+MIN_N, MAX_N = 3, 6
+SPELLING_BUCKETS = 2**24
+#: Bounds on what a model file may declare.
+LONGEST_NGRAM = 20
+MAX_BUCKETS = 2**31 - 1
+_FNV_OFFSET, _FNV_PRIME, _MASK = 2166136261, 16777619, 0xFFFFFFFF
+
+
+def char_ngrams(word: str, min_n: int, max_n: int) -> list[str]:
+    """The character n-grams of ``"<word>"`` that fastText uses (``min_n`` to
+    ``max_n`` code points; the single ``<`` and ``>`` left out)."""
+    marked = f"<{word}>"
+    size = len(marked)
+    return [
+        marked[i : i + n]
+        for n in range(min_n, max_n + 1)
+        for i in range(size - n + 1)
+        if not (n == 1 and (i == 0 or i == size - 1))
+    ]
+
+
+def ngram_buckets(
+    words: list[str], min_n: int, max_n: int, buckets: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bucket of every n-gram of every word, and the index of its word.
+
+    Returns
+    -------
+    bucket : (G,) int64 -- fastText's hash of each n-gram modulo ``buckets``
+    owner : (G,) int64 -- the index in ``words`` of the word each n-gram is from
+    """
+    grams, counts = [], np.zeros(len(words), dtype=np.int64)
+    for i, word in enumerate(words):
+        own = char_ngrams(word, min_n, max_n)
+        grams.extend(own)
+        counts[i] = len(own)
+    owner = np.repeat(np.arange(len(words), dtype=np.int64), counts)
+    if not grams:
+        return np.zeros(0, dtype=np.int64), owner
+    encoded = [g.encode("utf-8", "surrogatepass") for g in grams]
+    sizes = np.fromiter(map(len, encoded), np.int64, len(encoded))  # (G,)
+    data = np.frombuffer(b"".join(encoded), dtype=np.int8)  # signed, as fastText
+    starts = np.cumsum(sizes) - sizes  # (G,)
+    h = np.full(len(encoded), _FNV_OFFSET, dtype=np.uint64)  # (G,)
+    for k in range(int(sizes.max())):  # one step per byte position, all n-grams
+        live = sizes > k
+        byte = data[starts[live] + k].astype(np.int64) & _MASK  # sign-extended
+        h[live] = ((h[live] ^ byte.astype(np.uint64)) * _FNV_PRIME) & _MASK
+    return (h % np.uint64(buckets)).astype(np.int64), owner
+
+
+class _Neighbours:
+    """Reads unseen words as their nearest vocabulary word (see the module)."""
+
+    kind: str
+    threshold: float
+
+    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N):
+        self.min_n, self.max_n = min_n, max_n
+        self._known = None  # what nearest() compares with, made on first use
+
+    def _fit_known(self, vocabulary: list[str]):
+        """(V, F) unit rows of the vocabulary's words, and the transform of
+        other words into the same space."""
+        raise NotImplementedError
+
+    def nearest(
+        self, unseen: list[str], vocabulary: list[str], threshold: float | None = None
+    ) -> np.ndarray:
+        """The id (position in ``vocabulary``) of the word nearest to each of
+        ``unseen``, or the unknown id where none is at least ``threshold`` alike
+        (default: the kind's own). The first two vocabulary entries (padding,
+        unknown) are never chosen."""
+        threshold = self.threshold if threshold is None else threshold
+        if self._known is None or self._known[0] != len(vocabulary):
+            self._known = (len(vocabulary), *self._fit_known(list(vocabulary)))
+        _, known, transform = self._known
+        ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
+        queries = transform(list(unseen))  # (U, F)
+        for lo in range(0, len(unseen), 1024):  # (1024, V) similarities at a time
+            sims = _dense(queries[lo : lo + 1024] @ known.T)
+            best = sims.argmax(axis=1)
+            good = sims[np.arange(len(best)), best] >= threshold
+            ids[lo : lo + 1024][good] = best[good]
+        return ids
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(min_n={self.min_n}, max_n={self.max_n})"
+
+
+class SpellingNeighbours(_Neighbours):
+    """Words compared by their character n-grams, each weighted by its inverse
+    frequency among the vocabulary's words (so a shared stem counts for more
+    than a shared ending). Its state is two numbers: the vocabulary is the rest.
+    """
+
+    kind = "spelling"
+    threshold = MIN_SPELLING
+
+    def _fit_known(self, vocabulary):
+        from scipy import sparse
+
+        def grams(words):  # each word's distinct n-gram buckets
+            bucket, owner = ngram_buckets(
+                words, self.min_n, self.max_n, SPELLING_BUCKETS
+            )
+            pairs = np.unique(owner * SPELLING_BUCKETS + bucket)  # (G,) sorted
+            return pairs % SPELLING_BUCKETS, pairs // SPELLING_BUCKETS
+
+        bucket, owner = grams(vocabulary[2:])  # padding, unknown: never chosen
+        owner += 2
+        columns, column, df = np.unique(bucket, return_inverse=True, return_counts=True)
+        idf = np.log((1.0 + len(vocabulary)) / (1.0 + df)) + 1.0  # (C,)
+        unseen_idf = np.log(1.0 + len(vocabulary)) + 1.0  # an n-gram no word has
+
+        def matrix(rows, cols, weights, norms):  # (W, C) rows of unit length
+            values = weights / np.maximum(norms[rows], 1e-12)
+            shape = (len(norms), len(columns))
+            return sparse.csr_matrix((values, (rows, cols)), shape=shape)
+
+        def norms(rows, weights, n):
+            return np.sqrt(np.bincount(rows, weights**2, minlength=n))
+
+        known = matrix(
+            owner, column, idf[column], norms(owner, idf[column], len(vocabulary))
+        )
+
+        def transform(other):
+            bucket, owner = grams(other)
+            where = np.searchsorted(columns, bucket)
+            hit = where < len(columns)
+            hit[hit] = columns[where[hit]] == bucket[hit]
+            weights = np.full(len(bucket), unseen_idf)
+            weights[hit] = idf[where[hit]]
+            size = norms(owner, weights, len(other))
+            return matrix(owner[hit], where[hit], weights[hit], size)
+
+        return known, transform
+
+    def to_state(self) -> dict:
+        return {"kind": self.kind, "min_n": self.min_n, "max_n": self.max_n}
+
+    @classmethod
+    def from_state(cls, state) -> SpellingNeighbours:
+        _check_state(state, {"kind", "min_n", "max_n"})
+        return cls(state["min_n"], state["max_n"])
+
+
+class NgramTable(_Neighbours):
+    """fastText's character n-gram vectors, for the n-grams a vocabulary uses.
+
+    Parameters
+    ----------
+    min_n, max_n : int
+        The n-gram lengths, in code points.
+    buckets : int
+        How many buckets the n-grams were hashed into.
+    rows : (K,) int64, strictly increasing
+        The buckets kept.
+    vectors : (K, D) float16
+        Their vectors.
+    """
+
+    kind = "vectors"
+    threshold = MIN_VECTORS
+
+    def __init__(self, min_n: int, max_n: int, buckets: int, rows, vectors):
+        super().__init__(min_n, max_n)
+        self.buckets = buckets
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.vectors = np.asarray(vectors, dtype=np.float16)
+
+    @classmethod
+    def from_vectors(cls, vectors, words: list[str], max_bytes: int = MAX_TABLE_BYTES):
+        """The table of gensim fastText vectors for the n-grams of ``words``, or
+        None when ``vectors`` have no n-grams (word2vec, GloVe).
+
+        When the n-grams of ``words`` need more than ``max_bytes``, those used by
+        the most words are kept.
+        """
+        ngrams = getattr(vectors, "vectors_ngrams", None)
+        buckets = int(getattr(vectors, "bucket", 0) or 0)
+        if ngrams is None or not buckets or not len(ngrams):
+            return None
+        min_n, max_n = int(vectors.min_n), int(vectors.max_n)
+        bucket, owner = ngram_buckets(list(words), min_n, max_n, buckets)
+        # each bucket once per word, then the buckets most words use
+        pairs = np.unique(owner * buckets + bucket)
+        used, n_words = np.unique(pairs % buckets, return_counts=True)
+        limit = max(max_bytes // (2 * ngrams.shape[1]), 1)
+        if len(used) > limit:
+            order = np.lexsort((used, -n_words))[:limit]
+            used = np.sort(used[order])
+        # float16's range: a fastText file's larger values are clipped, not inf
+        return cls(min_n, max_n, buckets, used, np.clip(ngrams[used], -65504, 65504))
+
+    def word_vectors(self, words: list[str]) -> np.ndarray:
+        """(len(words), D) float32: each word's mean n-gram vector over the kept
+        rows (zeros for a word none of whose n-grams is kept)."""
+        out = np.zeros((len(words), self.vectors.shape[1]), dtype=np.float32)
+        bucket, owner = ngram_buckets(words, self.min_n, self.max_n, self.buckets)
+        where = np.searchsorted(self.rows, bucket)  # (G,)
+        kept = where < len(self.rows)
+        kept[kept] = self.rows[where[kept]] == bucket[kept]
+        owner, where = owner[kept], where[kept]
+        np.add.at(out, owner, self.vectors[where].astype(np.float32))
+        counts = np.bincount(owner, minlength=len(words))[:, None]  # (W, 1)
+        return out / np.maximum(counts, 1)
+
+    def _fit_known(self, vocabulary):
+        known = self.word_vectors(vocabulary[2:])  # (V - 2, D)
+        # vectors trained on little text share one direction (cosines of 0.97
+        # or more between any two words): compare what is left without it
+        mean = known.mean(axis=0) if len(known) else 0.0
+        known = np.concatenate([np.zeros((2, known.shape[1]), known.dtype), known])
+
+        def transform(other):
+            found = self.word_vectors(other)
+            return _unit_rows(np.where(found.any(axis=1)[:, None], found - mean, 0))
+
+        return _unit_rows(np.where(known.any(axis=1)[:, None], known - mean, 0)), (
+            transform
+        )
+
+    def to_state(self) -> dict:
+        """JSON-able data: the rows as little-endian int32, the vectors as
+        little-endian float16, both base64."""
+        return {
+            "kind": self.kind,
+            "min_n": self.min_n,
+            "max_n": self.max_n,
+            "buckets": self.buckets,
+            "dim": int(self.vectors.shape[1]),
+            "rows": _encode(self.rows.astype("<i4")),
+            "vectors": _encode(self.vectors.astype("<f2")),
+        }
+
+    @classmethod
+    def from_state(cls, state) -> NgramTable:
+        """The table of :meth:`to_state` data read from a file, every field
+        checked (``ValueError`` otherwise)."""
+        _check_state(
+            state, {"kind", "min_n", "max_n", "buckets", "dim", "rows", "vectors"}
+        )
+        buckets, dim = state["buckets"], state["dim"]
+        if not (
+            _is_int(buckets, 1, MAX_BUCKETS) and _is_int(dim, 1, MAX_TABLE_BYTES // 2)
+        ):
+            raise ValueError(
+                f"the n-gram table needs 1 <= buckets <= {MAX_BUCKETS} and dim >= 1"
+            )
+        vectors = _decode(state["vectors"], "<f2", MAX_TABLE_BYTES)
+        n_rows = len(vectors) // dim
+        rows = _decode(state["rows"], "<i4", 4 * (MAX_TABLE_BYTES // 2 // dim + 1))
+        if len(vectors) != n_rows * dim or len(rows) != n_rows or not n_rows:
+            raise ValueError("the n-gram table's rows and vectors do not match")
+        if rows[0] < 0 or rows[-1] >= buckets or not (np.diff(rows) > 0).all():
+            raise ValueError(
+                "the n-gram table's rows must be distinct increasing buckets"
+            )
+        if not np.isfinite(vectors).all():
+            raise ValueError("the n-gram table has non-finite values")
+        return cls(
+            state["min_n"], state["max_n"], buckets, rows, vectors.reshape(n_rows, dim)
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"NgramTable(min_n={self.min_n}, max_n={self.max_n}, "
+            f"rows={len(self.rows)}, dim={self.vectors.shape[1]})"
+        )
+
+
+def neighbours_from_state(state) -> SpellingNeighbours | NgramTable:
+    """Rebuild what ``to_state`` of either kind wrote (validated)."""
+    kinds = {c.kind: c for c in (SpellingNeighbours, NgramTable)}
+    if not isinstance(state, dict) or state.get("kind") not in kinds:
+        raise ValueError(f"unseen words are read by one of {sorted(kinds)}")
+    return kinds[state["kind"]].from_state(state)
+
+
+def _check_state(state, keys: set) -> None:
+    if not isinstance(state, dict) or set(state) != keys:
+        raise ValueError(f"the unseen-word state must have the keys {sorted(keys)}")
+    min_n, max_n = state["min_n"], state["max_n"]
+    if not (_is_int(min_n, 1, LONGEST_NGRAM) and _is_int(max_n, 1, LONGEST_NGRAM)) or (
+        min_n > max_n
+    ):
+        raise ValueError(f"the n-grams need 1 <= min_n <= max_n <= {LONGEST_NGRAM}")
+
+
+def _dense(matrix) -> np.ndarray:
+    return matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix)
+
+
+def _unit_rows(matrix):
+    """Rows scaled to unit length (zero rows stay zero); dense or sparse."""
+    if hasattr(matrix, "multiply"):
+        from scipy import sparse
+
+        norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1))).ravel()
+        return sparse.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ matrix
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)
+
+
+def _is_int(value, low: int, high: int) -> bool:
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    )
+
+
+def _encode(array: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
+
+
+def _decode(text, dtype: str, max_bytes: int) -> np.ndarray:
+    """A base64 string of at most ``max_bytes`` decoded bytes, as ``dtype``."""
+    if not isinstance(text, str) or len(text) > 4 * (max_bytes // 3 + 1):
+        raise ValueError(f"the n-gram table holds at most {max_bytes:,} bytes")
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise ValueError("the n-gram table is not valid base64") from None
+    size = np.dtype(dtype).itemsize
+    if len(raw) % size:
+        raise ValueError("the n-gram table's data has a partial value")
+    return np.frombuffer(raw, dtype=dtype).astype(dtype[1:])

@@ -1,0 +1,224 @@
+"""Unseen words read through their character n-grams (aspectattn.text.ngrams): the
+hashing is fastText's, the neighbours are the right words, the fitted state is
+bounded, checked on load and free of gensim objects."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.persistence import ModelFileError, load, save, to_payload
+from aspectattn.text.ngrams import (
+    NgramTable,
+    SpellingNeighbours,
+    char_ngrams,
+    neighbours_from_state,
+    ngram_buckets,
+)
+from aspectattn.text.pipelines import WordPipeline, pipeline_from_state
+from aspectattn.text.tokens import OOV_ID
+from tests.conftest import FAST
+
+WORDS = ["привет", "ресторанах", "İstanbul", "ışık", "日本語", "a", "😀x", "café",
+         "naïve", "खाना", "שָׁלוֹם", "ab"]  # fmt: skip
+VOCABULARY = ["<pad>", "<unk>", "ресторан", "креветки", "вкусно", "harika", "pasta"]
+
+
+def test_ngrams_and_hashes_are_fasttexts():
+    from gensim.models.fasttext import compute_ngrams_bytes, ft_ngram_hashes
+
+    bucket, owner = ngram_buckets(WORDS, 3, 6, 2_000_000)
+    for i, word in enumerate(WORDS):
+        grams = [g.decode("utf-8") for g in compute_ngrams_bytes(word, 3, 6)]
+        assert sorted(char_ngrams(word, 3, 6)) == sorted(grams), word
+        assert sorted(bucket[owner == i]) == sorted(
+            ft_ngram_hashes(word, 3, 6, 2_000_000)
+        )
+
+
+def test_spelling_reads_an_inflection_as_its_stem_and_a_stranger_as_unknown():
+    ids = SpellingNeighbours().nearest(
+        ["креветкой", "ресторанах", "harikadır", "pastas", "xyzzy", "pa"], VOCABULARY
+    )
+    assert [VOCABULARY[i] for i in ids[:4]] == [
+        "креветки",
+        "ресторан",
+        "harika",
+        "pasta",
+    ]
+    assert ids[4] == ids[5] == OOV_ID  # nothing alike; too short to share enough
+    # never the padding or unknown entries, even for their own spelling
+    assert SpellingNeighbours().nearest(["<pad>"], ["<pad>", "<unk>"])[0] == OOV_ID
+
+
+@pytest.fixture(scope="module")
+def fasttext():
+    from aspectattn.text.vectors import train_word_vectors
+
+    texts = [["the", "pasta", "was", "great"], ["the", "waiter", "was", "rude"]] * 20
+    return train_word_vectors("fasttext", texts, 16, seed=0)
+
+
+def test_table_builds_gensims_vector_for_an_unseen_word(fasttext):
+    table = NgramTable.from_vectors(fasttext, ["pastas", "waiter"])
+    mine = table.word_vectors(["pastas"])[0]
+    np.testing.assert_allclose(mine, fasttext["pastas"], rtol=1e-2, atol=1e-3)
+    # an n-gram outside the table does not count; no n-gram kept gives zeros
+    assert not table.word_vectors(["zzzz"]).any()
+
+
+def test_table_is_bounded_keeping_the_ngrams_most_words_use(fasttext):
+    words = ["pasta", "pastas", "pastry", "waiter"]
+    full = NgramTable.from_vectors(fasttext, words)
+    small = NgramTable.from_vectors(fasttext, words, max_bytes=2 * 16 * 5)
+    assert len(small.rows) == 5 < len(full.rows)
+    assert small.vectors.dtype == np.float16
+    bucket, owner = ngram_buckets(words, 3, 6, fasttext.bucket)
+    users = {b: len(set(owner[bucket == b])) for b in set(bucket)}
+    dropped = set(full.rows) - set(small.rows)
+    assert min(users[b] for b in small.rows) >= max(users[b] for b in dropped) == 3
+
+
+def test_table_is_none_without_ngrams_and_vectors_mode_says_so():
+    from aspectattn.text.vectors import train_word_vectors
+
+    w2v = train_word_vectors("word2vec", [["a", "b"]] * 3, 8, seed=0)
+    assert NgramTable.from_vectors(w2v, ["a"]) is None
+    X, y = [("great pasta", "food"), ("rude waiter", "service")] * 4, ["p", "n"] * 4
+    with pytest.raises(
+        ValueError, match="unseen_words='vectors'.*embeddings='word2vec'"
+    ):
+        AspectAttentionClassifier(
+            **{**FAST, "embeddings": "word2vec"}, unseen_words="vectors"
+        ).fit(X, y)
+
+
+def _table_state(fasttext):
+    return NgramTable.from_vectors(fasttext, ["pasta", "waiter"]).to_state()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(kind="other"), "one of"),
+        (dict(extra=1), "keys"),
+        (dict(min_n=0), "min_n"),
+        (dict(min_n=5, max_n=4), "min_n"),
+        (dict(max_n=10**6), "max_n"),
+        (dict(buckets=0), "buckets"),
+        (dict(buckets=True), "buckets"),
+        (dict(dim=0), "dim"),
+        (dict(vectors="not base64!"), "base64"),
+        (dict(vectors="A" * (2**26)), "at most"),
+        (dict(vectors=""), "match"),
+        (dict(rows="AAAAAA=="), "match"),
+    ],
+)
+def test_table_state_from_a_file_is_checked(fasttext, change, message):
+    state = {**_table_state(fasttext), **change}
+    with pytest.raises(ValueError, match=message):
+        neighbours_from_state(state)
+
+
+def test_table_rows_and_values_are_checked(fasttext):
+    import base64
+
+    state = _table_state(fasttext)
+    rows = np.frombuffer(base64.b64decode(state["rows"]), "<i4")
+    for bad in (rows[::-1], np.full_like(rows, -1), rows + fasttext.bucket):
+        with pytest.raises(ValueError, match="rows"):
+            neighbours_from_state(
+                {**state, "rows": base64.b64encode(bad.tobytes()).decode()}
+            )
+    vectors = np.frombuffer(base64.b64decode(state["vectors"]), "<f2").copy()
+    vectors[3] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        neighbours_from_state(
+            {**state, "vectors": base64.b64encode(vectors.tobytes()).decode()}
+        )
+    table = neighbours_from_state(state)  # and the state itself round-trips
+    assert table.to_state() == state
+
+
+def test_pipeline_encodes_unseen_words_as_neighbours_and_round_trips():
+    texts = ["the креветки were great", "ресторан was fine"]
+    pipeline = WordPipeline(language=None).fit(texts)
+    pipeline.word_vectors(None, 8, texts, 0, np.random.default_rng(0), 0, "spelling")
+    words = pipeline.vocabulary.words_
+    encoded = pipeline.encode(["креветкой в ресторанах"])
+    assert [words[i] for i in encoded.ids] == ["креветки", "<unk>", "ресторан"]
+    terms = pipeline.encode_terms(["креветкой"])
+    assert words[terms.ids[0]] == "креветки"
+    state = json.loads(json.dumps(pipeline.to_state()))
+    again = pipeline_from_state(state)
+    assert (again.encode(["креветкой в ресторанах"]).ids == encoded.ids).all()
+    # a state from before unseen words were read: the unknown token, as then
+    del state["unseen"]
+    old = pipeline_from_state(state)
+    assert old.unseen is None
+    assert list(old.encode(["креветкой"]).ids) == [OOV_ID]
+
+
+@pytest.mark.parametrize("unseen_words", ["spelling", "vectors", None])
+def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
+    unseen_words, tmp_path
+):
+    X = [("the pastas were delicious", "food"), ("the waiter was rude", "service")]
+    X, y = X * 10, ["positive", "negative"] * 10
+    clf = AspectAttentionClassifier(
+        **{**FAST, "embeddings": "fasttext"}, unseen_words=unseen_words
+    ).fit(X, y)
+    pipeline = clf.text_pipeline_
+    ids = pipeline.encode(["the pasta was delicious"]).ids
+    pastas = pipeline.vocabulary.index_["pastas"]
+    if unseen_words is None:
+        assert ids[1] == OOV_ID
+    else:  # the nearest word (vectors from 40 words are no judge of how near)
+        words = pipeline.vocabulary.words_
+        assert pipeline.unseen.nearest(["pasta"], words, threshold=0.0) == [pastas]
+    if unseen_words == "spelling":
+        assert ids[1] == pastas
+    if unseen_words == "vectors":
+        assert type(pipeline.unseen.vectors) is np.ndarray
+    new = [("the pasta was delicious", "food"), ("a ruder waiter", "service")]
+    proba = clf.predict_proba(new)
+    assert (pickle.loads(pickle.dumps(clf)).predict_proba(new) == proba).all()
+    save(clf, tmp_path / "m.aam")
+    assert (load(tmp_path / "m.aam").predict_proba(new) == proba).all()
+    # a fresh process that cannot import gensim predicts the same
+    with open(tmp_path / "m.pkl", "wb") as f:
+        pickle.dump(clf, f)
+    code = textwrap.dedent(f"""
+        import pickle, sys
+        sys.modules["gensim"] = None  # any import of gensim fails
+        with open({str(tmp_path / "m.pkl")!r}, "rb") as f:
+            clf = pickle.load(f)
+        print(clf.predict_proba({new!r}).tolist())
+    """)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    np.testing.assert_array_equal(json.loads(out.stdout), proba)
+
+
+def test_a_model_file_with_a_bad_table_is_refused(tmp_path):
+    X = [("the pastas were delicious", "pasta"), ("the waiter was rude", "waiter")]
+    clf = AspectAttentionClassifier(
+        **{**FAST, "embeddings": "fasttext", "max_epochs": 1}, unseen_words="vectors"
+    ).fit(X * 4, ["positive", "negative"] * 4)
+    payload = to_payload(clf)
+    meta = json.loads(payload["metadata"])
+    meta["fitted"]["text_pipeline_"]["unseen"]["buckets"] = -1
+    payload["metadata"] = json.dumps(meta)
+    from aspectattn.persistence import _digest, from_payload
+
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    with pytest.raises(ModelFileError, match="buckets"):
+        from_payload(payload)
