@@ -86,6 +86,27 @@ def test_pair_classifier_same_as_torch(encoder, variant, heads, pairs, tmp_path)
         model.predict([("the soup was great", "ambience")])
 
 
+@pytest.mark.parametrize("unseen_words", ["spelling", "vectors"])
+def test_unseen_words_read_alike_by_the_runtime(pairs, unseen_words, tmp_path):
+    X, y = pairs
+    clf = AspectAttentionClassifier(
+        **_params("lstm", embeddings="fasttext", unseen_words=unseen_words)
+    ).fit(X[:200], y[:200])
+    model = load_onnx(export_onnx(clf, tmp_path / "export"))
+    # inflections the training text never had, read through their n-grams
+    test = [("the pastas were delicious but the waiters rude", "food"),
+            ("the pizzas were awfully bland", "food")] + X[200:230]  # fmt: skip
+    texts = [t for t, _ in test[:2]]
+    ids = model.text_pipeline_.encode(texts).ids
+    np.testing.assert_array_equal(ids, clf.text_pipeline_.encode(texts).ids)
+    assert type(model.text_pipeline_.unseen) is type(clf.text_pipeline_.unseen)
+    if unseen_words == "spelling":
+        assert clf.text_pipeline_.vocabulary.words_[ids[1]] == "pasta"
+    np.testing.assert_allclose(
+        model.predict_proba(test), clf.predict_proba(test), atol=TOL
+    )
+
+
 @pytest.mark.parametrize(
     "weighting, final_state", [("linear", True), ("learned", "term")]
 )
