@@ -176,6 +176,9 @@ def test_teacher_passes_what_the_labels_cannot_teach_through_unlabelled_pairs():
     # the same student without the unlabelled pairs cannot know the new words
     alone = AspectAttentionClassifier(**params, teacher=LexiconTeacher()).fit(X, y)
     assert (alone.predict(X_new) == np.array(y_new)).mean() <= 0.75
+    # the unlabelled texts make the vocabulary (and trained word vectors) too
+    assert "zesty" in student.vocabulary_.index_
+    assert "zesty" not in alone.vocabulary_.index_
     # None marks unlabelled pairs too (object labels)
     student_none = AspectAttentionClassifier(**params, teacher=LexiconTeacher())
     student_none.fit(X + X_u, y + [None] * len(X_u))
