@@ -777,6 +777,7 @@ def test_train_choices_follow_the_library():
         TERM_QUERIES,
         VARIANTS,
     )
+    from aspectattn.text.ngrams import UNSEEN_WORDS
 
     (commands,) = [
         a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
@@ -790,6 +791,7 @@ def test_train_choices_follow_the_library():
     assert choices["term_query"] == set(TERM_QUERIES)
     assert set(_FINAL_STATES.values()) == {*FINAL_STATES, "auto"}
     assert choices["augment"] == {*AUGMENTATIONS, "auto", "none"}
+    assert choices["unseen_words"] == {*UNSEEN_WORDS, "none"}
 
 
 # ------------------------------------------------------------- outputs and inputs
@@ -972,6 +974,11 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         False,
     )
     assert plain["head_lr"] == 0.01
+    assert model.text_pipeline_.unseen is not None  # spelling, by default
+    run("train", workdir / "train.csv", "--out", "u.aam", "--unseen-words", "none",
+        *common, cwd=tmp_path)  # fmt: skip
+    unseen = load(tmp_path / "u.aam")
+    assert unseen.unseen_words is None and unseen.text_pipeline_.unseen is None
     for rate in ("-1", "nan", "fast"):
         bad = run("train", workdir / "train.csv", "--out", "b.aam", "--head-lr",
                   rate, *common, cwd=tmp_path, check=False)  # fmt: skip

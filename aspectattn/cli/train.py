@@ -49,6 +49,7 @@ def add_arguments(p) -> None:
         type=str,
     )
     add_param(p, "language", type=language_code)
+    add_param(p, "unseen_words", choices=["spelling", "vectors", "none"])
     for name in (
         "embedding_dim",
         "embedding_dropout",
@@ -197,6 +198,7 @@ def run(args) -> int:
         encoder=args.encoder,
         language=args.language,
         embeddings=embeddings,
+        unseen_words=None if args.unseen_words == "none" else args.unseen_words,
         embedding_dim=args.embedding_dim,
         embedding_dropout=args.embedding_dropout,
         hidden_size=args.hidden_size,
