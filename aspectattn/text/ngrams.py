@@ -149,6 +149,19 @@ class SpellingNeighbours(_Neighbours):
     """Words compared by their character n-grams, each weighted by its inverse
     frequency among the vocabulary's words (so a shared stem counts for more
     than a shared ending). Its state is two numbers: the vocabulary is the rest.
+
+    Parameters
+    ----------
+    min_n, max_n : int
+        The n-gram lengths, in code points.
+
+    Examples
+    --------
+    >>> from aspectattn.text.ngrams import SpellingNeighbours
+    >>> vocabulary = ["<pad>", "<unk>", "ресторан", "креветки", "harika"]
+    >>> unseen = ["креветкой", "harikadır", "xyz"]
+    >>> [vocabulary[i] for i in SpellingNeighbours().nearest(unseen, vocabulary)]
+    ['креветки', 'harika', '<unk>']
     """
 
     kind = "spelling"
