@@ -327,3 +327,11 @@ def test_a_fasttext_bin_gives_every_word_a_vector_from_its_ngrams(tmp_path):
     np.testing.assert_allclose(lookup_vector(kv, "вкусный"), kv["вкусный"])
     assert lookup_vector(kv, "рестораны") is not None
     assert "рестораны" not in kv.key_to_index and row > 1
+    # the fitted model keeps the file's n-gram rows that its vocabulary uses: the
+    # vector they build for a word the file lacks is the file's own
+    clf.set_params(unseen_words="vectors").fit(X, ["positive", "negative"] * 10)
+    table = clf.text_pipeline_.unseen
+    assert table.buckets == kv.bucket and len(table.rows) < kv.bucket
+    np.testing.assert_allclose(
+        table.word_vectors(["рестораны"])[0], kv["рестораны"], rtol=1e-2, atol=1e-3
+    )
