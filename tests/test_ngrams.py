@@ -54,6 +54,9 @@ def test_spelling_reads_an_inflection_as_its_stem_and_a_stranger_as_unknown():
         "pasta",
     ]
     assert ids[4] == ids[5] == OOV_ID  # nothing alike; too short to share enough
+    # many words at once: read in chunks, alike
+    many = ["креветкой", "xyzzy"] * 1500
+    assert list(SpellingNeighbours().nearest(many, VOCABULARY)) == [3, OOV_ID] * 1500
     # never the padding or unknown entries, even for their own spelling
     assert SpellingNeighbours().nearest(["<pad>"], ["<pad>", "<unk>"])[0] == OOV_ID
 
@@ -222,3 +225,14 @@ def test_a_model_file_with_a_bad_table_is_refused(tmp_path):
     payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
     with pytest.raises(ModelFileError, match="buckets"):
         from_payload(payload)
+
+
+def test_the_detector_reads_unseen_words_too():
+    from aspectattn import AspectCategoryClassifier
+
+    texts = ["the pastas were delicious", "the waiter was rude"] * 5
+    Y = [["positive", "not mentioned"], ["not mentioned", "negative"]] * 5
+    clf = AspectCategoryClassifier(**{**FAST, "max_epochs": 1}).fit(texts, Y)
+    words = clf.text_pipeline_.vocabulary.words_
+    ids = clf.text_pipeline_.encode(["the pasta was delicious"]).ids
+    assert words[ids[1]] == "pastas"

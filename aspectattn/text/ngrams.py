@@ -133,9 +133,10 @@ class _Neighbours:
             self._known = (len(vocabulary), *self._fit_known(list(vocabulary)))
         _, known, transform = self._known
         ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
-        queries = transform(list(unseen))  # (U, F)
-        for lo in range(0, len(unseen), 1024):  # (1024, V) similarities at a time
-            sims = _dense(queries[lo : lo + 1024] @ known.T)
+        unseen = list(unseen)
+        for lo in range(0, len(unseen), 1024):  # 1024 words at a time: (1024, V)
+            queries = transform(unseen[lo : lo + 1024])  # (1024, F)
+            sims = _dense(queries @ known.T)
             best = sims.argmax(axis=1)
             good = sims[np.arange(len(best)), best] >= threshold
             ids[lo : lo + 1024][good] = best[good]
