@@ -190,6 +190,9 @@ def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
         assert ids[1] == pastas
     if unseen_words == "vectors":
         assert type(pipeline.unseen.vectors) is np.ndarray
+        # seeded: the same fit gives the same table
+        again = AspectAttentionClassifier(**clf.get_params()).fit(X, y)
+        assert again.text_pipeline_.unseen.to_state() == pipeline.unseen.to_state()
     new = [("the pasta was delicious", "food"), ("a ruder waiter", "service")]
     proba = clf.predict_proba(new)
     assert (pickle.loads(pickle.dumps(clf)).predict_proba(new) == proba).all()
