@@ -30,7 +30,6 @@ skips finished ones); ``--table`` writes ``distillation.{json,md}``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import time
@@ -47,10 +46,9 @@ from benchmarks.common import RESULTS, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runlog import (
     mean_std_table,
-    read_runs,
-    run_share,
     summarize_by,
-    write_results,
+    work_or_table,
+    worker_parser,
 )
 
 OUT = RESULTS / "distillation"
@@ -430,21 +428,8 @@ def markdown(rows) -> str:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--worker", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--candidates", nargs="*", default=None)
-    parser.add_argument("--data", nargs="*", default=None, choices=DATA)
-    parser.add_argument("--seeds", nargs="*", type=int, default=None)
-    parser.add_argument("--table", action="store_true")
-    args = parser.parse_args()
-    if args.table:
-        runs = read_runs(LOG)
-        rows = summarize(runs)
-        write_results(OUT, {"runs": runs, "rows": rows}, markdown(rows))
-        return
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    run_share(jobs(), args, LOG, run)
+    parser = worker_parser(DATA)
+    work_or_table(parser.parse_args(), jobs(), LOG, run, OUT, summarize, markdown)
 
 
 if __name__ == "__main__":

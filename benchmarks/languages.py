@@ -32,8 +32,6 @@ two changes each (:data:`CANDIDATES`). Runs are appended to
 
 from __future__ import annotations
 
-import argparse
-import os
 import platform
 import time
 import warnings
@@ -49,10 +47,9 @@ from benchmarks.common import RESULTS, load, pair_scores
 from benchmarks.pretrained import validation_split
 from benchmarks.runlog import (
     mean_std_table,
-    read_runs,
-    run_share,
     summarize_by,
-    write_results,
+    work_or_table,
+    worker_parser,
 )
 
 OUT = RESULTS / "languages"
@@ -174,21 +171,8 @@ def markdown(rows) -> str:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worker", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--candidates", nargs="*", default=None)
-    parser.add_argument("--data", nargs="*", default=None, choices=DATA)
-    parser.add_argument("--seeds", nargs="*", type=int, default=None)
-    parser.add_argument("--table", action="store_true")
-    args = parser.parse_args()
-    if args.table:
-        runs = read_runs(LOG)
-        rows = summarize(runs)
-        write_results(OUT, {"runs": runs, "rows": rows}, markdown(rows))
-        return
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    run_share(jobs(), args, LOG, run)
+    parser = worker_parser(DATA, __doc__.splitlines()[0])
+    work_or_table(parser.parse_args(), jobs(), LOG, run, OUT, summarize, markdown)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,6 @@ writes ``pretrained_analyze.{json,md}``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import time
@@ -60,9 +59,9 @@ from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
 from benchmarks.runlog import (
     mean_std_table,
-    read_runs,
-    run_share,
     summarize_by,
+    work_or_table,
+    worker_parser,
     write_results,
 )
 
@@ -296,7 +295,6 @@ def serving(model_path: str | None = None, exclude: tuple = ()) -> dict:
     (read from ``model_path`` when it exists, else fitted and saved there).
     ``exclude``: parts of the encoder's node names whose products stay float32
     in the int8 graph (default: :data:`aspectattn.serving.export.KEEP_FLOAT`)."""
-    import os
     import tempfile
 
     from aspectattn.serving import export
@@ -507,13 +505,7 @@ def analyze_markdown(r) -> str:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--worker", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--candidates", nargs="*", default=None)
-    parser.add_argument("--data", nargs="*", default=None, choices=DATA)
-    parser.add_argument("--seeds", nargs="*", type=int, default=None)
-    parser.add_argument("--table", action="store_true")
+    parser = worker_parser(DATA)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--serving", action="store_true")
     parser.add_argument("--analyze", action="store_true")
@@ -534,14 +526,7 @@ def main():
         r = speed()
         write_results(RESULTS / "pretrained_speed", r, speed_markdown(r))
         return
-    if args.table:
-        runs = read_runs(LOG)
-        write_results(
-            OUT, {"runs": runs, "rows": summarize(runs)}, markdown(summarize(runs))
-        )
-        return
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    run_share(jobs(), args, LOG, run)
+    work_or_table(args, jobs(), LOG, run, OUT, summarize, markdown)
 
 
 if __name__ == "__main__":

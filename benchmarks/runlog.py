@@ -93,3 +93,36 @@ def run_share(jobs, args, log: Path, run) -> None:
         if (candidate, data, seed) in done:
             continue
         append_run(log, run(candidate, data, seed))
+
+
+def worker_parser(data, description: str | None = None):
+    """The flags of a benchmark whose runs share out over workers: ``--worker``,
+    ``--workers``, ``--candidates``, ``--data`` (one of ``data``), ``--seeds``
+    and ``--table``; add a benchmark's own to it."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--worker", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--candidates", nargs="*", default=None)
+    parser.add_argument("--data", nargs="*", default=None, choices=data)
+    parser.add_argument("--seeds", nargs="*", type=int, default=None)
+    parser.add_argument("--table", action="store_true")
+    return parser
+
+
+def work_or_table(args, jobs, log: Path, run, out: Path, summarize, markdown):
+    """With ``--table``: the summary of ``log``'s runs to ``out``; else this
+    worker's share of ``jobs`` (:func:`run_share`), on ``$OMP_NUM_THREADS``
+    threads (1 by default: workers share the cores)."""
+    import os
+
+    import torch
+
+    if args.table:
+        runs = read_runs(log)
+        rows = summarize(runs)
+        write_results(out, {"runs": runs, "rows": rows}, markdown(rows))
+        return
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    run_share(jobs, args, log, run)
