@@ -239,3 +239,26 @@ def test_the_detector_reads_unseen_words_too():
     words = clf.text_pipeline_.vocabulary.words_
     ids = clf.text_pipeline_.encode(["the pasta was delicious"]).ids
     assert words[ids[1]] == "pastas"
+
+
+def test_words_read_are_remembered_within_a_bound(monkeypatch):
+    import aspectattn.text.ngrams as ngrams
+
+    neighbours = SpellingNeighbours()
+    first = neighbours.nearest(["креветкой", "xyzzy"], VOCABULARY)
+    memo = neighbours._known[3]
+    assert memo == {"креветкой": 3, "xyzzy": OOV_ID}
+    assert (
+        list(neighbours.nearest(["xyzzy", "креветкой"], VOCABULARY))
+        == [
+            OOV_ID,
+            3,
+        ]
+        == list(first[::-1])
+    )
+    # another threshold is searched afresh, and not remembered
+    assert neighbours.nearest(["xyzzy"], VOCABULARY, threshold=0.0)[0] != OOV_ID
+    assert memo["xyzzy"] == OOV_ID
+    monkeypatch.setattr(ngrams, "MEMO_SIZE", 3)
+    neighbours.nearest(["ресторанах", "harikadır"], VOCABULARY)
+    assert set(memo) == {"ресторанах", "harikadır"}  # started afresh

@@ -57,6 +57,8 @@ MIN_VECTORS = 0.9
 #: (so many that two n-grams of a vocabulary seldom share one).
 MIN_N, MAX_N = 3, 6
 SPELLING_BUCKETS = 2**24
+#: How many unseen words a model remembers having read (then it starts afresh).
+MEMO_SIZE = 2**16
 #: Bounds on what a model file may declare.
 LONGEST_NGRAM = 20
 MAX_BUCKETS = 2**31 - 1
@@ -128,19 +130,26 @@ class _Neighbours:
         ``unseen``, or the unknown id where none is at least ``threshold`` alike
         (default: the kind's own). The first two vocabulary entries (padding,
         unknown) are never chosen."""
-        threshold = self.threshold if threshold is None else threshold
         if self._known is None or self._known[0] != len(vocabulary):
-            self._known = (len(vocabulary), *self._fit_known(list(vocabulary)))
-        _, known, transform = self._known
-        ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
+            self._known = (len(vocabulary), *self._fit_known(list(vocabulary)), {})
+        _, known, transform, memo = self._known
         unseen = list(unseen)
-        for lo in range(0, len(unseen), 1024):  # 1024 words at a time: (1024, V)
-            queries = transform(unseen[lo : lo + 1024])  # (1024, F)
-            sims = _dense(queries @ known.T)
-            best = sims.argmax(axis=1)
-            good = sims[np.arange(len(best)), best] >= threshold
-            ids[lo : lo + 1024][good] = best[good]
-        return ids
+        if threshold is not None:  # not the kind's own: nothing remembered
+            return _search(unseen, known, transform, threshold)
+        # the words already read are remembered (a service meets the same new
+        # words again and again), at most MEMO_SIZE of them
+        found = [memo.get(word) for word in unseen]
+        todo = [word for word, id_ in zip(unseen, found, strict=True) if id_ is None]
+        if todo:
+            ids = _search(todo, known, transform, self.threshold).tolist()
+            new = dict(zip(todo, ids, strict=True))
+            if len(memo) + len(new) > MEMO_SIZE:
+                memo.clear()
+            memo.update(new)
+            found = [
+                new[w] if i is None else i for w, i in zip(unseen, found, strict=True)
+            ]
+        return np.asarray(found, dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(min_n={self.min_n}, max_n={self.max_n})"
@@ -358,6 +367,19 @@ def _check_state(state, keys: set) -> None:
         min_n > max_n
     ):
         raise ValueError(f"the n-grams need 1 <= min_n <= max_n <= {LONGEST_NGRAM}")
+
+
+def _search(unseen: list[str], known, transform, threshold: float) -> np.ndarray:
+    """The row of ``known`` nearest to each of ``unseen`` (through
+    ``transform``), or the unknown id where none is ``threshold`` alike."""
+    ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
+    for lo in range(0, len(unseen), 1024):  # 1024 words at a time: (1024, V)
+        queries = transform(unseen[lo : lo + 1024])  # (1024, F)
+        sims = _dense(queries @ known.T)
+        best = sims.argmax(axis=1)
+        good = sims[np.arange(len(best)), best] >= threshold
+        ids[lo : lo + 1024][good] = best[good]
+    return ids
 
 
 def _dense(matrix) -> np.ndarray:
