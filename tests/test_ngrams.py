@@ -262,3 +262,15 @@ def test_words_read_are_remembered_within_a_bound(monkeypatch):
     monkeypatch.setattr(ngrams, "MEMO_SIZE", 3)
     neighbours.nearest(["ресторанах", "harikadır"], VOCABULARY)
     assert set(memo) == {"ресторанах", "harikadır"}  # started afresh
+
+
+def test_a_crafted_vocabulary_word_of_any_length_costs_little():
+    import tracemalloc
+
+    vocabulary = [*VOCABULARY, "x" * 5_000_000]  # a model file may hold anything
+    state = {"kind": "spelling", "min_n": 1, "max_n": 20}
+    tracemalloc.start()
+    ids = neighbours_from_state(state).nearest(["креветкой"], vocabulary)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert vocabulary[ids[0]] == "креветки" and peak < 50 * 2**20

@@ -33,7 +33,7 @@ import binascii
 
 import numpy as np
 
-from .tokens import OOV_ID
+from .tokens import MAX_TOKEN_CHARS, OOV_ID
 
 __all__ = [
     "SpellingNeighbours",
@@ -83,6 +83,10 @@ def ngram_buckets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bucket of every n-gram of every word, and the index of its word.
 
+    Words are read up to their first :data:`~aspectattn.text.tokens.MAX_TOKEN_CHARS`
+    characters (the longest token the tokenizer makes), so a word from a file of
+    any length costs at most a few thousand n-grams.
+
     Returns
     -------
     bucket : (G,) int64 -- fastText's hash of each n-gram modulo ``buckets``
@@ -90,7 +94,7 @@ def ngram_buckets(
     """
     grams, counts = [], np.zeros(len(words), dtype=np.int64)
     for i, word in enumerate(words):
-        own = char_ngrams(word, min_n, max_n)
+        own = char_ngrams(word[:MAX_TOKEN_CHARS], min_n, max_n)
         grams.extend(own)
         counts[i] = len(own)
     owner = np.repeat(np.arange(len(words), dtype=np.int64), counts)
