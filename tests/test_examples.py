@@ -200,3 +200,12 @@ def test_analyze_reviews_example(run_example, tmp_path):
     assert "95 reviews, 507 sentences" in out and "aspect mentions" in out
     assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()
     assert (tmp_path / "sentences.csv").read_text().startswith("review_id,")
+
+
+@requires_shared_data("semeval2016_multilingual/restaurants_train_russian.xml.dat")
+def test_other_languages_example(run_example):
+    out = run_example("other_languages.py", "--epochs", "1")
+    assert "3158 train / 969 test pairs" in out
+    assert "language rules: none (the texts are not English)" in out
+    assert "'креветкой' is read as 'креветки'" in out  # never seen in training
+    assert "'официантка' ->" in out and "attention for 'официантка':" in out
