@@ -775,9 +775,9 @@ def test_train_choices_follow_the_library():
         FINAL_STATES,
         POSITION_WEIGHTINGS,
         TERM_QUERIES,
+        UNSEEN_WORDS,
         VARIANTS,
     )
-    from aspectattn.text.ngrams import UNSEEN_WORDS
 
     (commands,) = [
         a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)

@@ -274,3 +274,9 @@ def test_a_crafted_vocabulary_word_of_any_length_costs_little():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert vocabulary[ids[0]] == "креветки" and peak < 50 * 2**20
+
+
+def test_the_parameters_values_are_the_kinds_of_reading():
+    from aspectattn.params import UNSEEN_WORDS
+
+    assert {SpellingNeighbours.kind, NgramTable.kind} == set(UNSEEN_WORDS)

@@ -92,6 +92,8 @@ AUGMENTATIONS = ("flip", "join", "flip+join", "negate")
 OPTIMIZERS = ("adam", "adamw", "adagrad", "sgd")
 #: Values of ``quantize``.
 QUANTIZE_OPTIONS = ("int8", "bfloat16")
+#: Values of ``unseen_words`` (:mod:`aspectattn.text.ngrams`), besides None.
+UNSEEN_WORDS = ("spelling", "vectors")
 #: Word vectors trained with gensim on the fitting texts.
 TRAINABLE_VECTORS = ("word2vec", "fasttext")
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")

@@ -41,11 +41,8 @@ __all__ = [
     "neighbours_from_state",
     "char_ngrams",
     "ngram_buckets",
-    "UNSEEN_WORDS",
 ]
 
-#: The ways ``unseen_words`` reads a word the vocabulary lacks.
-UNSEEN_WORDS = ("spelling", "vectors")
 #: The most bytes a table's vectors take (float16): 2**24 bytes, 83,886 rows of
 #: 100 dimensions. A vocabulary with more n-grams keeps those most of its words use.
 MAX_TABLE_BYTES = 2**24

@@ -144,9 +144,9 @@ class WordPipeline(_Pipeline):
         matrix, found = _emb.build_embedding_matrix(
             self.vocabulary.words_, vectors, dim, rng, n_drawn=n_text_words
         )
-        if unseen_words == "spelling":
+        if unseen_words == SpellingNeighbours.kind:
             self.unseen = SpellingNeighbours()
-        elif unseen_words == "vectors":
+        elif unseen_words == NgramTable.kind:
             self.unseen = NgramTable.from_vectors(vectors, self.vocabulary.words_[2:])
             if self.unseen is None:
                 raise ValueError(
