@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier, TfidfEmbeddingVectorizer
+from aspectattn.text.ngrams import SpellingNeighbours
 from aspectattn.text.tokens import OOV_ID
 from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
@@ -69,6 +70,10 @@ CANDIDATES = {
         embeddings="fasttext", unseen_words="vectors"
     ),
     "random vectors": dict(embeddings=None),
+    # how alike a word must be spelled to be read as a known one (the default:
+    # aspectattn.text.ngrams.MIN_SPELLING, 0.45)
+    "defaults, spelling threshold 0.3": dict(spelling_threshold=0.3),
+    "defaults, spelling threshold 0.6": dict(spelling_threshold=0.6),
     "fasttext, macro-F1 recipe": dict(
         embeddings="fasttext", class_weight="balanced", scoring="f1_macro"
     ),
@@ -116,7 +121,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
         val = clf.predict([x[:2] for x in X_val])
         test = clf.predict([x[:2] for x in X_test])
     else:
+        spec = dict(spec)
+        threshold = spec.pop("spelling_threshold", SpellingNeighbours.threshold)
         clf = AspectAttentionClassifier(**spec, random_state=seed).fit(X_fit, y_fit)
+        clf.text_pipeline_.unseen.threshold = threshold  # read at prediction
         val, test = clf.predict(X_val), clf.predict(X_test)
         out.update(
             best_epoch=clf.best_epoch_,
