@@ -41,7 +41,6 @@ import numpy as np
 import torch
 
 from aspectattn import AspectAttentionClassifier, TfidfEmbeddingVectorizer
-from aspectattn.text.ngrams import SpellingNeighbours
 from aspectattn.text.tokens import OOV_ID
 from benchmarks import terms
 from benchmarks.common import RESULTS, load, pair_scores
@@ -72,8 +71,21 @@ CANDIDATES = {
     "random vectors": dict(embeddings=None),
     # how alike a word must be spelled to be read as a known one (the default:
     # aspectattn.text.ngrams.MIN_SPELLING, 0.45)
-    "defaults, spelling threshold 0.3": dict(spelling_threshold=0.3),
-    "defaults, spelling threshold 0.6": dict(spelling_threshold=0.6),
+    "defaults, spelling threshold 0.3": dict(threshold=0.3),
+    "defaults, spelling threshold 0.6": dict(threshold=0.6),
+    # the same for the n-gram vectors (aspectattn.text.ngrams.MIN_VECTORS, 0.5)
+    "fasttext, unseen words by vectors, threshold 0.7": dict(
+        embeddings="fasttext", unseen_words="vectors", threshold=0.7
+    ),
+    "fasttext, unseen words by vectors, threshold 0.8": dict(
+        embeddings="fasttext", unseen_words="vectors", threshold=0.8
+    ),
+    "fasttext, unseen words by vectors, threshold 0.9": dict(
+        embeddings="fasttext", unseen_words="vectors", threshold=0.9
+    ),
+    "fasttext, unseen words by vectors, threshold 0.95": dict(
+        embeddings="fasttext", unseen_words="vectors", threshold=0.95
+    ),
     "fasttext, macro-F1 recipe": dict(
         embeddings="fasttext", class_weight="balanced", scoring="f1_macro"
     ),
@@ -122,9 +134,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
         test = clf.predict([x[:2] for x in X_test])
     else:
         spec = dict(spec)
-        threshold = spec.pop("spelling_threshold", SpellingNeighbours.threshold)
+        threshold = spec.pop("threshold", None)
         clf = AspectAttentionClassifier(**spec, random_state=seed).fit(X_fit, y_fit)
-        clf.text_pipeline_.unseen.threshold = threshold  # read at prediction
+        if threshold is not None:  # read at prediction only: training knew all
+            clf.text_pipeline_.unseen.threshold = threshold
         val, test = clf.predict(X_val), clf.predict(X_test)
         out.update(
             best_epoch=clf.best_epoch_,
