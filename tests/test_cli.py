@@ -791,7 +791,7 @@ def test_train_choices_follow_the_library():
     assert choices["term_query"] == set(TERM_QUERIES)
     assert set(_FINAL_STATES.values()) == {*FINAL_STATES, "auto"}
     assert choices["augment"] == {*AUGMENTATIONS, "auto", "none"}
-    assert choices["unseen_words"] == {*UNSEEN_WORDS, "none"}
+    assert choices["unseen_words"] == {*UNSEEN_WORDS, "auto", "none"}
 
 
 # ------------------------------------------------------------- outputs and inputs
@@ -994,6 +994,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "head_lr": None,
         **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
         "precision": "float32",
+        "unseen_words": "spelling",
     }
 
 

@@ -754,6 +754,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "lr_schedule": "constant",
         "precision": "float32",
         "freeze_embeddings": False,
+        "unseen_words": "spelling",
     }
     assert clf.module_config_["final_state"] is False
     # the parameters keep "auto": a clone resolves them again, the same way
@@ -779,6 +780,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "lr_schedule": "constant",
         "precision": "float32",
         "freeze_embeddings": False,
+        "unseen_words": "spelling",
     }
 
 

@@ -267,7 +267,14 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "head_lr": None,
         **P.SCRATCH_TRAINING,
         "precision": "float32",  # no device: the float32 of the models before
+        "unseen_words": "spelling",
     }
+    # fastText's own n-gram vectors read unseen words when they are trained
+    fasttext = P.resolve_auto({**values, "embeddings": "fasttext"}, "term", labels)
+    assert fasttext["unseen_words"] == "vectors"
+    assert (
+        P.resolve_auto({**values, "unseen_words": None}, "term")["unseen_words"] is None
+    )
     categories = P.resolve_auto(values, "category", labels)
     assert categories["final_state"] is False and categories["augment"] == "join"
     assert categories["bidirectional"] is False

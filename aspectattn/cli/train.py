@@ -49,7 +49,7 @@ def add_arguments(p) -> None:
         type=str,
     )
     add_param(p, "language", type=language_code)
-    add_param(p, "unseen_words", choices=["spelling", "vectors", "none"])
+    add_param(p, "unseen_words", choices=["auto", "spelling", "vectors", "none"])
     for name in (
         "embedding_dim",
         "embedding_dropout",

@@ -258,11 +258,11 @@ for the 100,000 50-d GloVe words).""",
     ),
     Param(
         "unseen_words",
-        "spelling",
-        [None, StrOptions(set(UNSEEN_WORDS))],
+        "auto",
+        [None, StrOptions({"auto", *UNSEEN_WORDS})],
         "words",
         "read a word training never saw as the nearest known word by n-grams",
-        type='{"spelling", "vectors"} or None',
+        type='{"auto", "spelling", "vectors"} or None',
         needs=("words",),
         doc="""\
 How a word the vocabulary lacks is read at prediction time -- in Russian or
@@ -273,7 +273,9 @@ it gets that word's trained embedding; it needs nothing beyond the
 vocabulary. ``"vectors"``: the same by fastText's n-gram vectors, with
 ``embeddings="fasttext"`` or a fastText ``.bin`` (the model keeps the
 n-gram vectors its vocabulary uses, at most 16 MB as float16). ``None``:
-the unknown token. See :mod:`aspectattn.text.ngrams`.""",
+the unknown token. ``"auto"``: ``"vectors"`` with ``embeddings="fasttext"``,
+else ``"spelling"``; see ``resolved_params_`` and
+:mod:`aspectattn.text.ngrams`.""",
     ),
     Param(
         "attention_score",
