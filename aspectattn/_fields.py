@@ -17,8 +17,13 @@ _LABEL_DTYPES = {"<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "<u2", "|u1", "<f8", 
 _LABEL_DTYPES |= {"|b1"}
 
 
-def _is_int(value, low=0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+def _is_int(value, low=0, high=None) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value >= low
+        and (high is None or value <= high)
+    )
 
 
 def _is_number(value) -> bool:

@@ -259,6 +259,10 @@ def test_words_read_are_remembered_within_a_bound(monkeypatch):
     # another threshold is searched afresh, and not remembered
     assert neighbours.nearest(["xyzzy"], VOCABULARY, threshold=0.0)[0] != OOV_ID
     assert memo["xyzzy"] == OOV_ID
+    # a reader pickles without what it made on first use, and reads alike after
+    again = pickle.loads(pickle.dumps(neighbours))
+    assert again._known is None
+    assert list(again.nearest(["креветкой"], VOCABULARY)) == [3]
     monkeypatch.setattr(ngrams, "MEMO_SIZE", 3)
     neighbours.nearest(["ресторанах", "harikadır"], VOCABULARY)
     assert set(memo) == {"ресторанах", "harikadır"}  # started afresh

@@ -33,6 +33,7 @@ import binascii
 
 import numpy as np
 
+from .._fields import _is_int
 from .tokens import MAX_TOKEN_CHARS, OOV_ID
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "neighbours_from_state",
     "char_ngrams",
     "ngram_buckets",
+    "distinct_buckets",
 ]
 
 #: The most bytes a table's vectors take (float16): 2**24 bytes, 83,886 rows of
@@ -110,6 +112,23 @@ def ngram_buckets(
     return (h % np.uint64(buckets)).astype(np.int64), owner
 
 
+def distinct_buckets(bucket, owner, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ngram_buckets`' pairs with each bucket once per word (a word's
+    repeated n-grams, or two that share a bucket, count once), by word then
+    bucket."""
+    pairs = np.unique(owner * buckets + bucket)  # (G',) sorted
+    return pairs % buckets, pairs // buckets
+
+
+def _lookup(table: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``values`` is in the sorted ``table``, and whether it is
+    there at all (``where`` is only meaningful where ``found``)."""
+    where = np.searchsorted(table, values)
+    found = where < len(table)
+    found[found] = table[where[found]] == values[found]
+    return where, found
+
+
 class _Neighbours:
     """Reads unseen words as their nearest vocabulary word (see the module)."""
 
@@ -153,6 +172,11 @@ class _Neighbours:
             ]
         return np.asarray(found, dtype=np.int64)
 
+    def __getstate__(self):
+        # what nearest() made on first use is remade, not pickled (it holds
+        # functions)
+        return {**self.__dict__, "_known": None}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(min_n={self.min_n}, max_n={self.max_n})"
 
@@ -183,11 +207,10 @@ class SpellingNeighbours(_Neighbours):
         from scipy import sparse
 
         def grams(words):  # each word's distinct n-gram buckets
-            bucket, owner = ngram_buckets(
-                words, self.min_n, self.max_n, SPELLING_BUCKETS
+            return distinct_buckets(
+                *ngram_buckets(words, self.min_n, self.max_n, SPELLING_BUCKETS),
+                SPELLING_BUCKETS,
             )
-            pairs = np.unique(owner * SPELLING_BUCKETS + bucket)  # (G,) sorted
-            return pairs % SPELLING_BUCKETS, pairs // SPELLING_BUCKETS
 
         bucket, owner = grams(vocabulary[2:])  # padding, unknown: never chosen
         owner += 2
@@ -209,9 +232,7 @@ class SpellingNeighbours(_Neighbours):
 
         def transform(other):
             bucket, owner = grams(other)
-            where = np.searchsorted(columns, bucket)
-            hit = where < len(columns)
-            hit[hit] = columns[where[hit]] == bucket[hit]
+            where, hit = _lookup(columns, bucket)
             weights = np.full(len(bucket), unseen_idf)
             weights[hit] = idf[where[hit]]
             size = norms(owner, weights, len(other))
@@ -265,10 +286,11 @@ class NgramTable(_Neighbours):
         if ngrams is None or not buckets or not len(ngrams):
             return None
         min_n, max_n = int(vectors.min_n), int(vectors.max_n)
-        bucket, owner = ngram_buckets(list(words), min_n, max_n, buckets)
-        # each bucket once per word, then the buckets most words use
-        pairs = np.unique(owner * buckets + bucket)
-        used, n_words = np.unique(pairs % buckets, return_counts=True)
+        bucket, _ = distinct_buckets(
+            *ngram_buckets(list(words), min_n, max_n, buckets), buckets
+        )
+        # the buckets the words use, then those most words use
+        used, n_words = np.unique(bucket, return_counts=True)
         limit = max(max_bytes // (2 * ngrams.shape[1]), 1)
         if len(used) > limit:
             order = np.lexsort((used, -n_words))[:limit]
@@ -281,9 +303,7 @@ class NgramTable(_Neighbours):
         rows (zeros for a word none of whose n-grams is kept)."""
         out = np.zeros((len(words), self.vectors.shape[1]), dtype=np.float32)
         bucket, owner = ngram_buckets(words, self.min_n, self.max_n, self.buckets)
-        where = np.searchsorted(self.rows, bucket)  # (G,)
-        kept = where < len(self.rows)
-        kept[kept] = self.rows[where[kept]] == bucket[kept]
+        where, kept = _lookup(self.rows, bucket)  # (G,) each
         owner, where = owner[kept], where[kept]
         np.add.at(out, owner, self.vectors[where].astype(np.float32))
         counts = np.bincount(owner, minlength=len(words))[:, None]  # (W, 1)
@@ -296,13 +316,10 @@ class NgramTable(_Neighbours):
         mean = known.mean(axis=0) if len(known) else 0.0
         known = np.concatenate([np.zeros((2, known.shape[1]), known.dtype), known])
 
-        def transform(other):
-            found = self.word_vectors(other)
-            return _unit_rows(np.where(found.any(axis=1)[:, None], found - mean, 0))
+        def centred(vectors):  # unit rows less the mean; a zero row stays zero
+            return _unit_rows(np.where(vectors.any(axis=1)[:, None], vectors - mean, 0))
 
-        return _unit_rows(np.where(known.any(axis=1)[:, None], known - mean, 0)), (
-            transform
-        )
+        return centred(known), lambda other: centred(self.word_vectors(other))
 
     def to_state(self) -> dict:
         """JSON-able data: the rows as little-endian int32, the vectors as
@@ -397,12 +414,6 @@ def _unit_rows(matrix):
         return sparse.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ matrix
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms > 0, norms, 1.0)
-
-
-def _is_int(value, low: int, high: int) -> bool:
-    return (
-        isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-    )
 
 
 def _encode(array: np.ndarray) -> str:

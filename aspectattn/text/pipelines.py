@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._fields import _is_int
 from ..exceptions import InputError
 from . import vectors as _emb
 from .languages import LANGUAGE_CODE
@@ -336,10 +337,6 @@ class SubwordPipeline(_Pipeline):
             raise ValueError("pair_input must be true or false")
         files = check_tokenizer_files(state["files"])
         return cls(SubwordTokenizer(files), state["max_len"], state["pair_input"])
-
-
-def _is_int(value, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
 def _check_keys(state, keys: set) -> None:
