@@ -154,6 +154,7 @@ class MemoTeacher(ClassifierMixin, BaseEstimator):
 def cached_model(path: Path, fit, cls=AspectAttentionClassifier):
     """The model saved at ``path``, fitted by ``fit()`` and saved first when it is
     not there (one worker fits it, the others wait for the file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.with_suffix(".lock")
     while not path.exists():
         try:
@@ -170,14 +171,15 @@ def cached_model(path: Path, fit, cls=AspectAttentionClassifier):
     return cls.load(path)
 
 
-def teacher_for(data: str, seed: int, X_fit, y_fit):
-    """MiniLM fine-tuned with the defaults on the training side (cached)."""
-    CACHE.mkdir(parents=True, exist_ok=True)
+def teacher_for(data: str, seed: int, X_fit, y_fit, cls=AspectAttentionClassifier):
+    """MiniLM fine-tuned with ``cls``'s defaults on the training side of ``data``
+    (cached per data set and seed)."""
     return cached_model(
         CACHE / f"teacher-{data.replace(' ', '_')}-{seed}.aam",
-        lambda: AspectAttentionClassifier(
+        lambda: cls(
             encoder="pretrained", pretrained_model=minilm(), random_state=seed
         ).fit(X_fit, y_fit),
+        cls,
     )
 
 
@@ -254,20 +256,6 @@ def detector_scores(clf, texts, Y, prefix: str) -> dict:
     return out
 
 
-def detector_teacher(seed: int, texts, Y):
-    """The MiniLM detector fine-tuned with the defaults on the training side."""
-    from aspectattn import AspectCategoryClassifier
-
-    CACHE.mkdir(parents=True, exist_ok=True)
-    return cached_model(
-        CACHE / f"teacher-detector-{seed}.aam",
-        lambda: AspectCategoryClassifier(
-            encoder="pretrained", pretrained_model=minilm(), random_state=seed
-        ).fit(texts, Y),
-        AspectCategoryClassifier,
-    )
-
-
 def unlabelled_sentences(exclude) -> list:
     """SemEval-2015 and MAMS training sentences, less those of ``exclude``."""
     exclude = set(exclude)
@@ -301,14 +289,16 @@ def run_detector(candidate: str, seed: int) -> dict:
     (fit_texts, Y_fit), (val_texts, Y_val) = table_split(texts, Y)
     settings = DETECTOR[candidate]
     if settings is None:
-        clf = detector_teacher(seed, fit_texts, Y_fit)
+        clf = teacher_for("detector", seed, fit_texts, Y_fit, AspectCategoryClassifier)
         fit_seconds = clf.fit_time_
     else:
         settings = dict(settings)
         X_train, Y_train = list(fit_texts), Y_fit
         if settings.pop("teacher", False):
             settings["teacher"] = FrozenEstimator(
-                detector_teacher(seed, fit_texts, Y_fit)
+                teacher_for(
+                    "detector", seed, fit_texts, Y_fit, AspectCategoryClassifier
+                )
             )
         if settings.pop("unlabelled", False):
             extra = unlabelled_sentences([*texts, *test_texts])
@@ -433,5 +423,4 @@ def main():
 
 
 if __name__ == "__main__":
-    Path(CACHE).mkdir(parents=True, exist_ok=True)
     main()
