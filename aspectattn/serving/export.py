@@ -38,6 +38,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import re
 import warnings
 from pathlib import Path
 
@@ -252,8 +253,10 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
                 )
         finally:
             module.to(device).train(was_training)
-        if quantize == "int8":
-            quantize_graph(onnx_path)
+        if quantize == "int8" and quantize_graph(onnx_path):
+            # a graph onnxruntime cannot run is refused here, not at the first
+            # prediction (the previous export stays)
+            _check_runs(onnx_path, args, names)
         meta = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -273,33 +276,74 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
     return directory
 
 
+def _check_runs(path: Path, args, names) -> None:
+    """Run the graph at ``path`` once on the inputs it was traced with."""
+    import onnxruntime as ort
+
+    try:
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        session.run(None, {n: a.numpy() for n, a in zip(names, args, strict=True)})
+    except Exception as exc:  # onnxruntime's own errors have no common base
+        raise RuntimeError(
+            f"the int8 graph does not run in onnxruntime ({str(exc)[:300]}); "
+            "export without quantize='int8'."
+        ) from None
+
+
 #: Parts of the encoder's node names whose weight products stay float32 in the
 #: int8 graph (none: every one is int8).
 KEEP_FLOAT: tuple[str, ...] = ()
+#: The scope of the encoder's nodes: ``/encoder/...`` where a graph calls the
+#: encoder itself (one pass per sentence, the detector), ``/model/encoder/...``
+#: where it calls the whole model (:class:`_PairGraph`).
+ENCODER_SCOPE = re.compile(r"^/(?:model/)?encoder/")
 
 
-def quantize_graph(path) -> None:
+def encoder_products(graph) -> list[str]:
+    """The names of the encoder's matrix products with a constant (weight)
+    operand in the ONNX ``graph``: what :func:`quantize_graph` makes int8."""
+    weights = {i.name for i in graph.initializer}
+    return [
+        n.name
+        for n in graph.node
+        if n.op_type == "MatMul"
+        and ENCODER_SCOPE.match(n.name)
+        and any(i in weights for i in n.input)
+        and not any(part in n.name for part in KEEP_FLOAT)
+    ]
+
+
+def quantize_graph(path) -> bool:
     """Replace the ONNX graph at ``path`` by its int8 form: onnxruntime's dynamic
     quantisation of the encoder's matrix products with a weight operand (one
     scale per output column), the activations quantised per batch as it runs --
     what ``quantize="int8"`` does in torch. The encoder's products of two
     activations (its self-attention), the aspect attention and the classifier
-    stay float32."""
+    stay float32.
+
+    Returns
+    -------
+    bool
+        Whether anything was quantised: an encoder with no such product (the
+        LSTM, whose weights are in its ``LSTM`` node) leaves the graph as it is,
+        with a warning, as ``quantize="int8"`` leaves such a model in torch.
+    """
     optional_import("onnxruntime", "onnx", "Quantising an ONNX export")
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     path = Path(path)
-    graph = onnx.load(str(path)).graph
-    weights = {i.name for i in graph.initializer}
-    encoder = [
-        n.name
-        for n in graph.node
-        if n.op_type == "MatMul"
-        and n.name.startswith("/encoder/")
-        and any(i in weights for i in n.input)
-        and not any(part in n.name for part in KEEP_FLOAT)
-    ]
+    encoder = encoder_products(onnx.load(str(path)).graph)
+    if not encoder:
+        # onnxruntime reads an empty node list as "every MatMul", products of
+        # two activations included, which its int8 kernels cannot run.
+        warnings.warn(
+            "quantize='int8' leaves this export float32: its encoder has no matrix "
+            "products with weights (int8 pays with encoder='pretrained').",
+            AspectAttnWarning,
+            stacklevel=3,
+        )
+        return False
     # (its advice to pre-process the graph goes to the root logger, at warning)
     disabled = logging.root.manager.disable
     logging.disable(logging.WARNING)
@@ -316,3 +360,4 @@ def quantize_graph(path) -> None:
             )
     finally:
         logging.disable(disabled)
+    return True
