@@ -16,6 +16,7 @@ import pytest
 from aspectattn import AspectAttentionClassifier
 from aspectattn.persistence import ModelFileError, load, save, to_payload
 from aspectattn.text.ngrams import (
+    MIN_SPELLING,
     NgramTable,
     SpellingNeighbours,
     char_ngrams,
@@ -122,6 +123,12 @@ def _table_state(fasttext):
         (dict(vectors="A" * (2**26)), "at most"),
         (dict(vectors=""), "match"),
         (dict(rows="AAAAAA=="), "match"),
+        # the message names the field that is wrong
+        (dict(vectors=123), "'vectors' must be a base64 string"),
+        (dict(rows=[1, 2]), "'rows' must be a base64 string"),
+        (dict(dim=2**23), "'rows' holds at most 4 bytes"),
+        (dict(dim=2**23 + 1), "'dim' must be an integer"),
+        (dict(buckets=2**40), "'buckets' must be an integer"),
     ],
 )
 def test_table_state_from_a_file_is_checked(fasttext, change, message):
@@ -266,6 +273,40 @@ def test_words_read_are_remembered_within_a_bound(monkeypatch):
     monkeypatch.setattr(ngrams, "MEMO_SIZE", 3)
     neighbours.nearest(["ресторанах", "harikadır"], VOCABULARY)
     assert set(memo) == {"ресторанах", "harikadır"}  # started afresh
+    # one request of more new words than the bound keeps no more than it
+    many = [f"слово{k}" for k in range(10)]
+    assert len(neighbours.nearest(many, VOCABULARY)) == 10
+    assert set(memo) == set(many[-3:])
+
+
+def test_the_search_holds_bounded_memory_whatever_the_vocabulary(monkeypatch):
+    """A request of a thousand made-up words against a vocabulary of 60,000
+    (``extra_vocabulary`` makes such) compares them a block at a time."""
+    import tracemalloc
+
+    import aspectattn.text.ngrams as ngrams
+
+    rng = np.random.default_rng(0)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+
+    def words(n):
+        grid, size = rng.choice(letters, (n, 10)), rng.integers(4, 11, n)
+        return ["".join(row[:k]) for row, k in zip(grid, size, strict=True)]
+
+    vocabulary = [*VOCABULARY, *words(40_000)]
+    unseen = [vocabulary[1000] + "s", *words(1000), vocabulary[30_000] + "e"]
+    neighbours = SpellingNeighbours()
+    neighbours.nearest(["x"], vocabulary)  # the vocabulary's side, made once
+    tracemalloc.start()
+    ids = neighbours.nearest(unseen, vocabulary)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 80 * 2**20  # the dense block alone was 330 MB
+    assert ids[0] == 1000 and ids[-1] == 30_000
+    # the block's size changes nothing but the memory
+    monkeypatch.setattr(ngrams, "MAX_BLOCK", 100 * len(vocabulary))
+    again = neighbours.nearest(unseen, vocabulary, threshold=MIN_SPELLING)
+    np.testing.assert_array_equal(again, ids)
 
 
 def test_a_crafted_vocabulary_word_of_any_length_costs_little():

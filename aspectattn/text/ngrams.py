@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 
 import numpy as np
 
@@ -57,6 +58,9 @@ MIN_VECTORS = 0.5
 #: (so many that two n-grams of a vocabulary seldom share one).
 MIN_N, MAX_N = 3, 6
 SPELLING_BUCKETS = 2**24
+#: The most word-to-vocabulary similarities one step of the search holds (32 MiB
+#: as float64): the words of a request are compared this many at a time.
+MAX_BLOCK = 2**22
 #: How many unseen words a model remembers having read (then it starts afresh).
 MEMO_SIZE = 2**16
 #: Bounds on what a model file may declare.
@@ -152,7 +156,10 @@ class _Neighbours:
         (default: the kind's own). The first two vocabulary entries (padding,
         unknown) are never chosen."""
         if self._known is None or self._known[0] != len(vocabulary):
-            self._known = (len(vocabulary), *self._fit_known(list(vocabulary)), {})
+            known, transform = self._fit_known(list(vocabulary))  # (V, F)
+            # (F, V), laid out once for the products of every search
+            known = known.T.tocsr() if hasattr(known, "tocsr") else known.T.copy()
+            self._known = (len(vocabulary), known, transform, {})
         _, known, transform, memo = self._known
         unseen = list(unseen)
         if threshold is not None:  # not the kind's own: nothing remembered
@@ -166,7 +173,10 @@ class _Neighbours:
             new = dict(zip(todo, ids, strict=True))
             if len(memo) + len(new) > MEMO_SIZE:
                 memo.clear()
-            memo.update(new)
+            # (a request of more new words than the bound keeps its last ones)
+            memo.update(
+                itertools.islice(new.items(), max(len(new) - MEMO_SIZE, 0), None)
+            )
             found = [
                 new[w] if i is None else i for w, i in zip(unseen, found, strict=True)
             ]
@@ -342,15 +352,20 @@ class NgramTable(_Neighbours):
             state, {"kind", "min_n", "max_n", "buckets", "dim", "rows", "vectors"}
         )
         buckets, dim = state["buckets"], state["dim"]
-        if not (
-            _is_int(buckets, 1, MAX_BUCKETS) and _is_int(dim, 1, MAX_TABLE_BYTES // 2)
-        ):
+        if not _is_int(buckets, 1, MAX_BUCKETS):
             raise ValueError(
-                f"the n-gram table needs 1 <= buckets <= {MAX_BUCKETS} and dim >= 1"
+                f"the n-gram table's 'buckets' must be an integer from 1 to "
+                f"{MAX_BUCKETS}"
             )
-        vectors = _decode(state["vectors"], "<f2", MAX_TABLE_BYTES)
+        if not _is_int(dim, 1, MAX_TABLE_BYTES // 2):
+            raise ValueError(
+                "the n-gram table's 'dim' must be an integer from 1 to "
+                f"{MAX_TABLE_BYTES // 2:,}"
+            )
+        vectors = _decode(state["vectors"], "<f2", MAX_TABLE_BYTES, "vectors")
         n_rows = len(vectors) // dim
-        rows = _decode(state["rows"], "<i4", 4 * (MAX_TABLE_BYTES // 2 // dim + 1))
+        # one int32 per row of vectors
+        rows = _decode(state["rows"], "<i4", 4 * (MAX_TABLE_BYTES // 2 // dim), "rows")
         if len(vectors) != n_rows * dim or len(rows) != n_rows or not n_rows:
             raise ValueError("the n-gram table's rows and vectors do not match")
         if rows[0] < 0 or rows[-1] >= buckets or not (np.diff(rows) > 0).all():
@@ -389,20 +404,23 @@ def _check_state(state, keys: set) -> None:
 
 
 def _search(unseen: list[str], known, transform, threshold: float) -> np.ndarray:
-    """The row of ``known`` nearest to each of ``unseen`` (through
-    ``transform``), or the unknown id where none is ``threshold`` alike."""
+    """The vocabulary word (column of ``known``, (F, V)) nearest to each of
+    ``unseen`` (through ``transform``), or the unknown id where none is
+    ``threshold`` alike.
+
+    Words are compared a block at a time, the block's similarities at most
+    :data:`MAX_BLOCK` values whatever the vocabulary's size (V), so a request
+    of many new words against a large vocabulary costs bounded memory."""
     ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
-    for lo in range(0, len(unseen), 1024):  # 1024 words at a time: (1024, V)
-        queries = transform(unseen[lo : lo + 1024])  # (1024, F)
-        sims = _dense(queries @ known.T)
-        best = sims.argmax(axis=1)
-        good = sims[np.arange(len(best)), best] >= threshold
-        ids[lo : lo + 1024][good] = best[good]
+    step = int(min(1024, max(1, MAX_BLOCK // max(known.shape[1], 1))))
+    for lo in range(0, len(unseen), step):
+        queries = transform(unseen[lo : lo + step])  # (b, F)
+        sims = queries @ known  # (b, V), sparse for the spelling
+        best = np.asarray(sims.argmax(axis=1)).ravel()  # (b,)
+        value = np.asarray(sims[np.arange(len(best)), best]).ravel()  # (b,)
+        good = value >= threshold
+        ids[lo : lo + step][good] = best[good]
     return ids
-
-
-def _dense(matrix) -> np.ndarray:
-    return matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix)
 
 
 def _unit_rows(matrix):
@@ -420,15 +438,19 @@ def _encode(array: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
 
 
-def _decode(text, dtype: str, max_bytes: int) -> np.ndarray:
-    """A base64 string of at most ``max_bytes`` decoded bytes, as ``dtype``."""
-    if not isinstance(text, str) or len(text) > 4 * (max_bytes // 3 + 1):
-        raise ValueError(f"the n-gram table holds at most {max_bytes:,} bytes")
+def _decode(text, dtype: str, max_bytes: int, field: str) -> np.ndarray:
+    """The base64 string ``text`` of the table's ``field`` (at most ``max_bytes``
+    decoded bytes), as ``dtype``."""
+    what = f"the n-gram table's {field!r}"
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be a base64 string, got {type(text).__name__}")
+    if len(text) > 4 * (max_bytes // 3 + 1):
+        raise ValueError(f"{what} holds at most {max_bytes:,} bytes")
     try:
         raw = base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
-        raise ValueError("the n-gram table is not valid base64") from None
+        raise ValueError(f"{what} is not valid base64") from None
     size = np.dtype(dtype).itemsize
     if len(raw) % size:
-        raise ValueError("the n-gram table's data has a partial value")
+        raise ValueError(f"{what} has a partial value")
     return np.frombuffer(raw, dtype=dtype).astype(dtype[1:])
