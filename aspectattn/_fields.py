@@ -5,6 +5,7 @@ raises ``ValueError`` with what was expected."""
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
@@ -80,10 +81,17 @@ def open_regular(path):
     is opened without waiting for a writer (``O_NONBLOCK``), so it is refused
     instead of blocking."""
     fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):  # as open() says it, naming the path
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path} is not a regular file")
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
         yield f, info
 
 

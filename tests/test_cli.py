@@ -6,12 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import FAST, SHARED_DATA, make_pairs
+from conftest import FAST, SHARED_DATA, make_pairs, requires_shared_data
 
 from aspectattn import params as P
 
@@ -996,6 +997,44 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "precision": "float32",
         "unseen_words": "spelling",
     }
+
+
+@requires_shared_data("semeval2014_restaurants")
+def test_a_detector_reads_sentences_out_of_every_format_train_reads(
+    bad_files, tmp_path
+):
+    """predict with a detector (and train --detector --unlabelled, through the
+    same reader) takes the sentences of an XML file, an APC file or a data-set
+    name -- never their markup or label lines as sentences -- and refuses a
+    text file that holds either."""
+    model = bad_files / "detector.aam"
+    _write_category_xml(tmp_path / "t.xml", 5)
+    xml_texts = [
+        s.findtext("text") for s in ET.parse(tmp_path / "t.xml").iter("sentence")
+    ]
+    (tmp_path / "t.apc").write_text(
+        "the $T$ was great but the waiter was rude\npasta\n1\n"
+        "the pasta was great but the $T$ was rude\nwaiter\n-1\n"
+        "the $T$ was cold\nsoup\n-1\n"
+    )
+    for source, expected in [
+        ("t.xml", list(dict.fromkeys(xml_texts))),
+        ("t.apc", ["the pasta was great but the waiter was rude", "the soup was cold"]),
+    ]:
+        out = run("predict", model, source, cwd=tmp_path).stdout
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert [r["text"] for r in rows] == expected
+    named = run("predict", model, "semeval2014-restaurants-category", "--split",
+                "test", cwd=tmp_path).stdout  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(named)))
+    assert len(rows) == len({r["text"] for r in rows}) > 500
+    assert not any(r["text"].lstrip().startswith("<") for r in rows)
+    (tmp_path / "xml.txt").write_text((tmp_path / "t.xml").read_text())
+    (tmp_path / "apc.txt").write_text((tmp_path / "t.apc").read_text())
+    for source, message in [("xml.txt", "holds XML"), ("apc.txt", "three-line")]:
+        bad = run("predict", model, source, cwd=tmp_path, check=False)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):

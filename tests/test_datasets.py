@@ -1,5 +1,6 @@
 import functools
 import http.server
+import re
 import shutil
 import threading
 from collections import Counter
@@ -207,6 +208,9 @@ def test_read_apc_puts_the_term_back_with_its_span(tmp_path):
     assert kept[2] == ("We sat outside.", "terrace", None)
     with pytest.raises(InputError, match="line 7: the sentence has no"):
         read_apc(path, missing_term="error")
+    # a directory is named as open() names it, not by its file descriptor
+    with pytest.raises(IsADirectoryError, match=re.escape(repr(str(tmp_path)))):
+        read_apc(tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -162,6 +162,93 @@ def test_unlabelled_pairs_are_refused_without_a_teacher():
         AspectAttentionClassifier(**FAST).fit(X, y)
 
 
+class IntegerTeacher(LexiconTeacher):
+    """The lexicon teacher with labels 0 (negative) and 1 (positive); fitted or
+    not as the test needs."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.classes_ = np.unique([v for v in y if v is not None and v != -1])
+        return self
+
+
+def _integer_labels(y, unlabelled=(3, 7)):
+    out = np.array([int(label == "positive") for label in y])
+    out[list(unlabelled)] = -1
+    return out
+
+
+def test_a_minus_one_that_may_be_a_class_is_an_error_not_a_mark():
+    """-1 beside labels 0 and 1 may be the negative of a -1/0/1 scale: with a
+    teacher to fit it is an error, never a class dropped in silence; None
+    marks, or a fitted teacher that does not predict -1, settle it."""
+    from sklearn.frozen import FrozenEstimator
+
+    X, y = _data()
+    y_int = _integer_labels(y)
+    with pytest.raises(InputError, match="-1 may be a label of a -1/0/1 scale"):
+        AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(X, y_int)
+    fitted = IntegerTeacher().fit(X, y_int)
+    student = AspectAttentionClassifier(**FAST, teacher=fitted).fit(X, y_int)
+    assert student.classes_.tolist() == [0, 1]
+    marked = np.array(y_int, dtype=object)
+    marked[[3, 7]] = None
+    student = AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(X, marked)
+    assert student.classes_.tolist() == [0, 1]
+    # a teacher that predicts -1 says it is a class
+    three = IntegerTeacher().fit(X, y_int)
+    three.classes_ = np.array([-1, 0, 1])
+    with pytest.raises(InputError, match="the teacher predicts -1 as a label"):
+        AspectAttentionClassifier(**FAST, teacher=FrozenEstimator(three)).fit(X, y_int)
+    # labels that are no -1/0/1 scale: -1 is scikit-learn's mark
+    y_three = np.where(y_int == -1, -1, y_int + 1)  # 1, 2 and the marks
+    student = AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(
+        X, y_three
+    )
+    assert student.classes_.tolist() == [1, 2]
+
+
+def test_no_labelled_pair_with_a_teacher_is_a_clear_error():
+    X, _ = _data()
+    with pytest.raises(InputError, match="labels none of the 40 pairs"):
+        AspectAttentionClassifier(**FAST, teacher=LexiconTeacher()).fit(X, [-1] * 40)
+
+
+def test_an_unfitted_teacher_behind_a_wrapper_is_named():
+    from sklearn.frozen import FrozenEstimator
+
+    X, y = _data()
+    with pytest.raises(InputError, match="FrozenEstimator around an unfitted"):
+        AspectAttentionClassifier(
+            **FAST, teacher=FrozenEstimator(AspectAttentionClassifier(**FAST))
+        ).fit(X, y)
+
+    class Pretender(LexiconTeacher):  # says it is fitted, and is not
+        classes_ = np.array(["negative", "positive"], dtype=object)
+
+        def __sklearn_is_fitted__(self):
+            return True
+
+        def predict_proba(self, X):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("not fitted yet")
+
+    with pytest.raises(InputError, match="teacher of AspectAttentionClassifier is not"):
+        AspectAttentionClassifier(**FAST, teacher=Pretender()).fit(X, y)
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 0.05, 101.0, 1e200])
+def test_a_temperature_out_of_its_range_is_refused(temperature):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _data()
+    with pytest.raises(InvalidParameterError, match="'distill_temperature'"):
+        AspectAttentionClassifier(
+            **FAST, teacher=LexiconTeacher(), distill_temperature=temperature
+        ).fit(X, y)
+
+
 def test_teacher_passes_what_the_labels_cannot_teach_through_unlabelled_pairs():
     """The labelled pairs say 'great'/'awful' only; the teacher also knows
     'zesty'/'soggy', and the unlabelled pairs carry them to the student."""
@@ -351,6 +438,20 @@ def test_detector_teacher_probabilities_follow_the_students_categories():
     np.testing.assert_allclose(got[0], [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1]], rtol=1e-5)
     with pytest.raises(InputError, match="predicts the categories"):
         table_teacher_targets(teacher, ["x"], ["food", "price"], ["none"], 1.0, "S")
+
+
+def test_detector_minus_one_rows_beside_a_0_1_table_are_an_error():
+    from aspectattn import AspectCategoryClassifier
+
+    texts, _ = _table()
+    Y = np.array([[1], [0]] * 20, dtype=object)
+    Y[::5] = -1  # unlabelled texts, or the negatives of a -1/0/1 table?
+    with pytest.raises(InputError, match="-1 may be a label"):
+        AspectCategoryClassifier(**FAST, teacher=AspectCategoryClassifier(**FAST)).fit(
+            texts, Y
+        )
+    with pytest.raises(InputError, match="If -1 is one of your labels"):
+        AspectCategoryClassifier(**FAST).fit(texts, Y)
 
 
 def test_detector_learns_unlabelled_texts_from_its_teacher():

@@ -3,9 +3,11 @@ sentence on every aspect."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ._common import (
+    APC_SUFFIXES,
     CLIError,
     Progress,
     _chunks,
@@ -41,11 +43,27 @@ def add_arguments(p) -> None:
 
 
 def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
-    """The distinct sentences of a CSV/JSONL file or of a text file (one a line).
-    ``refuse_aspects``: a file of pairs (an aspect column) is an error, not read as
-    sentences with the aspects silently dropped."""
+    """The distinct sentences of whatever ``train`` reads -- a data-set name, a
+    SemEval/MAMS XML file, a three-line APC file, a CSV/JSONL file -- or of a
+    text file (one a line). ``refuse_aspects``: a CSV/JSONL file of pairs (an
+    aspect column) is an error, not read as sentences with the aspects silently
+    dropped."""
+    from .. import datasets
+    from ..datasets.apc import PLACEHOLDER
+
+    if source in datasets.DATASETS:  # every sentence, those without aspects too
+        data = datasets.DATASETS[source]
+        try:
+            if data.table is not None:
+                texts = data.load_table(args.split)[0]
+            else:
+                texts = [pair[0] for pair in data.load(args.split)[0]]
+        except ValueError as exc:  # a split the data set does not have
+            raise CLIError(str(exc)) from None
+        return list(dict.fromkeys(texts))
     path = Path(source)
-    if path.suffix.lower() in (".csv", ".jsonl", ".json", ".ndjson"):
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".jsonl", ".json", ".ndjson"):
         texts, aspects, _ = _read_table(
             path,
             args.text_column,
@@ -62,12 +80,41 @@ def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
             )
         return list(dict.fromkeys(texts))
     if not path.is_file():
-        raise CLIError(f"input file {source!r} not found")
-    lines = [ln.strip() for ln in file_lines(_read_text(path, args.encoding))]
+        raise CLIError(
+            f"{source!r} is neither a data-set name nor a file "
+            f"(data sets: {', '.join(datasets.DATASETS)})"
+        )
+    if suffix in APC_SUFFIXES:  # the pairs' sentences, the term put back
+        X, _ = datasets.read_apc(path, missing_term="keep", encoding=args.encoding)
+        return list(dict.fromkeys(pair[0] for pair in X))
+    text = _read_text(path, args.encoding)
+    if suffix == ".xml":
+        return _xml_sentences(path, text)
+    lines = [ln.strip() for ln in file_lines(text)]
     lines = [ln for ln in lines if ln]
     if not lines:
         raise CLIError(f"{path} has no sentences")
+    if lines[0].startswith(("<?xml", "<sentences", "<Reviews")):
+        raise CLIError(f"{path} holds XML: name it .xml to read its sentences")
+    if any(PLACEHOLDER in ln for ln in lines):
+        raise CLIError(
+            f"{path} holds {PLACEHOLDER} lines (PyABSA's three-line format): name "
+            f"it {' or '.join(APC_SUFFIXES)} to read its sentences"
+        )
     return lines
+
+
+def _xml_sentences(path: Path, text: str) -> list[str]:
+    """The distinct ``<sentence><text>`` of a SemEval/MAMS XML file."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise CLIError(f"{path} is not well-formed XML ({exc})") from None
+    texts = [(s.findtext("text") or "").strip() for s in root.iter("sentence")]
+    texts = [t for t in texts if t]
+    if not texts:
+        raise CLIError(f"{path} has no <sentence> with a <text>")
+    return list(dict.fromkeys(texts))
 
 
 def _prediction_row(text: str, aspect: str, proba, classes: list[str]) -> dict:

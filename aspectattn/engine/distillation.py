@@ -25,6 +25,8 @@ from ..nn.ops import distillation_loss
 
 __all__ = [
     "fitted_teacher",
+    "teacher_labels",
+    "check_minus_one_marks",
     "teacher_targets",
     "table_teacher_targets",
     "soften",
@@ -38,13 +40,74 @@ _FLOOR = 1e-8
 
 def fitted_teacher(teacher, X, y, name: str):
     """``teacher`` as it is when fitted, else a clone fitted on ``X``, ``y``."""
+    if _is_fitted(teacher, name):
+        return teacher
+    if type(teacher).__name__ == "FrozenEstimator":  # its fit fits nothing
+        raise InputError(
+            f"The teacher of {name} is a FrozenEstimator around an unfitted "
+            f"{type(teacher.estimator).__name__}: fit it before freezing it, or "
+            "give it unfrozen to be fitted on the training pairs."
+        )
+    return clone(teacher).fit(X, y)
+
+
+def _is_fitted(estimator, name: str) -> bool:
     try:
-        check_is_fitted(teacher)
+        check_is_fitted(estimator)
     except NotFittedError:
-        return clone(teacher).fit(X, y)
+        return False
     except TypeError as error:  # not an estimator sklearn can inspect
         raise InputError(f"teacher of {name} is not an estimator: {error}") from None
-    return teacher
+    return True
+
+
+def teacher_labels(teacher) -> set[str] | None:
+    """The labels a fitted teacher predicts, as strings (a detector's
+    ``labels_``, a classifier's ``classes_``), or None for a teacher to fit or
+    one that does not say."""
+    try:
+        check_is_fitted(teacher)
+    except (NotFittedError, TypeError):
+        return None
+    for attribute in ("labels_", "classes_"):
+        values = getattr(teacher, attribute, None)
+        if values is None:
+            continue
+        if attribute == "classes_" and isinstance(values, list):  # multi-output
+            values = [v for output in values for v in np.asarray(output).ravel()]
+        return {str(v) for v in np.asarray(values, dtype=object).ravel()}
+    return None
+
+
+def check_minus_one_marks(labels, teacher, name: str, unit: str) -> None:
+    """Refuse ``-1`` as scikit-learn's mark of unlabelled ``unit`` where it may
+    be a label: beside integer labels all 0 or 1 (a -1/0/1 or -1/1 polarity
+    scale), unless a fitted teacher's labels lack -1; or where the teacher
+    predicts -1 itself. ``labels`` are the labelled samples' (or cells')
+    values."""
+    known = teacher_labels(teacher)
+    if known is not None and "-1" in known:
+        reason = "the teacher predicts -1 as a label"
+    elif known is None and _polarity_scale(labels):
+        reason = "the other labels are 0 and 1, so -1 may be a label of a -1/0/1 scale"
+    else:
+        return
+    raise InputError(
+        f"{name} reads -1 as the mark of unlabelled {unit} (scikit-learn's), but "
+        f"{reason}. Mark the unlabelled {unit} with None or NaN instead (labels "
+        "as objects or floats), or map the labels to others (e.g. strings)."
+    )
+
+
+def _polarity_scale(labels) -> bool:
+    """Whether ``labels`` are integers, every one 0 or 1."""
+    values = np.asarray(labels, dtype=object).ravel()
+    return all(
+        isinstance(v, (int, np.integer))
+        and not isinstance(v, (bool, np.bool_))
+        and v in (0, 1)
+        for v in values
+    )
 
 
 def soften(proba: np.ndarray, temperature: float) -> np.ndarray:
@@ -62,6 +125,18 @@ def soften(proba: np.ndarray, temperature: float) -> np.ndarray:
     logp -= logp.max(axis=1, keepdims=True)
     soft = np.exp(logp)
     return soft / soft.sum(axis=1, keepdims=True)
+
+
+def _teacher_proba(teacher, X, name: str):
+    """``teacher.predict_proba(X)``; a teacher that says it is fitted but is
+    not (a wrapper around an unfitted one) is named as such."""
+    try:
+        return teacher.predict_proba(X)
+    except NotFittedError as error:
+        raise InputError(
+            f"The teacher of {name} is not fitted ({error}); fit it, or give it "
+            "unfitted and unwrapped to be fitted on the training pairs."
+        ) from None
 
 
 def _checked_proba(proba, shape, name: str) -> np.ndarray:
@@ -117,7 +192,9 @@ def teacher_targets(teacher, X, classes, temperature: float, name: str):
     own = getattr(teacher, "classes_", None)
     own = None if own is None else np.asarray(own).tolist()
     order = _class_order(own, classes, name)
-    proba = _checked_proba(teacher.predict_proba(X), (len(X), len(classes)), name)
+    proba = _checked_proba(
+        _teacher_proba(teacher, X, name), (len(X), len(classes)), name
+    )
     return soften(proba[:, order], temperature).astype(np.float32)
 
 
@@ -136,7 +213,7 @@ def table_teacher_targets(
         "categories",
     )
     own_classes = getattr(teacher, "classes_", None)
-    proba = teacher.predict_proba(texts)
+    proba = _teacher_proba(teacher, texts, name)
     if not isinstance(proba, list) or len(proba) != len(categories):
         raise InputError(
             f"The teacher of {name} must give one probability array per "

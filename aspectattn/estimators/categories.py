@@ -37,7 +37,7 @@ from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.distillation import table_teacher_targets
+from ..engine.distillation import check_minus_one_marks, table_teacher_targets
 from ..exceptions import InputError
 from ..nn.categories import CategoryModel
 from ..reviews.mentions import check_min_probability, mentioned_aspects
@@ -149,10 +149,18 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     def _training_data(self, X, Y) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
-        labelled = ~_unlabelled_rows(table, self.teacher is not None)
+        labelled = ~_unlabelled_rows(table, self.teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
-            self._refuse_unlabelled(labelled, "Y", "texts", "row", "-1 in every column")
+            self._refuse_unlabelled(
+                labelled,
+                "Y",
+                "texts",
+                "row",
+                "-1 in every column",
+                " (If -1 is one of your labels, e.g. -1/0/1 polarities, map the "
+                "labels to others, such as strings.)",
+            )
             unlabelled = (
                 [t for t, k in zip(texts, labelled, strict=True) if not k],
                 [],
@@ -406,11 +414,12 @@ def _check_table(Y, n_texts: int, not_mentioned):
     return categories, out
 
 
-def _unlabelled_rows(table: np.ndarray, teacher: bool) -> np.ndarray:
+def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
     """Rows (texts) that are ``-1`` in every column: unlabelled, as in
     :mod:`sklearn.semi_supervised` -- unless ``-1`` is also a label (a cell of a
     row with other values: an integer-coded table, ``-1`` negative), where they
-    are labels as any, and with a ``teacher`` ambiguous: an error."""
+    are labels as any, and with a ``teacher`` ambiguous: an error; so are they
+    where ``-1`` may be a label (:func:`check_minus_one_marks`)."""
     minus_one = np.zeros(table.shape, dtype=bool)
     for index, value in np.ndenumerate(table):
         minus_one[index] = (
@@ -420,7 +429,7 @@ def _unlabelled_rows(table: np.ndarray, teacher: bool) -> np.ndarray:
         )
     rows = minus_one.all(axis=1)
     if rows.any() and minus_one[~rows].any():
-        if teacher:
+        if teacher is not None:
             raise InputError(
                 "Y has rows that are -1 in every column (unlabelled texts, as in "
                 "scikit-learn's semi-supervised learning) and also uses -1 as a "
@@ -428,6 +437,11 @@ def _unlabelled_rows(table: np.ndarray, teacher: bool) -> np.ndarray:
                 "that -1 marks unlabelled texts alone."
             )
         return np.zeros(len(table), dtype=bool)  # -1 is a label of this table
+    if rows.any() and teacher is not None:
+        cells = table[~rows].ravel()
+        mentioned = [v for v in cells if str(v) != str(not_mentioned)]
+        if mentioned:  # (none at all: refused as a table of one label)
+            check_minus_one_marks(mentioned, teacher, "Y", "texts")
     return rows
 
 

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import augment, persistence
 from .. import params as P
 from .._validation import (
+    _is_missing,
     category_ids,
     check_pairs,
     check_partial_labels,
@@ -32,7 +33,7 @@ from .._validation import (
 )
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.distillation import teacher_targets
+from ..engine.distillation import check_minus_one_marks, teacher_targets
 from ..exceptions import InputError
 from ..nn.model import AspectAttentionModel
 from ..nn.ops import uses_position
@@ -169,6 +170,14 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
                 " (If -1 is one of your classes, e.g. -1/0/1 polarities, map the "
                 "labels to others, such as strings.)",
             )
+            if not labelled.any():
+                raise InputError(
+                    f"y labels none of the {len(labelled)} pairs; fit needs "
+                    "labelled pairs of at least 2 classes (the teacher labels the "
+                    "others)."
+                )
+            if _marks_minus_one(y, labelled):
+                check_minus_one_marks(labels, self.teacher, "y", "pairs")
             rows = np.flatnonzero(~labelled)
             unlabelled = (
                 [texts[k] for k in rows],
@@ -479,3 +488,9 @@ def _unused_term_params() -> list[tuple[str, str]]:
         for p in P.PARAMS
         if "terms" in p.needs and p.name in PARAMETERS
     ]
+
+
+def _marks_minus_one(y, labelled) -> bool:
+    """Whether any unlabelled sample of ``y`` is marked ``-1`` (not None/NaN)."""
+    values = y.tolist() if hasattr(y, "tolist") else list(y)
+    return any(not _is_missing(values[k]) for k in np.flatnonzero(~labelled))

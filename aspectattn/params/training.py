@@ -207,7 +207,9 @@ pair has the second term alone.""",
     Param(
         "distill_temperature",
         2.0,
-        [Interval(Real, 0, None, closed="neither")],
+        # (below 0.1 the softened teacher is one-hot and the loss's T**-1 logits
+        # overflow; above 100 its T**2 factor does)
+        [Interval(Real, 0.1, 100, closed="both")],
         "training",
         "softening of the teacher's and the model's probabilities",
         type="float",
@@ -215,7 +217,7 @@ pair has the second term alone.""",
         doc="""\
 Both distributions are softened to ``p ** (1 / T)`` (renormalised; the
 model's: its logits divided by ``T``), so the teacher's ranking of the
-wrong classes reaches the model too.""",
+wrong classes reaches the model too. From 0.1 to 100 (Hinton et al. use 1 to 20).""",
     ),
     Param(
         "validation_fraction",
