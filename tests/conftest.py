@@ -103,42 +103,96 @@ FAST = dict(
 LEARN = {**FAST, "max_epochs": 30}
 
 
-def make_tiny_checkpoint(path) -> Path:
-    """A tiny BERT checkpoint directory (random weights, a word-level tokenizer over
-    the words of :func:`make_pairs`), loadable offline like a real one."""
+def make_tiny_checkpoint(path, family: str = "bert") -> Path:
+    """A tiny checkpoint directory (random weights, a tokenizer over the words of
+    :func:`make_pairs`), loadable offline like a real one. ``family``:
+    ``"bert"`` (a word-level tokenizer, two token types), ``"roberta"``
+    (byte-level BPE trained here, one token type) or ``"xlmr"`` (a SentencePiece
+    unigram model trained here, one token type)."""
     import tokenizers
+    import torch
     import transformers
-    from tokenizers import models, pre_tokenizers, processors
+    from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "was", "but", "."]
-    words += FOOD + SERVICE + GOOD + BAD + ["food", "service"]
-    vocab = {w: i for i, w in enumerate(words)}
-    tok = tokenizers.Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tok.normalizer = tokenizers.normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
-    fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        unk_token="[UNK]",
-        sep_token="[SEP]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        mask_token="[MASK]",
-    )
-    config = transformers.BertConfig(
-        vocab_size=len(words),
+    words = ["the", "was", "but", "."] + FOOD + SERVICE + GOOD + BAD
+    words += ["food", "service"]
+    shape = dict(
         hidden_size=16,
         num_hidden_layers=1,
         num_attention_heads=2,
         intermediate_size=32,
-        max_position_embeddings=64,
     )
+    if family == "bert":
+        vocab = {
+            w: i
+            for i, w in enumerate(
+                ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+            )
+        }
+        tok = tokenizers.Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+        tok.normalizer = tokenizers.normalizers.Lowercase()
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
+        special = dict(unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
+                       cls_token="[CLS]", mask_token="[MASK]")  # fmt: skip
+        config = transformers.BertConfig(
+            vocab_size=len(vocab), max_position_embeddings=64, **shape
+        )
+        model_class = transformers.BertModel
+    else:
+        specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+        corpus = [" ".join(words[i : i + 6]) for i in range(len(words))] * 3
+        if family == "roberta":
+            tok = tokenizers.Tokenizer(models.BPE())
+            tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+            tok.decoder = decoders.ByteLevel()
+            trainer = trainers.BpeTrainer(
+                vocab_size=300,
+                special_tokens=specials,
+                initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            )
+            tok.train_from_iterator(corpus, trainer)
+            tok.post_processor = processors.RobertaProcessing(
+                ("</s>", 2), ("<s>", 0), add_prefix_space=True
+            )
+            config_class, model_class = (
+                transformers.RobertaConfig,
+                transformers.RobertaModel,
+            )
+        else:
+            tok = tokenizers.Tokenizer(models.Unigram())
+            tok.pre_tokenizer = pre_tokenizers.Metaspace()
+            tok.decoder = decoders.Metaspace()
+            trainer = trainers.UnigramTrainer(
+                vocab_size=120, special_tokens=specials, unk_token="<unk>"
+            )
+            tok.train_from_iterator(corpus, trainer)
+            tok.post_processor = processors.TemplateProcessing(
+                single="<s> $A </s>",
+                pair="<s> $A </s> </s> $B </s>",
+                special_tokens=[("<s>", 0), ("</s>", 2)],
+            )
+            config_class, model_class = (
+                transformers.XLMRobertaConfig,
+                transformers.XLMRobertaModel,
+            )
+        special = dict(bos_token="<s>", eos_token="</s>", sep_token="</s>",
+                       cls_token="<s>", unk_token="<unk>", pad_token="<pad>",
+                       mask_token="<mask>")  # fmt: skip
+        config = config_class(
+            vocab_size=tok.get_vocab_size(),
+            max_position_embeddings=80,
+            type_vocab_size=1,
+            pad_token_id=1,
+            bos_token_id=0,
+            eos_token_id=2,
+            **shape,
+        )
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, **special)
     path = Path(path)
-    import torch
-
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        transformers.BertModel(config).save_pretrained(path)
+        model_class(config).save_pretrained(path)
     fast.save_pretrained(path)
     return path
 

@@ -30,7 +30,7 @@ from ..exceptions import InputError
 from . import vectors as _emb
 from .languages import LANGUAGE_CODE
 from .ngrams import NgramTable, SpellingNeighbours, neighbours_from_state
-from .spans import token_spans
+from .spans import char_spans, spans_from_offsets, token_spans
 from .tokens import OOV_ID, EncodedTexts, Tokenizer, Vocabulary
 
 __all__ = ["WordPipeline", "SubwordPipeline", "pipeline_from_state"]
@@ -306,6 +306,14 @@ class SubwordPipeline(_Pipeline):
 
     def count_tokens(self, text: str) -> int:
         return self.tokenizer.count(text)
+
+    def term_spans(self, texts, terms, spans=None) -> np.ndarray:
+        """As for words, but located by the sub-words' character offsets (see
+        :mod:`aspectattn.text.spans`)."""
+        found = char_spans(texts, terms, spans)
+        distinct, index = distinct_index(texts)
+        offsets = self.tokenizer.offsets(distinct, self.max_len)
+        return spans_from_offsets(found, [offsets[k] for k in index])
 
     @property
     def span_offset(self) -> int:

@@ -8,10 +8,12 @@ SemEval and MAMS readers give them); without one, the term is looked up in the t
 (its first occurrence as a whole word, else as a substring, case-insensitively).
 
 Character spans become token spans by counting the tokens of the text before the
-span's start and end with the pipeline's own tokenizer, so every tokenizer (words,
-sub-words), every normalisation (NFKC, folded apostrophes) and every script gives
-the tokens the model sees; a span that cuts a word covers the whole word (at
-either end).
+span's start and end with the pipeline's own tokenizer, so every word tokenizer,
+every normalisation (NFKC, folded apostrophes) and every script gives the tokens
+the model sees; a checkpoint's sub-words are located by the character offsets its
+fast tokenizer reports (a prefix of a byte-level BPE or SentencePiece text ends in
+a space token the whole text does not have). Either way a span that cuts a word
+covers the whole word (at either end).
 
 Shapes: ``P`` pairs, ``T`` tokens.
 """
@@ -25,7 +27,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["find_term", "token_spans"]
+__all__ = ["find_term", "char_spans", "spans_from_offsets", "token_spans"]
 
 
 def find_term(text: str, term: str) -> tuple[int, int] | None:
@@ -70,6 +72,57 @@ def _check_span(i: int, text: str, term: str, span) -> tuple[int, int]:
     return start, end
 
 
+def char_spans(texts: list[str], terms: list[str], spans: list | None) -> list:
+    """The character span ``(start, end)`` of each pair's term: the given one,
+    checked, or found in the text (:func:`find_term`).
+
+    Raises
+    ------
+    InputError
+        A term not in its text, or a given span that is malformed or does not hold
+        the term.
+    """
+    out = []
+    for i, (text, term) in enumerate(zip(texts, terms, strict=True)):
+        span = None if spans is None else spans[i]
+        if span is None:
+            span = find_term(text, term)
+            if span is None:
+                raise InputError(
+                    f"The aspect term {term!r} of pair {i} does not occur in its "
+                    f"text ({text[:80]!r}); the term-position options need the "
+                    "term in the text, or its (start, end) character span."
+                )
+        else:
+            span = _check_span(i, text, term, span)
+        out.append(span)
+    return out
+
+
+def spans_from_offsets(spans: list, offsets: list) -> np.ndarray:
+    """Token spans ``[start, end)`` from the character ``offsets`` of each text's
+    tokens (a fast tokenizer's ``offset_mapping``; special tokens ``(0, 0)``):
+    the tokens that overlap the character span, so a span that cuts a word
+    covers the whole word. A span that no token holds (the text truncated
+    before it) points past the text's last token.
+
+    Returns
+    -------
+    ndarray of shape (P, 2) int64
+    """
+    out = np.empty((len(spans), 2), dtype=np.int64)
+    for i, ((start, end), tokens) in enumerate(zip(spans, offsets, strict=True)):
+        bounds = np.asarray(tokens, dtype=np.int64).reshape(-1, 2)  # (T, 2)
+        real = bounds[:, 1] > bounds[:, 0]  # (T,) not a special token
+        hit = np.flatnonzero(real & (bounds[:, 1] > start) & (bounds[:, 0] < end))
+        if len(hit):
+            out[i] = (hit[0], hit[-1] + 1)
+        else:
+            last = int(np.flatnonzero(real)[-1]) + 1 if real.any() else 0
+            out[i] = (last, last + 1)
+    return out
+
+
 def token_spans(
     texts: list[str],
     terms: list[str],
@@ -110,18 +163,9 @@ def token_spans(
             cache[key] = count_tokens(text[:stop])
         return cache[key]
 
-    for i, (text, term) in enumerate(zip(texts, terms, strict=True)):
-        span = None if spans is None else spans[i]
-        if span is None:
-            span = find_term(text, term)
-            if span is None:
-                raise InputError(
-                    f"The aspect term {term!r} of pair {i} does not occur in its "
-                    f"text ({text[:80]!r}); the term-position options need the "
-                    "term in the text, or its (start, end) character span."
-                )
-        else:
-            span = _check_span(i, text, term, span)
+    for i, (text, span) in enumerate(
+        zip(texts, char_spans(texts, terms, spans), strict=True)
+    ):
         # A prefix may tokenize apart where the whole text joins ("0000." is two
         # tokens, "0000.0" one): the span stays within the text's own tokens.
         last = max(count(text, len(text)) - 1, 0)

@@ -144,6 +144,18 @@ class SubwordTokenizer:
             )
         return EncodedTexts.from_lists(out["input_ids"])
 
+    def offsets(self, texts, max_len: int) -> list:
+        """The character ``(start, end)`` of every token of each text, as
+        :meth:`encode` cuts it (special tokens ``(0, 0)``)."""
+        tok = self._get()
+        out = tok(
+            list(texts),
+            truncation=True,
+            max_length=max_len,
+            return_offsets_mapping=True,
+        )
+        return out["offset_mapping"]
+
     def encode_terms(self, terms) -> EncodedTexts:
         """Sub-word ids of aspect terms, without special tokens."""
         tok = self._get()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -60,7 +61,9 @@ class PretrainedEncoder(nn.Module):
 
     The state of the first token ([CLS]) is the summary. With ``pair_input`` the
     aspect is a second segment of the input (``[CLS] sentence [SEP] aspect [SEP]``);
-    segment ids are derived from the first ``sep_id``.
+    segment ids are derived from the first ``sep_id`` where the checkpoint has two
+    token types (BERT); RoBERTa and XLM-R, with one, read the pair by its
+    separators alone.
 
     Parameters
     ----------
@@ -104,6 +107,13 @@ class PretrainedEncoder(nn.Module):
         self.output_size = config.hidden_size
         self.aspect_in_tokens = pair_input
         self.sep_id = sep_id
+        # Segment ids only where the checkpoint has two token types (BERT,
+        # ELECTRA): RoBERTa and XLM-R have one (their pairs are told apart by
+        # the separators alone), DistilBERT none at all.
+        self.segments = (
+            getattr(config, "type_vocab_size", 0) >= 2
+            and "token_type_ids" in inspect.signature(self.model.forward).parameters
+        )
 
     @property
     def embedding(self) -> nn.Embedding:
@@ -127,7 +137,7 @@ class PretrainedEncoder(nn.Module):
     def _run(self, tokens, lengths, output_attentions=False):
         mask = length_mask(lengths, tokens.shape[1])  # (B, T)
         kwargs = {}
-        if self.aspect_in_tokens:
+        if self.aspect_in_tokens and self.segments:
             # Segment 1 starts after the first [SEP]: (B, T) 0/1
             is_sep = (tokens == self.sep_id).long()
             kwargs["token_type_ids"] = ((is_sep.cumsum(1) - is_sep) > 0).long()
