@@ -97,9 +97,13 @@ def run(device: str, only: str | None = None, epochs: int = 4) -> list[dict]:
                     )
                     truth = np.asarray(y_test, dtype=object).ravel().astype(str)
                     classes = (
-                        np.asarray(clf.labels_) if detector else np.asarray(clf.classes_)
+                        np.asarray(clf.labels_)
+                        if detector
+                        else np.asarray(clf.classes_)
                     ).astype(str)
-                    row["torch_accuracy"] = float(np.mean(classes[torch_labels] == truth))
+                    row["torch_accuracy"] = float(
+                        np.mean(classes[torch_labels] == truth)
+                    )
                     row["int8_accuracy"] = float(np.mean(classes[got] == truth))
         print(json.dumps(row), flush=True)
         rows.append(row)

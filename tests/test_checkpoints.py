@@ -47,7 +47,9 @@ def test_every_input_form_fits_predicts_and_round_trips(checkpoint, form, tmp_pa
     assert proba.shape == (len(X), 2) and np.isfinite(proba).all()
     clf.save(tmp_path / "m.aam")
     np.testing.assert_array_equal(load(tmp_path / "m.aam").predict_proba(X), proba)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    np.testing.assert_array_equal(
+        pickle.loads(pickle.dumps(clf)).predict_proba(X), proba
+    )
     pytest.importorskip("onnxruntime")
     from aspectattn.serving.export import export_onnx
     from aspectattn.serving.runtime import load_onnx
