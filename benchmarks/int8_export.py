@@ -10,7 +10,9 @@ how well the model was trained; seed 0) on SemEval-2014 restaurants, export it
 as float32 and as int8 ONNX, and on the test side report the share of labels
 (cells for the detector) on which the int8 runtime agrees with torch, the float
 runtime's agreement beside it, the largest probability change, and test
-accuracy of torch and of the int8 runtime. An LSTM encoder has no weight
+accuracy of torch and of the int8 runtime (onnxruntime on the CPU; the models may
+be trained on a GPU, as the table says). ``--only NAME`` runs the models whose name
+holds NAME and puts them in place of their earlier rows. An LSTM encoder has no weight
 products to make int8: its export stays float32 (a warning says so). Writes
 ``results/int8_export.{json,md}``.
 """
@@ -81,7 +83,7 @@ def run(device: str, only: str | None = None, epochs: int = 4) -> list[dict]:
         clf = base.set_params(max_epochs=epochs).fit(X, y)
         detector = estimator is AspectCategoryClassifier
         torch_labels, torch_proba = labels(clf, X_test, detector)
-        row = {"model": name, "test_rows": len(torch_labels)}
+        row = {"model": name, "test_rows": len(torch_labels), "trained_on": _where(clf)}
         with TemporaryDirectory() as tmp:
             for form, quantize in (("float", None), ("int8", "int8")):
                 with warnings.catch_warnings(record=True) as caught:
@@ -110,18 +112,36 @@ def run(device: str, only: str | None = None, epochs: int = 4) -> list[dict]:
     return rows
 
 
+def _where(clf) -> str:
+    import torch
+
+    device = next(clf.module_.parameters()).device
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+
+
+def merged(rows: list[dict]) -> list[dict]:
+    """``rows`` in place of the earlier rows of the same models (a run with
+    ``--only`` adds to the results), in the order of :func:`kinds`."""
+    path = RESULTS / "int8_export.json"
+    earlier = json.loads(path.read_text()) if path.exists() else []
+    by_name = {r["model"]: r for r in [*earlier, *rows]}
+    order = [name for name, *_ in kinds("")]
+    return [by_name[n] for n in order if n in by_name]
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| model | test labels | int8 agrees with torch | float agrees | largest "
-        "probability change (int8) | accuracy torch / int8 |",
-        "|---|---|---|---|---|---|",
+        "probability change (int8) | accuracy torch / int8 | trained on |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         note = " (left float32: no weight products)" if r["int8_left_float"] else ""
         lines.append(
             f"| {r['model']} | {r['test_rows']} | {100 * r['int8_agreement']:.1f}%"
             f"{note} | {100 * r['float_agreement']:.1f}% | {r['int8_max_change']:.3f} "
-            f"| {100 * r['torch_accuracy']:.1f} / {100 * r['int8_accuracy']:.1f} |"
+            f"| {100 * r['torch_accuracy']:.1f} / {100 * r['int8_accuracy']:.1f} "
+            f"| {r['trained_on']} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -132,10 +152,7 @@ def main() -> None:
     parser.add_argument("--only", help="the models whose name holds this")
     parser.add_argument("--epochs", type=int, default=4, help="at most (default 4)")
     args = parser.parse_args()
-    rows = run(args.device, args.only, args.epochs)
-    if args.only:  # a partial run is printed, not written
-        print(table(rows))
-        return
+    rows = merged(run(args.device, args.only, args.epochs))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "int8_export.json").write_text(json.dumps(rows, indent=1) + "\n")
     (RESULTS / "int8_export.md").write_text(table(rows))

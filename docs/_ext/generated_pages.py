@@ -28,6 +28,7 @@ RESULTS = {
     "languages": ("Other languages", "languages"),
     "forms/forms": ("The attention forms", "forms_table"),
     "quantize": ("int8 and bfloat16 prediction", "quantize"),
+    "int8_export": ("int8 ONNX exports of every model kind", "int8_export"),
     "speed": ("Speed", "speed"),
 }
 
