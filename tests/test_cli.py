@@ -999,6 +999,23 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     }
 
 
+def test_check_prints_the_suite_and_refuses_a_detector(bad_files):
+    """check: the behavioural suite of a category model (food and service are
+    among the restaurants' and hotels' categories), as a table or JSON."""
+    args = ("check", "model.aam", "--domains")
+    out = run(*args, "restaurants,hotels", cwd=bad_files).stdout
+    assert "MFT contrast" in out and "hotels" in out and "laptops" not in out
+    assert "of unknown categories skipped" in out
+    result = json.loads(run(*args, "restaurants", "--json", cwd=bad_files).stdout)
+    assert set(result) == {"suite"} and 0 <= result["suite"]["MFT"] <= 1
+    for bad_args, message in [
+        (["detector.aam"], "is a category detector"),
+        (["model.aam", "--domains", "cars"], "unknown domains"),
+    ]:
+        bad = run("check", *bad_args, cwd=bad_files, check=False)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
 @requires_shared_data("semeval2014_restaurants")
 def test_a_detector_reads_sentences_out_of_every_format_train_reads(
     bad_files, tmp_path

@@ -130,7 +130,15 @@ def test_commands_are_the_modules_of_the_cli_package():
     from aspectattn.cli import commands
 
     names = [m.__name__.rsplit(".", 1)[1] for m in commands()]
-    assert names == ["train", "evaluate", "predict", "explain", "analyze", "export"]
+    assert names == [
+        "train",
+        "evaluate",
+        "predict",
+        "explain",
+        "analyze",
+        "export",
+        "check",
+    ]
     for module in commands():
         assert callable(module.add_arguments) and callable(module.run)
 

@@ -1,0 +1,199 @@
+"""Robustness probes made from your own aspect-term data, after ARTS (Xing et al.,
+EMNLP 2020), and the Aspect Robustness Score.
+
+For each pair of a sentence with its term's character span, up to three variants:
+
+RevTgt
+    the opinion word next to the target is replaced by its antonym (English,
+    :data:`aspectattn.augment.OPINION_ANTONYMS`): the label flips.
+RevNon
+    the opinion words next to the other terms of the sentence are reversed:
+    the target's label stays.
+AddDiff
+    a clause about another aspect with the opposite opinion, taken from another
+    sentence of the data (one with a single term), is joined with ", but": the
+    target's label stays.
+
+A pair counts towards the score only if it and every variant made from it are
+right (the Aspect Robustness Score). Make the probes from validation data to
+choose between models, and from test data to report.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .._validation import check_labels, check_pairs
+from ..augment import flip_pairs
+
+__all__ = ["arts_probes", "aspect_robustness_score", "VARIANTS"]
+
+VARIANTS = ("RevTgt", "RevNon", "AddDiff")
+_POLAR = ("positive", "negative")
+_END = re.compile(r"[\s.!?;,]+$")
+
+
+def _groups(texts, spans):
+    """Sentence -> the indices of its pairs (those with a span)."""
+    groups: dict[str, list[int]] = {}
+    for k, (text, span) in enumerate(zip(texts, spans, strict=True)):
+        if span is not None:
+            groups.setdefault(text, []).append(k)
+    return groups
+
+
+def _reverse(text, terms, spans, labels, flip_at) -> tuple[str, list] | None:
+    """The sentence with the opinion of each pair in ``flip_at`` reversed in turn,
+    and every pair's new span; None when no opinion could be reversed."""
+    spans = list(spans)
+    changed = False
+    for j in flip_at:
+        X, _, target, source = flip_pairs(
+            [text] * len(terms), terms, spans, labels, *_POLAR
+        )
+        hit = np.flatnonzero(target & (source == j))
+        if not len(hit):
+            continue
+        text = X[hit[0]][0]
+        spans = [None] * len(terms)
+        for k in range(len(X)):
+            if X[k][0] == text:
+                spans[source[k]] = X[k][2]
+        changed = True
+    return (text, spans) if changed else None
+
+
+def _clause_pool(texts, terms, spans, labels) -> list[tuple[str, str, str]]:
+    """(clause, term, label) of the positive and negative pairs alone in their
+    sentence, of at most 12 words: what AddDiff adds."""
+    pool = []
+    for text, members in _groups(texts, spans).items():
+        if len(members) != 1 or labels[members[0]] not in _POLAR:
+            continue
+        clause = _END.sub("", text.strip())
+        if clause and len(clause.split()) <= 12:
+            pool.append((clause, terms[members[0]].lower(), labels[members[0]]))
+    return pool
+
+
+def arts_probes(X, y, *, clauses=None, random_state: int = 0) -> dict:
+    """The ARTS variants of ``X``'s pairs.
+
+    Parameters
+    ----------
+    X : sequence of (text, term, (start, end)) triples (or a DataFrame with
+        ``start``/``end`` columns): pairs without a span get no variant.
+    y : array-like of labels ``"positive"``, ``"negative"``, ``"neutral"``...
+    clauses : (X, y) or None
+        Where AddDiff takes its clauses from (e.g. the training pairs); ``X, y``
+        themselves by default.
+    random_state : int, default=0
+
+    Returns
+    -------
+    dict
+        Variant name -> ``(X_variant, y_variant, item)``: the probe triples, their
+        labels, and for each the index in ``X`` of the pair it was made from.
+    """
+    texts, terms, _, spans = check_pairs(X, return_spans=True)
+    spans = spans or [None] * len(texts)
+    labels = check_labels(y, len(texts)).tolist()
+    pool_source = (texts, terms, spans, labels)
+    if clauses is not None:
+        p_texts, p_terms, _, p_spans = check_pairs(clauses[0], return_spans=True)
+        p_spans = p_spans or [None] * len(p_texts)
+        pool_source = (
+            p_texts,
+            p_terms,
+            p_spans,
+            check_labels(clauses[1], len(p_texts)).tolist(),
+        )
+    pool = _clause_pool(*pool_source)
+    rng = np.random.default_rng(random_state)
+    out = {name: ([], [], []) for name in VARIANTS}
+
+    def add(name, text, term, span, label, item):
+        for column, value in zip(
+            out[name], ((text, term, span), label, item), strict=True
+        ):
+            column.append(value)
+
+    for text, members in _groups(texts, spans).items():
+        local_terms = [terms[k] for k in members]
+        local_spans = [spans[k] for k in members]
+        local_labels = [labels[k] for k in members]
+        present = {t.lower() for t in local_terms}
+        for j, k in enumerate(members):
+            label = labels[k]
+            if label in _POLAR:  # RevTgt
+                made = _reverse(text, local_terms, local_spans, local_labels, [j])
+                if made is not None:
+                    new_text, new_spans = made
+                    flipped = _POLAR[1 - _POLAR.index(label)]
+                    add("RevTgt", new_text, terms[k], new_spans[j], flipped, k)
+            others = [
+                i for i in range(len(members)) if i != j and local_labels[i] in _POLAR
+            ]
+            if others:  # RevNon
+                made = _reverse(text, local_terms, local_spans, local_labels, others)
+                if made is not None and made[1][j] is not None:
+                    add("RevNon", made[0], terms[k], made[1][j], label, k)
+            wanted = [
+                c
+                for c in pool
+                if c[1] not in present
+                and c[1] not in text.lower()
+                and (label not in _POLAR or c[2] != label)
+            ]
+            if wanted:  # AddDiff
+                clause = wanted[int(rng.integers(len(wanted)))][0]
+                head = _END.sub("", text.rstrip())
+                joined = f"{head}, but {clause[:1].lower()}{clause[1:]}."
+                if clause[:2] in ("I ", "I'"):  # "I" stays upper case
+                    joined = f"{head}, but {clause}."
+                add("AddDiff", joined, terms[k], spans[k], label, k)
+    return {
+        name: (X_new, y_new, np.asarray(item, dtype=np.intp))
+        for name, (X_new, y_new, item) in out.items()
+    }
+
+
+def aspect_robustness_score(
+    estimator, X, y, *, clauses=None, random_state: int = 0
+) -> dict:
+    """The Aspect Robustness Score of a fitted model on ``X``, ``y`` and their
+    ARTS variants (:func:`arts_probes`).
+
+    Returns
+    -------
+    dict
+        ``"ARS"``: of the pairs some variant was made from (``"n_items"``), the
+        share right with every variant made from them; ``"accuracy"`` on all the
+        pairs themselves (``"n"``); for each variant its accuracy (``"RevTgt"``...)
+        and count (``"n_RevTgt"``...).
+    """
+    texts, terms, _, spans = check_pairs(X, return_spans=True)
+    truth = np.asarray([str(v) for v in check_labels(y, len(texts)).tolist()])
+    pairs = [
+        (t, a) if s is None else (t, a, s)
+        for t, a, s in zip(texts, terms, spans or [None] * len(texts), strict=True)
+    ]
+    right = np.asarray([str(p) for p in estimator.predict(pairs)]) == truth
+    every, probed = right.copy(), np.zeros(len(truth), dtype=bool)
+    out = {"n": len(truth), "accuracy": float(right.mean())}
+    for name, (X_new, y_new, item) in arts_probes(
+        pairs, truth.tolist(), clauses=clauses, random_state=random_state
+    ).items():
+        out[f"n_{name}"] = len(X_new)
+        if not X_new:
+            continue
+        got = np.asarray([str(p) for p in estimator.predict(X_new)])
+        ok = got == np.asarray(y_new)
+        out[name] = float(ok.mean())
+        np.logical_and.at(every, item, ok)
+        probed[item] = True
+    out["n_items"] = int(probed.sum())
+    out["ARS"] = float(every[probed].mean()) if probed.any() else float("nan")
+    return out

@@ -1,0 +1,194 @@
+"""Aspect-level behaviour beside accuracy, and the rule that chooses between
+candidates: the LSTM, the pretrained encoder (MiniLM) and the LSTM taught by it.
+
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour \
+        [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --table
+
+Each run fits one candidate with one seed on 90% of a data set's training
+sentences (the same 90% for every run; the estimator draws its own early-stopping
+split from it) and scores:
+
+- on the other 10% (**validation**, what chooses): accuracy, and the Aspect
+  Robustness Score of ARTS-style probes made from those sentences (RevTgt,
+  RevNon, AddDiff; :mod:`aspectattn.evaluation.arts`, AddDiff's clauses from the
+  training side);
+- on the test side (**reported**, chooses nothing): accuracy, the pairs whose
+  sentence has aspects that disagree, the ARS of the test probes, and the
+  behavioural suite's MFT / INV / DIR (:mod:`aspectattn.evaluation.suite`).
+
+The rule, per data set and tier: among the candidates whose mean validation
+accuracy is within one standard deviation (of the best candidate's, over seeds)
+of the best, the one with the best mean validation ARS. Runs are appended to
+``results/behaviour.runs.jsonl`` as they finish (a rerun skips them); ``--table``
+writes ``results/behaviour.{json,md}`` with the choice marked. Workers share
+out the runs (``--workers N --worker I``, one process each, ``OMP_NUM_THREADS``
+threads each).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from aspectattn import AspectAttentionClassifier
+from aspectattn.datasets import fetch_semeval2014, get_data_home
+from aspectattn.evaluation import aspect_robustness_score, score_behaviour
+from benchmarks.common import RESULTS, glove, pair_scores
+from benchmarks.runlog import work_or_table, worker_parser
+
+DATA = ("restaurant terms", "laptop terms")
+SEEDS = (0, 1, 2)
+#: Candidate -> its tier and the parameters it sets beside the defaults.
+CANDIDATES = {
+    "LSTM: defaults": ("lstm", {}),
+    "LSTM: flipped copies": ("lstm", {"augment": "flip"}),
+    "LSTM: joined copies": ("lstm", {"augment": "join"}),
+    "LSTM: flipped and joined copies": ("lstm", {"augment": "flip+join"}),
+    "MiniLM: defaults": ("pretrained", {}),
+    "MiniLM: aspect as a second segment": ("pretrained", {"pretrained_input": "pair"}),
+    "MiniLM: flipped copies": ("pretrained", {"augment": "flip"}),
+    "MiniLM: flipped and joined copies": ("pretrained", {"augment": "flip+join"}),
+    "MiniLM: 6 epochs": ("pretrained", {"max_epochs": 6}),
+    "MiniLM: epoch by accuracy": ("pretrained", {"scoring": "accuracy"}),
+    "taught LSTM: defaults": ("taught", {}),
+    "taught LSTM: flipped and joined copies": ("taught", {"augment": "flip+join"}),
+}
+OUT = RESULTS / "behaviour"
+LOG = OUT.with_suffix(".runs.jsonl")
+
+
+def _triples(frame) -> list:
+    return [
+        (t, a, (int(s), int(e)))
+        for t, a, s, e in zip(
+            frame.text, frame.aspect, frame.start, frame.end, strict=True
+        )
+    ]
+
+
+def load(data: str):
+    """(train, valid, test) of ``data``, each (X triples, y): the validation
+    side is 10% of the training sentences (seed 0, the same for every run)."""
+    domain = data.split()[0] + "s"
+    train = fetch_semeval2014(domain, "train", "term", as_frame=True)
+    test = fetch_semeval2014(domain, "test", "term", as_frame=True)
+    sentences = np.array(sorted(set(train.text)))
+    rng = np.random.default_rng(0)
+    held = set(rng.choice(sentences, len(sentences) // 10, replace=False).tolist())
+    valid_rows = train.text.isin(held).to_numpy()
+
+    def split(frame):
+        return _triples(frame), frame.polarity.tolist()
+
+    return split(train[~valid_rows]), split(train[valid_rows]), split(test)
+
+
+def estimator(tier: str, extra: dict, seed: int, teacher=None):
+    if tier == "lstm" or tier == "taught":
+        return AspectAttentionClassifier(
+            embeddings=glove(), random_state=seed, teacher=teacher, **extra
+        )
+    minilm = str(get_data_home() / "all-MiniLM-L6-v2")
+    return AspectAttentionClassifier(
+        encoder="pretrained", pretrained_model=minilm, random_state=seed, **extra
+    )
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    tier, extra = CANDIDATES[candidate]
+    train, valid, test = load(data)
+    start = time.perf_counter()
+    teacher = None
+    if tier == "taught":  # the MiniLM defaults, fitted on the same sentences
+        teacher = estimator("pretrained", {}, seed).fit(*train)
+    clf = estimator(tier, extra, seed, teacher).fit(*train)
+    out = {"candidate": candidate, "data": data, "seed": seed, "tier": tier}
+    out["fit_seconds"] = time.perf_counter() - start
+    out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
+    probes = aspect_robustness_score(clf, *valid, clauses=train, random_state=seed)
+    out["valid_ars"] = 100 * probes["ARS"]
+    out |= {f"valid_{k}": 100 * probes[k] for k in ("RevTgt", "RevNon", "AddDiff")}
+    out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
+    probes = aspect_robustness_score(clf, *test, clauses=train, random_state=seed)
+    out["test_ars"] = 100 * probes["ARS"]
+    out |= {f"test_{k}": 100 * probes[k] for k in ("RevTgt", "RevNon", "AddDiff")}
+    suite = score_behaviour(clf)
+    out |= {f"suite_{k}": 100 * suite[k] for k in ("MFT", "INV", "DIR")}
+    return out
+
+
+KEYS = [
+    ("valid_accuracy", "valid accuracy"),
+    ("valid_ars", "valid ARS"),
+    ("test_accuracy", "test accuracy"),
+    ("test_disagree_accuracy", "test disagreeing pairs"),
+    ("test_ars", "test ARS"),
+    ("suite_MFT", "suite MFT"),
+    ("suite_INV", "suite INV"),
+    ("suite_DIR", "suite DIR"),
+]
+
+
+def summarize(runs: list[dict]) -> list[dict]:
+    rows = []
+    for data in DATA:
+        for name in CANDIDATES:
+            mine = [r for r in runs if r["data"] == data and r["candidate"] == name]
+            if not mine:
+                continue
+            row = {
+                "data": data,
+                "candidate": name,
+                "tier": mine[0]["tier"],
+                "n": len(mine),
+            }
+            for key, _ in KEYS:
+                values = [r[key] for r in mine if key in r]
+                row[key] = (float(np.mean(values)), float(np.std(values)))
+            rows.append(row)
+    for data in DATA:  # the rule, per data set and tier
+        for tier in ("lstm", "pretrained", "taught"):
+            group = [r for r in rows if r["data"] == data and r["tier"] == tier]
+            if not group:
+                continue
+            best = max(group, key=lambda r: r["valid_accuracy"][0])
+            floor = best["valid_accuracy"][0] - best["valid_accuracy"][1]
+            eligible = [r for r in group if r["valid_accuracy"][0] >= floor]
+            chosen = max(eligible, key=lambda r: r["valid_ars"][0])
+            chosen["chosen"] = True
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = [
+        "| data | candidate | seeds | " + " | ".join(label for _, label in KEYS) + " |",
+        "|---" * (3 + len(KEYS)) + "|",
+    ]
+    for row in rows:
+        name = (
+            f"**{row['candidate']}** (chosen)"
+            if row.get("chosen")
+            else row["candidate"]
+        )
+        cells = [f"{row[k][0]:.1f} ± {row[k][1]:.1f}" for k, _ in KEYS]
+        lines.append(
+            f"| {row['data']} | {name} | {row['n']} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines) + (
+        "\n\nMean ± std over seeds. Chosen per data set and tier: among the "
+        "candidates within one standard deviation of the best validation accuracy, "
+        "the best validation ARS. The test columns and the suite choose nothing."
+    )
+
+
+def main() -> None:
+    parser = worker_parser(DATA, __doc__.splitlines()[0])
+    args = parser.parse_args()
+    jobs = [(c, d, s) for d in DATA for c in CANDIDATES for s in SEEDS]
+    work_or_table(args, jobs, LOG, run, OUT, summarize, markdown)
+
+
+if __name__ == "__main__":
+    main()

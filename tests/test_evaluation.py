@@ -1,0 +1,210 @@
+"""aspectattn.evaluation: the behavioural suite (its sentences, its scoring, that
+none is in any data set the project reads) and the ARTS-style probes."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import SHARED_DATA, requires_shared_data
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from aspectattn import InputError
+from aspectattn.evaluation import (
+    arts_probes,
+    aspect_robustness_score,
+    behaviour_suite,
+    format_behaviour,
+    score_behaviour,
+)
+from aspectattn.evaluation.lexicon import DOMAINS
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return behaviour_suite()
+
+
+def test_the_suite_is_large_varied_and_its_spans_hold_the_terms(suite):
+    assert len(suite) >= 2000
+    assert {i["type"] for i in suite} == {"MFT", "INV", "DIR"}
+    assert {i["domain"] for i in suite} == set(DOMAINS) and len(DOMAINS) >= 4
+    for item in suite:
+        start, end = item["span"]
+        assert item["text"][start:end] == item["term"]
+        if "base_text" in item:
+            start, end = item["base_span"]
+            assert item["base_text"][start:end] == item["term"]
+            assert item["base_text"] != item["text"]
+    contrast = [i for i in suite if i["test"] == "contrast"]
+    texts = {i["text"] for i in contrast}
+    # both orders, every connective, and the two aspects of a sentence disagree
+    for connective in (
+        " but ",
+        ", although ",
+        "While ",
+        "; ",
+        ", and yet ",
+        " whereas ",
+    ):
+        assert any(connective in t for t in texts), connective
+    by_text = {}
+    for item in contrast:
+        by_text.setdefault(item["text"], set()).add(item["expected"])
+    assert all(labels == {"positive", "negative"} for labels in by_text.values())
+    assert len({i["term"] for i in suite}) >= 60
+    assert behaviour_suite(random_state=0) == suite
+    assert behaviour_suite(random_state=1) != suite
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\W+", " ", text.casefold()).strip()
+
+
+@requires_shared_data("semeval2014_restaurants", "semeval2016_multilingual")
+def test_no_suite_sentence_is_in_any_data_set_the_project_reads(suite, monkeypatch):
+    """The suite measures: not one of its sentences (nor of the sentences its
+    INV and DIR items change) is in the training or test data of a data set."""
+    from aspectattn.datasets import DATASETS
+
+    monkeypatch.setenv("ASPECTATTN_DATA", str(SHARED_DATA))
+    mine = {_normal(i["text"]) for i in suite}
+    mine |= {_normal(i["base_text"]) for i in suite if "base_text" in i}
+    seen = set()
+    for dataset in DATASETS.values():
+        for split in dataset.splits:
+            X, _ = dataset.load(split)
+            seen |= {_normal(x[0]) for x in X}
+        if dataset.table is not None:
+            texts, _ = dataset.load_table(dataset.splits[0])
+            seen |= {_normal(t) for t in texts}
+    assert len(seen) > 10_000  # every data set was read
+    assert not mine & seen
+
+
+class Oracle(ClassifierMixin, BaseEstimator):
+    """Answers what the suite expects (a stand-in for a perfect model), or, with
+    ``tone``, the first opinion word's polarity for every aspect of a sentence."""
+
+    def __init__(self, answers=None, tone=False, aspect_type="term"):
+        self.answers = answers
+        self.tone = tone
+        self.aspect_type = aspect_type
+
+    def fit(self, X=None, y=None):
+        self.classes_ = np.array(["negative", "neutral", "positive"])
+        self.aspect_type_ = self.aspect_type
+        self.aspects_ = np.array(["food", "service"])
+        return self
+
+    def predict(self, X):
+        from aspectattn.evaluation.lexicon import NEGATIVE, POSITIVE
+
+        out = []
+        for text, aspect, *_ in X:
+            if self.tone:
+                words = re.findall(r"[\w-]+", text.lower())
+                first = next((w for w in words if w in POSITIVE + NEGATIVE), "great")
+                out.append("positive" if first in POSITIVE else "negative")
+            else:
+                out.append(self.answers.get((text, aspect), "neutral"))
+        return np.array(out)
+
+
+def _answers(items, key="term"):
+    answers = {(i["text"], i[key]): i["expected"] for i in items}
+    # the unchanged sentence of an INV item: the target's label is the same
+    answers |= {(i["base_text"], i[key]): i["expected"] for i in items
+                if i["type"] == "INV"}  # fmt: skip
+    return answers
+
+
+def test_a_perfect_model_passes_everything_and_a_tone_reader_does_not(suite):
+    perfect = score_behaviour(Oracle(_answers(suite)).fit())
+    assert perfect["MFT"] == perfect["INV"] == perfect["DIR"] == 1.0
+    assert perfect["n"] == len(suite) and perfect["skipped"] == 0
+    assert sum(row["n"] for row in perfect["tests"]) == len(suite)
+    tone = score_behaviour(Oracle(tone=True).fit())
+    assert tone["MFT"] < 0.75  # half the aspects of a contrast sentence
+    contrast = [r for r in tone["tests"] if r["test"] == "contrast"]
+    assert all(0.3 < r["passed"] < 0.7 for r in contrast)
+    table = format_behaviour(tone)
+    assert "MFT contrast" in table and "restaurants" in table and "passed:" in table
+
+
+def test_a_category_model_answers_the_categories_it_knows(suite):
+    model = Oracle(_answers(suite, "category"), aspect_type="category").fit()
+    result = score_behaviour(model, domains=["restaurants", "hotels"])
+    kept = [i for i in suite if i["domain"] in ("restaurants", "hotels")
+            and i["category"] in ("food", "service")]  # fmt: skip
+    assert result["n"] == len(kept) and result["skipped"] > 0
+    # (an answer keyed by sentence and category may be another item's, where
+    # both aspects of a sentence share the category: not in the suite)
+    assert result["MFT"] == 1.0
+
+
+def test_bad_requests_are_clear_errors():
+    model = Oracle({}).fit()
+    with pytest.raises(ValueError, match="unknown domains"):
+        score_behaviour(model, domains=["cars"])
+    model.classes_ = np.array([-1, 0, 1])
+    with pytest.raises(InputError, match="labels="):
+        score_behaviour(model, domains=["phones"])
+    answers = {k: {"positive": 1, "negative": -1}[v] for k, v in
+               _answers(behaviour_suite(["phones"])).items()}  # fmt: skip
+    model.answers = answers
+    result = score_behaviour(
+        model, domains=["phones"], labels={"positive": 1, "negative": -1}
+    )
+    assert result["MFT"] == 1.0
+    with pytest.raises(InputError, match="aspect_type_"):
+        score_behaviour(np.zeros(3))
+
+
+# ------------------------------------------------------------------ ARTS probes
+SENTENCE = "The pasta was great but the waiter was rude."
+DATA = [
+    ((SENTENCE, "pasta", (4, 9)), "positive"),
+    ((SENTENCE, "waiter", (28, 34)), "negative"),
+    (("The soup was awful.", "soup", (4, 8)), "negative"),
+    (("Lovely staff.", "staff", (7, 12)), "positive"),
+    (("We came at noon for the tacos.", "tacos", (24, 29)), "neutral"),
+]
+
+
+def test_arts_variants_reverse_the_target_or_the_others_or_add_a_clause():
+    X, y = [d[0] for d in DATA], [d[1] for d in DATA]
+    probes = arts_probes(X, y)
+    X_t, y_t, item = probes["RevTgt"]
+    made = dict(zip(item.tolist(), zip(X_t, y_t, strict=True), strict=False))
+    assert made[0] == (("The pasta was terrible but the waiter was rude.", "pasta",
+                        (4, 9)), "negative")  # fmt: skip
+    assert made[1][0][0] == "The pasta was great but the waiter was friendly."
+    assert 4 not in made  # a neutral target has nothing to reverse
+    X_n, y_n, item = probes["RevNon"]
+    assert item.tolist() == [0, 1]
+    assert X_n[0] == ("The pasta was great but the waiter was friendly.", "pasta",
+                      (4, 9)) and y_n == ["positive", "negative"]  # fmt: skip
+    X_a, y_a, item = probes["AddDiff"]
+    for (text, term, (start, end)), label, k in zip(X_a, y_a, item, strict=True):
+        assert text[start:end] == term and label == y[k]
+        assert text.startswith(X[k][0].rstrip("."))
+        assert ", but " in text
+    # a positive target gets a negative clause about another aspect, and so on
+    by_item = {int(k): text for (text, *_), k in zip(X_a, item, strict=True)}
+    assert by_item[0].endswith(", but the soup was awful.")
+    assert by_item[2].endswith(", but lovely staff.")
+
+
+def test_ars_counts_a_pair_only_if_every_variant_is_right():
+    X, y = [d[0] for d in DATA], [d[1] for d in DATA]
+    probes = arts_probes(X, y)
+    answers = {(x[0], x[1]): label for x, label in zip(X, y, strict=True)}
+    for X_v, y_v, _ in probes.values():
+        answers |= {(x[0], x[1]): label for x, label in zip(X_v, y_v, strict=True)}
+    perfect = aspect_robustness_score(Oracle(answers).fit(), X, y)
+    assert perfect["ARS"] == perfect["accuracy"] == 1.0
+    assert perfect["n_items"] == 5 and perfect["n_RevTgt"] >= 3
+    tone = aspect_robustness_score(Oracle(tone=True).fit(), X, y)
+    assert tone["ARS"] < tone["accuracy"] <= 1.0
