@@ -122,7 +122,7 @@ def test_flip_augmentation_teaches_the_antonyms_of_the_training_opinions():
     y.append("negative")
     X_test = [(f"the {t} was terrible", t) for t in THINGS]
     params = dict(**FAST, variant="at", aspect_type="term")
-    plain = AspectAttentionClassifier(**params).fit(X, y)
+    plain = AspectAttentionClassifier(**params, augment=None).fit(X, y)
     flipped = AspectAttentionClassifier(
         **params, augment="flip", antonyms={"great": "terrible"}
     ).fit(X, y)
@@ -153,7 +153,7 @@ def test_join_augmentation_teaches_terms_that_disagree():
     params = dict(
         **LEARN, variant="at", aspect_type="term", position_weighting="linear"
     )
-    plain = AspectAttentionClassifier(**params).fit(X, y)
+    plain = AspectAttentionClassifier(**params, augment=None).fit(X, y)
     joined = AspectAttentionClassifier(**params, augment="join").fit(X, y)
     assert plain.score(X_test, y_test) <= 0.75
     assert joined.score(X_test, y_test) >= 0.9
@@ -223,7 +223,7 @@ def test_copies_train_only_with_their_sentences_and_are_never_validated(
         aspect_type="term",
         validation_fraction=0.25,
     )
-    AspectAttentionClassifier(**params).fit(X, y)
+    AspectAttentionClassifier(**params, augment=None).fit(X, y)
     AspectAttentionClassifier(**params, augment=how).fit(X, y)
     synthetic = _check_split(splits, joined=how == "join")
     dataset = splits[1][0]

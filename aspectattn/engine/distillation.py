@@ -51,9 +51,9 @@ def fitted_teacher(teacher, X, y, name: str):
     return clone(teacher).fit(X, y)
 
 
-def _is_fitted(estimator, name: str) -> bool:
+def _is_fitted(teacher, name: str) -> bool:
     try:
-        check_is_fitted(estimator)
+        check_is_fitted(teacher)
     except NotFittedError:
         return False
     except TypeError as error:  # not an estimator sklearn can inspect

@@ -210,6 +210,10 @@ AUTO_PARAMS = (
     "freeze_embeddings",
     "unseen_words",
 )
+#: ``augment="auto"`` for aspect terms in English, per encoder: the copies chosen
+#: on validation by accuracy, then robustness (``benchmarks/behaviour.py``); the
+#: transformer, not measured, trains without copies.
+TERM_COPIES = {"lstm": "flip", "pretrained": "flip+join"}
 #: ``head_lr="auto"`` with a pretrained encoder.
 PRETRAINED_HEAD_LR = 1e-3
 #: What the training settings' ``"auto"`` stands for: encoders trained from
@@ -259,7 +263,10 @@ def resolve_auto(
     the final state, the same for every aspect of the sentence, pulls them all to
     its overall tone) and sentences joined from two of opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
-    ``"negative"``. ``batch_by``: whole sentences when the encoder does not see
+    ``"negative"``; for English aspect terms with those labels, the copies of
+    :data:`TERM_COPIES` (flipped opinions; the pretrained encoder joined
+    sentences too), chosen by validation accuracy, then validation robustness
+    (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the encoder does not see
     the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for what a pretrained
     encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0 at seed 0).
     ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
@@ -285,8 +292,10 @@ def resolve_auto(
         "position_weighting": "linear" if term else "none",
         "bidirectional": term,
         "augment": None
-        if term or (labels is not None and missing_join_labels(labels))
-        else "join",
+        if labels is not None and missing_join_labels(labels)
+        else "join"
+        if not term
+        else TERM_COPIES.get(values.get("encoder", "lstm")),
         "head_lr": PRETRAINED_HEAD_LR if pretrained else None,
         "unseen_words": "vectors"
         if values.get("embeddings") == "fasttext"
@@ -304,6 +313,9 @@ def resolve_auto(
                 aspect_type
             )
             resolved[name] = "pair" if sees else "sentence"
+        elif name == "augment" and term and resolved.get("language") != "en":
+            # the flipped copies reverse English opinion words alone
+            resolved[name] = None
         elif name == "language":  # (read from the texts only when asked)
             # no texts: a record derived for a model saved before the language was
             # one (its tokenizer was English)
