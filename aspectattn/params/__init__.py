@@ -266,9 +266,10 @@ def resolve_auto(
     ``"negative"``; for English aspect terms with those labels, the copies of
     :data:`TERM_COPIES` (flipped opinions; the pretrained encoder joined
     sentences too), chosen by validation accuracy, then validation robustness
-    (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the encoder does not see
-    the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for what a pretrained
-    encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0 at seed 0).
+    (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the
+    encoder does not see the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for
+    what a pretrained encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0
+    at seed 0).
     ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
     ``lr_schedule``, ``freeze_embeddings``: :data:`PRETRAINED_TRAINING` for a
     pretrained encoder, else :data:`SCRATCH_TRAINING`. ``precision``:
