@@ -78,3 +78,21 @@ def test_registry_names_every_encoder():
     assert get_encoder("lstm") is LSTMEncoder
     with pytest.raises(ValueError, match="encoder must be one of"):
         get_encoder("rnn")
+
+
+def test_lstm_under_cpu_bfloat16_autocast_runs_where_onednn_has_no_bf16_lstm(
+    monkeypatch,
+):
+    """oneDNN cannot build a bfloat16 LSTM on a CPU without AVX-512: there the
+    LSTM runs in float32 inside the autocast region (it crashed before)."""
+    from aspectattn.nn.encoders import lstm as module
+
+    layer = torch.nn.LSTM(4, 3, batch_first=True)
+    x = torch.randn(2, 5, 4)
+    expected = layer(x)[0]
+    monkeypatch.setattr(module, "_cpu_lstm_in_bfloat16", lambda: False)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = module._run(layer, x.bfloat16())
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, expected, atol=0.02, rtol=0.02)
+    assert module._run(layer, x).dtype == torch.float32  # no autocast: as it was

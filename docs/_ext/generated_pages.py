@@ -29,7 +29,7 @@ RESULTS = {
     "forms/forms": ("The attention forms", "forms_table"),
     "quantize": ("int8 and bfloat16 prediction", "quantize"),
     "int8_export": ("int8 ONNX exports of every model kind", "int8_export"),
-    "behaviour": ("Aspect-level behaviour: the rule that chose the defaults", "behaviour"),
+    "behaviour": ("Aspect-level behaviour: how the defaults were chosen", "behaviour"),
     "speed": ("Speed", "speed"),
 }
 

@@ -3,6 +3,8 @@ batches without packing."""
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import nn
 
@@ -121,13 +123,39 @@ class LSTMEncoder(_WordEncoder):
         last_index = lengths - 1  # (B,)
         # nn.LSTM returns a (B, T, H) view of time-major memory; made contiguous once
         # here, so that every later matmul over the states folds into a single GEMM.
-        fwd = self.forward_lstm(x)[0].contiguous()  # (B, T, H)
+        fwd = _run(self.forward_lstm, x).contiguous()  # (B, T, H)
         if not self.bidirectional:
             return fwd, fwd[batch, last_index]
         rev = self._reverse_index(lengths, x.shape[1])  # (B, T)
         x_rev = x.gather(1, rev[:, :, None].expand_as(x))  # (B, T, I)
-        bwd_rev, _ = self.backward_lstm(x_rev)  # (B, T, H), reversed order
+        bwd_rev = _run(self.backward_lstm, x_rev)  # (B, T, H), reversed order
         bwd = bwd_rev.gather(1, rev[:, :, None].expand_as(bwd_rev))  # (B, T, H)
         states = torch.cat([fwd, bwd], dim=-1)  # (B, T, 2H)
         last = torch.cat([fwd[batch, last_index], bwd_rev[batch, last_index]], dim=-1)
         return states, last
+
+
+def _run(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
+    """``lstm(x)``'s states (B, T, H). Under bfloat16 autocast on a CPU whose
+    oneDNN has no bfloat16 LSTM (no AVX-512: it cannot even build one), the LSTM
+    runs in float32 and the rest of the model in bfloat16."""
+    if (
+        x.device.type == "cpu"
+        and torch.is_autocast_enabled("cpu")
+        and not _cpu_lstm_in_bfloat16()
+    ):
+        with torch.autocast("cpu", enabled=False):
+            return lstm(x.float())[0]
+    return lstm(x)[0]
+
+
+@functools.cache
+def _cpu_lstm_in_bfloat16() -> bool:
+    """Whether this CPU runs an LSTM under bfloat16 autocast (tried once)."""
+    probe = nn.LSTM(2, 2, batch_first=True)
+    try:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            probe(torch.zeros(1, 1, 2))
+    except RuntimeError:
+        return False
+    return True
