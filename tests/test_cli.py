@@ -999,7 +999,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     }
 
 
-def test_check_prints_the_suite_and_refuses_a_detector(bad_files):
+def test_check_prints_the_suite_and_the_detection_tests(bad_files):
     """check: the behavioural suite of a category model (food and service are
     among the restaurants' and hotels' categories), as a table or JSON."""
     args = ("check", "model.aam", "--domains")
@@ -1008,8 +1008,11 @@ def test_check_prints_the_suite_and_refuses_a_detector(bad_files):
     assert "of unknown categories skipped" in out
     result = json.loads(run(*args, "restaurants", "--json", cwd=bad_files).stdout)
     assert set(result) == {"suite"} and 0 <= result["suite"]["MFT"] <= 1
+    # a detector: the detection tests
+    out = run("check", "detector.aam", "--domains", "restaurants", cwd=bad_files).stdout
+    assert "no aspect in particular" in out and "categories found" in out
     for bad_args, message in [
-        (["detector.aam"], "is a category detector"),
+        (["detector.aam", "--probes", "x"], "needs a pair classifier"),
         (["model.aam", "--domains", "cars"], "unknown domains"),
     ]:
         bad = run("check", *bad_args, cwd=bad_files, check=False)

@@ -208,3 +208,55 @@ def test_ars_counts_a_pair_only_if_every_variant_is_right():
     assert perfect["n_items"] == 5 and perfect["n_RevTgt"] >= 3
     tone = aspect_robustness_score(Oracle(tone=True).fit(), X, y)
     assert tone["ARS"] < tone["accuracy"] <= 1.0
+
+
+# ------------------------------------------------------------------ detection
+class Detector(BaseEstimator):
+    """Answers what the detection items say a sentence is about (a perfect
+    detector), or, with ``everything``, every category with that tone."""
+
+    def __init__(self, answers=None, everything=False):
+        self.answers = answers
+        self.everything = everything
+
+    def fit(self, X=None, y=None):
+        self.categories_ = np.array(["anecdotes/miscellaneous", "food", "service"])
+        self.not_mentioned = "none"
+        return self
+
+    def predict(self, texts):
+        rows = []
+        for text in texts:
+            mentions = self.answers.get(text, {})
+            if self.everything and mentions:
+                tone = next(iter(mentions.values()))
+                mentions = dict.fromkeys(self.categories_.tolist(), tone)
+            rows.append([mentions.get(c, "none") for c in self.categories_])
+        return np.array(rows, dtype=object)
+
+
+def _mentions(domains):
+    from aspectattn.evaluation.suite import _detection_items
+
+    answers = {}
+    for domain in domains:
+        rng = np.random.default_rng([0, 100 + list(DOMAINS).index(domain)])
+        answers |= {i["text"]: i["mentions"] for i in _detection_items(domain, rng)}
+    return answers
+
+
+def test_detection_tests_tell_a_detector_that_finds_every_category():
+    from aspectattn.evaluation import score_detection
+
+    domains = ["restaurants", "hotels"]
+    good = score_detection(Detector(_mentions(domains)).fit(), domains=domains)
+    assert good["found"] == good["no_false_mentions"] == good["polarity"] == 1.0
+    assert good["n"] > 50
+    assert {r["test"] for r in good["tests"]} == {
+        "one aspect", "two aspects that disagree", "no aspect in particular"
+    }  # fmt: skip
+    tone = Detector(_mentions(["restaurants"]), everything=True).fit()
+    bad = score_detection(tone, domains=["restaurants"])
+    assert bad["found"] == 1.0 and bad["no_false_mentions"] < 0.5
+    with pytest.raises(InputError, match="category detector"):
+        score_detection(Oracle({}).fit())

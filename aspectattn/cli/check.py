@@ -1,6 +1,7 @@
 """``aspectattn check``: the behavioural suite (sentences whose aspects disagree;
 MFT, INV and DIR tests per domain), and with ``--probes DATA`` the ARTS-style
-robustness probes made from a data set of aspect terms."""
+robustness probes made from a data set of aspect terms; for a category detector,
+the suite's detection tests."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ HELP = "aspect-level behaviour: the contrast suite and robustness probes"
 def add_arguments(p) -> None:
     from ..evaluation.lexicon import DOMAINS
 
-    p.add_argument("model", help="model file (.aam) of a pair classifier")
+    p.add_argument("model", help="model file (.aam): pair classifier or detector")
     p.add_argument(
         "--domains",
         help=f"comma-separated suite domains (default: all of {', '.join(DOMAINS)})",
@@ -36,13 +37,11 @@ def run(args) -> int:
     from ..evaluation import aspect_robustness_score, format_behaviour, score_behaviour
 
     clf = load_model(args.model, args.trust_pickle, args.quantize)
-    if is_detector(clf):
-        raise CLIError(
-            f"{args.model} is a category detector; check scores pair classifiers"
-        )
     domains = None
     if args.domains:
         domains = [d.strip() for d in args.domains.split(",") if d.strip()]
+    if is_detector(clf):
+        return _check_detector(clf, domains, args)
     try:
         result = {"suite": score_behaviour(clf, domains=domains,
                                            random_state=args.seed)}  # fmt: skip
@@ -66,4 +65,34 @@ def run(args) -> int:
             f"\nprobes of {args.probes}: accuracy {100 * p['accuracy']:.1f}% of "
             f"{p['n']}   {variants}   ARS {100 * p['ARS']:.1f}% of {p['n_items']}"
         )
+    return 0
+
+
+def _check_detector(detector, domains, args) -> int:
+    from ..evaluation import score_detection
+
+    if args.probes:
+        raise CLIError("--probes needs a pair classifier of aspect terms")
+    try:
+        result = score_detection(detector, domains=domains, random_state=args.seed)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"detection": result}, indent=1))
+        return 0
+
+    def share(value):
+        return "" if value is None else f"{100 * value:.1f}"
+
+    print(f"{'test':<28}{'domain':>13}{'found':>9}{'polarity':>10}{'no other':>10}")
+    for row in result["tests"]:
+        print(
+            f"{row['test']:<28}{row['domain']:>13}{share(row['found']):>9}"
+            f"{share(row['polarity']):>10}{share(row['no_false_mentions']):>10}"
+        )
+    print(
+        f"categories found {share(result['found'])}%, with their polarity "
+        f"{share(result['polarity'])}%, sentences with no other category "
+        f"{share(result['no_false_mentions'])}% of {result['n']}"
+    )
     return 0

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Aspect", "DOMAINS", "POSITIVE", "NEGATIVE", "NEUTRAL_CLAUSES"]
+__all__ = [
+    "Aspect",
+    "DOMAINS",
+    "POSITIVE",
+    "NEGATIVE",
+    "NEUTRAL_CLAUSES",
+    "VERDICTS",
+]
 
 
 @dataclass(frozen=True)
@@ -266,3 +273,18 @@ NEUTRAL_CLAUSES: dict[str, tuple[str, ...]] = {
         "I mostly use it for messages.",
     ),
 }
+
+#: Sentences with an opinion about no aspect in particular, any domain (a
+#: detector must not find an aspect in them; a general category may).
+VERDICTS: tuple[tuple[str, str], ...] = (
+    ("Stay away.", "negative"),
+    ("Never again.", "negative"),
+    ("I would not recommend it to anyone.", "negative"),
+    ("What a letdown.", "negative"),
+    ("Avoid at all costs.", "negative"),
+    ("Highly recommended.", "positive"),
+    ("We will definitely be back.", "positive"),
+    ("Five stars from me.", "positive"),
+    ("I could not be happier.", "positive"),
+    ("An absolute gem.", "positive"),
+)

@@ -37,9 +37,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InputError
-from .lexicon import DOMAINS, NEGATIVE, NEUTRAL_CLAUSES, POSITIVE, Aspect
+from .lexicon import DOMAINS, NEGATIVE, NEUTRAL_CLAUSES, POSITIVE, VERDICTS, Aspect
 
-__all__ = ["behaviour_suite", "score_behaviour", "format_behaviour", "TESTS"]
+__all__ = [
+    "behaviour_suite",
+    "score_behaviour",
+    "format_behaviour",
+    "score_detection",
+    "TESTS",
+]
 
 #: Sentences per domain and test (MFT tests give an item per aspect).
 SIZES = {
@@ -469,3 +475,138 @@ def format_behaviour(result: dict) -> str:
         )
     )
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ detection
+#: Words in a category's name that make it the general one (SemEval-2014's
+#: anecdotes/miscellaneous, SemEval-2015's RESTAURANT#GENERAL...): the one a
+#: sentence about no aspect in particular may go to.
+GENERAL_NAMES = ("general", "misc", "anecdote")
+
+
+def _detection_items(domain: str, rng, n: int = 40) -> list[dict]:
+    """Sentences about one aspect, two that disagree, or none in particular:
+    ``mentions`` maps each category the sentence is about to its polarity."""
+    items = []
+    for _ in range(n):  # one aspect
+        (aspect,) = _pick_aspects(domain, 1, rng)
+        polarity = _polarities(rng)[0]
+        sentence = _Sentence()
+        _clause(
+            sentence,
+            0,
+            aspect,
+            _opinion(aspect, polarity, "plain", rng),
+            domain,
+            capital=True,
+        )
+        items.append(
+            {
+                "test": "one aspect",
+                "domain": domain,
+                "text": sentence.add(".").text,
+                "mentions": {aspect.category: polarity},
+            }
+        )
+    for _ in range(n):  # two that disagree
+        aspects = _pick_aspects(domain, 2, rng)
+        polarity = _polarities(rng)
+        clauses = [
+            (k, aspects[k], _opinion(aspects[k], polarity[k], "plain", rng))
+            for k in range(2)
+        ]
+        connective = _CONNECTIVES[int(rng.integers(len(_CONNECTIVES)))]
+        sentence = _two_clauses(domain, *clauses, connective)
+        items.append(
+            {
+                "test": "two aspects that disagree",
+                "domain": domain,
+                "text": sentence.text,
+                "mentions": {
+                    a.category: p for a, p in zip(aspects, polarity, strict=True)
+                },
+            }
+        )
+    for text, _ in VERDICTS:  # no aspect in particular
+        items.append(
+            {
+                "test": "no aspect in particular",
+                "domain": domain,
+                "text": text,
+                "mentions": {},
+            }
+        )
+    return items
+
+
+def score_detection(detector, *, domains=None, random_state: int = 0) -> dict:
+    """Detection tests of the suite's kind for a fitted category detector
+    (:class:`~aspectattn.AspectCategoryClassifier`): a sentence about one aspect
+    mentions its category and no other; two clauses that disagree mention
+    both, each with its polarity; a sentence about no aspect in particular
+    ("Stay away.") mentions none but a general category (one whose name holds
+    "general", "misc" or "anecdote").
+
+    Returns
+    -------
+    dict
+        ``"found"``: the share of the categories a sentence is about that the
+        detector finds; ``"polarity"``: of those found, the share with their
+        own polarity; ``"no_false_mentions"``: the share of sentences where no
+        other (non-general) category is found; ``"tests"``: one row per test and
+        domain with the three; ``"n"``: the sentences scored.
+    """
+    domains = list(DOMAINS) if domains is None else list(domains)
+    unknown = sorted(set(domains) - set(DOMAINS))
+    if unknown:
+        raise ValueError(f"unknown domains {unknown}; the suite has {list(DOMAINS)}")
+    known = [str(c) for c in np.asarray(getattr(detector, "categories_", [])).tolist()]
+    none = getattr(detector, "not_mentioned", None)
+    if not known or none is None:
+        raise InputError(
+            "score_detection needs a fitted category detector (categories_ and "
+            f"not_mentioned); got {type(detector).__name__}."
+        )
+    general = {c for c in known if any(w in c.lower() for w in GENERAL_NAMES)}
+    items = []
+    for domain in domains:
+        rng = np.random.default_rng([random_state, 100 + list(DOMAINS).index(domain)])
+        items += [
+            i for i in _detection_items(domain, rng) if set(i["mentions"]) <= set(known)
+        ]
+    if not items:
+        raise InputError(f"The detector knows none of the suite's categories {known}.")
+    predicted = np.asarray(detector.predict([i["text"] for i in items]), dtype=object)
+    rows = []
+    for item, row in zip(items, predicted, strict=True):
+        cells = dict(zip(known, (str(v) for v in row), strict=True))
+        found = [c for c in item["mentions"] if cells[c] != none]
+        rows.append(
+            {
+                "test": item["test"],
+                "domain": item["domain"],
+                "about": len(item["mentions"]),
+                "found": len(found),
+                "right": sum(cells[c] == item["mentions"][c] for c in found),
+                "clean": all(
+                    v == none
+                    for c, v in cells.items()
+                    if c not in item["mentions"] and c not in general
+                ),
+            }
+        )
+
+    def shares(mine):
+        about = sum(r["about"] for r in mine)
+        found = sum(r["found"] for r in mine)
+        return {
+            "found": sum(r["found"] for r in mine) / about if about else None,
+            "polarity": sum(r["right"] for r in mine) / found if found else None,
+            "no_false_mentions": float(np.mean([r["clean"] for r in mine])),
+        }
+
+    tests = []
+    for key in dict.fromkeys((r["test"], r["domain"]) for r in rows):
+        mine = [r for r in rows if (r["test"], r["domain"]) == key]
+        tests.append({"test": key[0], "domain": key[1], "n": len(mine), **shares(mine)})
+    return {**shares(rows), "n": len(rows), "tests": tests}
