@@ -4,6 +4,7 @@ candidates: the LSTM, the pretrained encoder (MiniLM) and the LSTM taught by it.
     ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour \
         [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
     ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --categories
 
 Each run fits one candidate with one seed on 90% of a data set's training
 sentences (the same 90% for every run; the estimator draws its own early-stopping
@@ -31,6 +32,7 @@ threads each).
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -205,9 +207,59 @@ def markdown(rows: list[dict]) -> str:
     )
 
 
+def categories(seeds) -> None:
+    """The LSTM defaults on SemEval-2014 restaurant categories: the pair
+    classifier's suite (the items of its categories) and the detector's
+    detection tests, to ``results/behaviour_categories.{json,md}``."""
+    from aspectattn import AspectCategoryClassifier
+    from aspectattn.datasets import fetch_category_table
+    from aspectattn.evaluation import score_detection
+
+    X, y = fetch_semeval2014("restaurants", "train", "category")
+    texts, Y = fetch_category_table("semeval2014", "train")
+    runs = []
+    for seed in seeds:
+        pairs = AspectAttentionClassifier(random_state=seed).fit(X, y)
+        suite = score_behaviour(pairs, domains=["restaurants", "hotels"])
+        detector = AspectCategoryClassifier(random_state=seed).fit(texts, Y)
+        found = score_detection(detector)
+        runs.append(
+            {"seed": seed}
+            | {f"suite_{k}": 100 * suite[k] for k in ("MFT", "INV", "DIR")}
+            | {
+                f"detection_{k}": 100 * found[k]
+                for k in ("found", "polarity", "no_false_mentions")
+            }
+            | {"detection_tests": found["tests"]}
+        )
+        print(runs[-1], flush=True)
+    keys = [k for k in runs[0] if k not in ("seed", "detection_tests")]
+    cells = [
+        f"{np.mean([r[k] for r in runs]):.1f} ± {np.std([r[k] for r in runs]):.1f}"
+        for k in keys
+    ]
+    table = "| " + " | ".join(keys) + " |\n" + "|---" * len(keys) + "|\n"
+    table += "| " + " | ".join(cells) + " |\n\n"
+    table += (
+        f"The LSTM defaults on SemEval-2014 restaurant categories, seeds {list(seeds)}:"
+        " the pair classifier's suite (restaurants and hotels, the items of its "
+        "categories) and the detector's detection tests (all four domains)."
+    )
+    out = RESULTS / "behaviour_categories"
+    out.with_suffix(".json").write_text(json.dumps(runs, indent=1))
+    out.with_suffix(".md").write_text(table + "\n")
+    print(table)
+
+
 def main() -> None:
     parser = worker_parser(DATA, __doc__.splitlines()[0])
+    parser.add_argument(
+        "--categories", action="store_true", help="the categories' LSTM defaults"
+    )
     args = parser.parse_args()
+    if args.categories:
+        categories(args.seeds or SEEDS)
+        return
     jobs = [(c, d, s) for d in DATA for c in CANDIDATES for s in SEEDS]
     work_or_table(args, jobs, LOG, run, OUT, summarize, markdown)
 
