@@ -30,6 +30,7 @@ RESULTS = {
     "quantize": ("int8 and bfloat16 prediction", "quantize"),
     "int8_export": ("int8 ONNX exports of every model kind", "int8_export"),
     "behaviour": ("Aspect-level behaviour: how the defaults were chosen", "behaviour"),
+    "behaviour_categories": ("Aspect-level behaviour: categories", "behaviour"),
     "speed": ("Speed", "speed"),
 }
 
