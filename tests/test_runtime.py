@@ -614,3 +614,13 @@ def test_fuzzed_exports_are_refused_or_predict(exported, tmp_path_factory, tally
         return
     assert proba.shape == (1, len(model.classes_))
     tally["loaded and predicted"] += 1
+
+
+def test_the_behaviour_suite_scores_an_export(exported):
+    from aspectattn.evaluation import behaviour_suite, score_behaviour
+
+    result = score_behaviour(load_onnx(exported), domains=["restaurants"])
+    items = behaviour_suite(["restaurants"])
+    assert result["n"] == sum(i["category"] in ("food", "service") for i in items)
+    assert result["skipped"] == len(items) - result["n"]
+    assert {"MFT", "INV", "DIR"} <= set(result)
