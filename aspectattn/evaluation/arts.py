@@ -97,20 +97,21 @@ def arts_probes(X, y, *, clauses=None, random_state: int = 0) -> dict:
         Variant name -> ``(X_variant, y_variant, item)``: the probe triples, their
         labels, and for each the index in ``X`` of the pair it was made from.
     """
+    return _probes(_columns(X, y), clauses, random_state)
+
+
+def _columns(X, y) -> tuple[list, list, list, list]:
+    """``(texts, terms, spans, labels)`` of pairs checked (a span None where
+    a pair has none)."""
     texts, terms, _, spans = check_pairs(X, return_spans=True)
     spans = spans or [None] * len(texts)
-    labels = check_labels(y, len(texts)).tolist()
-    pool_source = (texts, terms, spans, labels)
-    if clauses is not None:
-        p_texts, p_terms, _, p_spans = check_pairs(clauses[0], return_spans=True)
-        p_spans = p_spans or [None] * len(p_texts)
-        pool_source = (
-            p_texts,
-            p_terms,
-            p_spans,
-            check_labels(clauses[1], len(p_texts)).tolist(),
-        )
-    pool = _clause_pool(*pool_source)
+    return texts, terms, spans, check_labels(y, len(texts)).tolist()
+
+
+def _probes(columns, clauses, random_state: int) -> dict:
+    """:func:`arts_probes` on checked ``(texts, terms, spans, labels)``."""
+    texts, terms, spans, labels = columns
+    pool = _clause_pool(*(columns if clauses is None else _columns(*clauses)))
     rng = np.random.default_rng(random_state)
     out = {name: ([], [], []) for name in VARIANTS}
 
@@ -174,18 +175,17 @@ def aspect_robustness_score(
         pairs themselves (``"n"``); for each variant its accuracy (``"RevTgt"``...)
         and count (``"n_RevTgt"``...).
     """
-    texts, terms, _, spans = check_pairs(X, return_spans=True)
-    truth = np.asarray([str(v) for v in check_labels(y, len(texts)).tolist()])
+    texts, terms, spans, labels = _columns(X, y)
+    truth = np.asarray([str(v) for v in labels])
     pairs = [
         (t, a) if s is None else (t, a, s)
-        for t, a, s in zip(texts, terms, spans or [None] * len(texts), strict=True)
+        for t, a, s in zip(texts, terms, spans, strict=True)
     ]
     right = np.asarray([str(p) for p in estimator.predict(pairs)]) == truth
     every, probed = right.copy(), np.zeros(len(truth), dtype=bool)
     out = {"n": len(truth), "accuracy": float(right.mean())}
-    for name, (X_new, y_new, item) in arts_probes(
-        pairs, truth.tolist(), clauses=clauses, random_state=random_state
-    ).items():
+    probes = _probes((texts, terms, spans, truth.tolist()), clauses, random_state)
+    for name, (X_new, y_new, item) in probes.items():
         out[f"n_{name}"] = len(X_new)
         if not X_new:
             continue

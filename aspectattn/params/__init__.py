@@ -292,11 +292,6 @@ def resolve_auto(
         "final_state": "term" if term else False,
         "position_weighting": "linear" if term else "none",
         "bidirectional": term,
-        "augment": None
-        if labels is not None and missing_join_labels(labels)
-        else "join"
-        if not term
-        else TERM_COPIES.get(values.get("encoder", "lstm")),
         "head_lr": PRETRAINED_HEAD_LR if pretrained else None,
         "unseen_words": "vectors"
         if values.get("embeddings") == "fasttext"
@@ -314,9 +309,10 @@ def resolve_auto(
                 aspect_type
             )
             resolved[name] = "pair" if sees else "sentence"
-        elif name == "augment" and term and resolved.get("language") != "en":
-            # the flipped copies reverse English opinion words alone
-            resolved[name] = None
+        elif name == "augment":
+            resolved[name] = _copies(
+                term, values.get("encoder", "lstm"), labels, resolved.get("language")
+            )
         elif name == "language":  # (read from the texts only when asked)
             # no texts: a record derived for a model saved before the language was
             # one (its tokenizer was English)
@@ -324,6 +320,18 @@ def resolve_auto(
         else:
             resolved[name] = rules[name]
     return resolved
+
+
+def _copies(term: bool, encoder: str, labels, language) -> str | None:
+    """``augment="auto"``: joined sentences for categories, the copies of
+    :data:`TERM_COPIES` for English terms (they reverse English opinion words
+    and join with English connectives), none without the labels ``"positive"``
+    and ``"negative"``."""
+    if labels is not None and missing_join_labels(labels):
+        return None
+    if not term:
+        return "join"
+    return TERM_COPIES.get(encoder) if language == "en" else None
 
 
 def fast_bfloat16(device: str) -> bool:
