@@ -1014,6 +1014,7 @@ def test_check_prints_the_suite_and_the_detection_tests(bad_files):
     for bad_args, message in [
         (["detector.aam", "--probes", "x"], "needs a pair classifier"),
         (["model.aam", "--domains", "cars"], "unknown domains"),
+        (["model.aam", "--probes", "test.csv"], "needs a model of aspect terms"),
     ]:
         bad = run("check", *bad_args, cwd=bad_files, check=False)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr

@@ -43,11 +43,14 @@ def run(args) -> int:
     if is_detector(clf):
         return _check_detector(clf, domains, args)
     try:
-        result = {"suite": score_behaviour(clf, domains=domains,
-                                           random_state=args.seed)}  # fmt: skip
+        result = {
+            "suite": score_behaviour(clf, domains=domains, random_state=args.seed)
+        }
     except ValueError as exc:  # unknown domains, classes the suite cannot name
         raise CLIError(str(exc)) from None
     if args.probes:
+        if clf.aspect_type_ != "term":
+            raise CLIError("--probes needs a model of aspect terms")
         X, y = load_data(args.probes, args, need_labels=True, aspect_type="term")
         result["probes"] = aspect_robustness_score(clf, X, y, random_state=args.seed)
     if args.json:
