@@ -263,7 +263,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "final_state": "term",
         "position_weighting": "linear",
         "bidirectional": True,
-        "augment": "flip",  # flipped copies of English terms
+        "augment": None,  # the LSTM: no copies of terms
         "head_lr": None,
         **P.SCRATCH_TRAINING,
         "precision": "float32",  # no device: the float32 of the models before
@@ -280,14 +280,20 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     assert categories["bidirectional"] is False
     # joined copies need both polarities: other label sets train without copies
     assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None
-    assert P.resolve_auto(values, "term", ["bad", "good"])["augment"] is None
+    assert (
+        P.resolve_auto({**values, "encoder": "pretrained"}, "term", ["bad", "good"])[
+            "augment"
+        ]
+        is None
+    )
     # the terms' copies per encoder (the transformer's were not measured), and
     # none outside English, whose opinion words they reverse
     for encoder, copies in [("pretrained", "flip+join"), ("transformer", None)]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
         assert got["augment"] == copies
+    pretrained = {**values, "encoder": "pretrained"}
     for language in ("es", "tr"):
-        got = P.resolve_auto({**values, "language": language}, "term", labels)
+        got = P.resolve_auto({**pretrained, "language": language}, "term", labels)
         assert got["augment"] is None
     # what the user set stays as set; an encoder that sees the aspect batches pairs
     mine = P.resolve_auto(
