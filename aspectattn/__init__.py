@@ -2,7 +2,9 @@
 
 The main estimator is :class:`AspectAttentionClassifier` (AT-LSTM, AE-LSTM and
 ATAE-LSTM after Wang et al., 2016); :class:`AspectCategoryClassifier` finds the
-categories a sentence mentions and their polarity; :class:`TfidfEmbeddingVectorizer`
+categories a sentence mentions and their polarity; :class:`AspectTermExtractor`
+finds a sentence's aspect terms and :class:`AspectSentimentPipeline` gives each its
+polarity, end to end; :class:`TfidfEmbeddingVectorizer`
 and :class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any
 sklearn classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
 benchmarks; :mod:`aspectattn.serving.runtime` serves exported models with numpy and
@@ -38,6 +40,8 @@ _LAZY = {
     "TfidfEmbeddingVectorizer": ".estimators.baselines",
     "POSWeightedEmbeddingVectorizer": ".estimators.baselines",
     "make_baseline": ".estimators.baselines",
+    "AspectTermExtractor": ".extraction",
+    "AspectSentimentPipeline": ".extraction",
 }
 
 __all__ = [
@@ -46,6 +50,8 @@ __all__ = [
     "TfidfEmbeddingVectorizer",
     "POSWeightedEmbeddingVectorizer",
     "make_baseline",
+    "AspectTermExtractor",
+    "AspectSentimentPipeline",
     "AspectAttnError",
     "AspectAttnWarning",
     "ChecksumError",

@@ -86,6 +86,7 @@ def register(cls: type) -> type:
 _ESTIMATOR_MODULES = (
     "aspectattn.estimators.pairs",
     "aspectattn.estimators.categories",
+    "aspectattn.extraction.extractor",
 )
 
 

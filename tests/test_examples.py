@@ -209,3 +209,11 @@ def test_other_languages_example(run_example):
     assert "language rules: none (the texts are not English)" in out
     assert "'креветкой' is read as 'креветки'" in out  # never seen in training
     assert "'официантка' ->" in out and "attention for 'официантка':" in out
+
+
+@requires_shared_data("semeval2014_laptops/Laptop_Train_v2.xml")
+def test_extract_aspects_example(run_example):
+    out = run_example("extract_aspects.py", "--epochs", "1")
+    assert "3045 train sentences, 2358 terms" in out
+    assert "extraction on the test sentences: precision" in out
+    assert "Windows 8 is a pain" in out and "terms over the reviews:" in out

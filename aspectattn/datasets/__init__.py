@@ -16,6 +16,10 @@ fetch_semeval2016      language "dutch", "french", "russian",       "term"
                        "spanish", "turkish"; "train" / "test"
 =====================  ===========================================  ====================
 
+:func:`read_term_spans` and :func:`fetch_term_spans` give every sentence (those
+without terms too) with its aspect terms as character spans, for the aspect term
+extractor; they read the SemEval XML of 2014 to 2016, MAMS and APC files.
+
 :func:`read_apc` reads the three-line "APC" format of PyABSA (sentence with the
 term as ``$T$``, term, polarity), a user's own files too.
 
@@ -50,6 +54,7 @@ from .semeval import (
     read_semeval2014,
     read_semeval2015,
 )
+from .spans import fetch_term_spans, read_term_spans
 
 __all__ = [
     "get_data_home",
@@ -60,6 +65,8 @@ __all__ = [
     "fetch_mams",
     "fetch_semeval2016",
     "read_apc",
+    "read_term_spans",
+    "fetch_term_spans",
     "read_category_table",
     "fetch_category_table",
     "NOT_MENTIONED",

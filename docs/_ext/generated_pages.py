@@ -32,6 +32,7 @@ RESULTS = {
     "behaviour": ("Aspect-level behaviour: how the defaults were chosen", "behaviour"),
     "behaviour_categories": ("Aspect-level behaviour: categories", "behaviour"),
     "speed": ("Speed", "speed"),
+    "extraction": ("Aspect term extraction and end to end", "extraction"),
 }
 
 

@@ -1,0 +1,158 @@
+"""Sentences in, each aspect term with its polarity out: an extractor and a
+classifier, end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_texts
+from ..exceptions import InputError
+from .extractor import AspectTermExtractor, check_spans
+from .metrics import span_f1
+
+__all__ = ["AspectSentimentPipeline"]
+
+
+class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
+    """Find the aspect terms of sentences and tell each one's polarity.
+
+    The extractor finds each sentence's terms; the classifier then reads every
+    (sentence, term, span) pair -- all the terms of a sentence from one encoder
+    pass where the classifier allows (the attention LSTM's and the pretrained
+    encoder's defaults do).
+
+    Parameters
+    ----------
+    extractor : estimator or None, default=None
+        An aspect term extractor (``fit(texts, spans)``, ``predict_spans``);
+        None: :class:`AspectTermExtractor` with its defaults. Its parameters are
+        set as ``extractor__<name>``.
+    classifier : estimator or None, default=None
+        A classifier of ``(text, term, (start, end))`` pairs; None:
+        :class:`~aspectattn.AspectAttentionClassifier` with its defaults. Its
+        parameters are set as ``classifier__<name>``.
+
+    Parts trained on their own data are used as they are when wrapped in
+    :class:`sklearn.frozen.FrozenEstimator` (``fit`` then leaves them alone).
+
+    Attributes
+    ----------
+    extractor_, classifier_ : estimator
+        The fitted parts.
+    classes_ : ndarray
+        The classifier's polarities.
+
+    Examples
+    --------
+    >>> from aspectattn import AspectSentimentPipeline
+    >>> texts = ["The pasta was great.", "Our waiter was rude."] * 20
+    >>> y = [[(4, 9, "positive")], [(4, 10, "negative")]] * 20
+    >>> pipeline = AspectSentimentPipeline(
+    ...     extractor__max_epochs=30, classifier__max_epochs=10, random_state=0
+    ... )  # doctest: +SKIP
+    """
+
+    def __init__(self, extractor=None, classifier=None):
+        self.extractor = extractor
+        self.classifier = classifier
+
+    def fit(self, X, y):
+        """Fit the extractor on the terms' spans and the classifier on their
+        polarities.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Sentences.
+        y : sequence of sequences of (start, end, polarity)
+            Each sentence's terms (an empty list for none). Terms labelled
+            ``"conflict"`` train the extractor only.
+
+        Returns
+        -------
+        self
+        """
+        texts = check_texts(X, "X")
+        spans = check_spans(y, texts)
+        if any(len(s) != 3 for terms in spans for s in terms):
+            raise InputError(
+                "y must give each term's polarity: (start, end, polarity) triples "
+                "(fit the extractor alone on (start, end) spans)."
+            )
+        self.extractor_ = clone(
+            AspectTermExtractor() if self.extractor is None else self.extractor
+        ).fit(texts, spans)
+        pairs, labels = [], []
+        for text, terms in zip(texts, spans, strict=True):
+            for start, end, polarity in terms:
+                if polarity != "conflict":
+                    pairs.append((text, text[start:end], (start, end)))
+                    labels.append(polarity)
+        if not pairs:
+            raise InputError("y has no term with a polarity to train the classifier.")
+        self.classifier_ = clone(self._classifier()).fit(pairs, labels)
+        self.classes_ = self.classifier_.classes_
+        return self
+
+    def _classifier(self):
+        if self.classifier is not None:
+            return self.classifier
+        from ..estimators.pairs import AspectAttentionClassifier
+
+        return AspectAttentionClassifier()
+
+    def predict(self, X) -> list[list[dict]]:
+        """Each sentence's terms with their polarities.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        list of list of dict
+            Per sentence, in text order: ``{"span": (start, end), "term": str,
+            "polarity": str, "probability": float, "score": float}`` --
+            ``probability`` the classifier's for the polarity, ``score`` the
+            extractor's for the span.
+        """
+        check_is_fitted(self, "classifier_")
+        texts = check_texts(X, "X")
+        found = self.extractor_.predict_spans(texts)
+        pairs = [
+            (text, term["term"], term["span"])
+            for text, terms in zip(texts, found, strict=True)
+            for term in terms
+        ]
+        if not pairs:
+            return [[] for _ in texts]
+        proba = self.classifier_.predict_proba(pairs)  # (P, C)
+        best = proba.argmax(axis=1)
+        k = iter(range(len(pairs)))
+        out = []
+        for terms in found:
+            row = []
+            for term in terms:
+                i = next(k)
+                polarity = self.classes_[best[i]]
+                row.append(
+                    {
+                        "span": term["span"],
+                        "term": term["term"],
+                        "polarity": polarity.item()
+                        if isinstance(polarity, np.generic)
+                        else polarity,
+                        "probability": float(proba[i, best[i]]),
+                        "score": term["score"],
+                    }
+                )
+            out.append(row)
+        return out
+
+    def score(self, X, y) -> float:
+        """End-to-end micro F1: a predicted term counts when its span and its
+        polarity are both a gold term's."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)

@@ -1,0 +1,182 @@
+"""Words with their character offsets, term spans as word tags, and tags back
+to spans.
+
+An extractor tags words, so every span it gives starts and ends on a word's
+first and last character in the text as given (not a normalised copy): the
+words are found in the text itself with the tokenizer's own pattern, after a
+folding of typographic apostrophes and dashes that keeps every offset.
+
+Tags are ``O`` (0, outside any term), ``B`` (1, a term's first word) and ``I``
+(2, a term's later word). Decoding never gives an invalid span: an ``I`` that
+follows an ``O`` (or starts the sentence) begins a term, as a ``B`` would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text.tokens import (
+    _FOLD,
+    _INVISIBLE_RE,
+    _LOW_MARKS,
+    _TOKEN_PATTERN,
+    _TOKEN_RE,
+    _UNIVERSAL_PATTERN,
+    _UNIVERSAL_RE,
+    CLITIC_LANGUAGES,
+    MAX_TOKEN_CHARS,
+    Tokenizer,
+    _unicode_patterns,
+)
+
+__all__ = [
+    "O",
+    "B",
+    "I",
+    "word_offsets",
+    "words_and_offsets",
+    "tag_words",
+    "decode",
+    "character_table",
+    "character_ids",
+]
+
+O, B, I = 0, 1, 2  # noqa: E741 (the tags' names)
+#: Length-keeping folds (the tokenizer's, and the grave accent as an apostrophe).
+_KEEP_LENGTH = {**_FOLD, ord("`"): "'"}
+
+
+def word_offsets(text: str, language: str | None = "en") -> list[tuple[int, int]]:
+    """The ``(start, end)`` character offsets of the words of ``text``, as the
+    tokenizer of ``language`` splits them (:class:`~aspectattn.text.tokens.Tokenizer`),
+    found in ``text`` itself. Formatting characters (zero-width spaces, direction
+    marks) are no words; a script written without spaces gives a word per
+    character, as the tokenizer does."""
+    folded = text.translate(_KEEP_LENGTH)
+    clitics = language in CLITIC_LANGUAGES
+    if folded.isascii() or (max(folded) < "\u0590" and not _LOW_MARKS.search(folded)):
+        spans = [
+            m.span() for m in (_TOKEN_RE if clitics else _UNIVERSAL_RE).finditer(folded)
+        ]
+    else:
+        words, no_space = _unicode_patterns(
+            _TOKEN_PATTERN if clitics else _UNIVERSAL_PATTERN
+        )
+        spans = []
+        for match in words.finditer(folded):
+            start, end = match.span()
+            for piece in no_space.finditer(folded, start, end):
+                if piece.start() > start:
+                    spans.append((start, piece.start()))
+                spans.append(piece.span())
+                start = piece.end()
+            if start < end:
+                spans.append((start, end))
+    if not folded.isascii():
+        spans = [s for s in spans if _INVISIBLE_RE.sub("", text[s[0] : s[1]])]
+    return spans
+
+
+def words_and_offsets(texts, tokenizer: Tokenizer):
+    """Per text, its words as the vocabulary spells them (normalised, cut to
+    :data:`~aspectattn.text.tokens.MAX_TOKEN_CHARS`) and their offsets
+    (:func:`word_offsets`)."""
+    words, offsets = [], []
+    for text in texts:
+        spans = word_offsets(text, tokenizer.language)
+        offsets.append(spans)
+        words.append(
+            [
+                tokenizer.normalize(text[s:e])[:MAX_TOKEN_CHARS] or "<unk>"
+                for s, e in spans
+            ]
+        )
+    return words, offsets
+
+
+def tag_words(offsets: list[tuple[int, int]], spans) -> np.ndarray:
+    """(n_words,) int64 tags of one sentence's words for its term ``spans``
+    (``(start, end, ...)`` character spans): a word a term overlaps is in it."""
+    tags = np.zeros(len(offsets), dtype=np.int64)
+    if not offsets:
+        return tags
+    starts = np.array([s for s, _ in offsets])
+    ends = np.array([e for _, e in offsets])
+    for span in spans:
+        inside = np.flatnonzero((starts < span[1]) & (ends > span[0]))
+        if len(inside):
+            tags[inside] = I
+            tags[inside[0]] = B
+    return tags
+
+
+def decode(tags: np.ndarray, inside: np.ndarray, lengths: np.ndarray):
+    """Word spans of a batch of tagged sentences, without a loop over words.
+
+    Parameters
+    ----------
+    tags : ndarray of shape (n_words,) int
+        The tags of every sentence's words, one after the other.
+    inside : ndarray of shape (n_words,) float
+        Each word's probability of being in a term (``1 - P(O)``).
+    lengths : ndarray of shape (n_sentences,) int
+        Words per sentence.
+
+    Returns
+    -------
+    sentence : (n_spans,) int -- the sentence of each span
+    first, last : (n_spans,) int -- its first and last word, within the sentence
+    score : (n_spans,) float -- the mean of ``inside`` over its words
+    """
+    n = len(tags)
+    begins = np.zeros(n, dtype=bool)  # a sentence's first word
+    begins[np.cumsum(lengths)[:-1]] = True
+    if n:
+        begins[0] = True
+    term = tags != O
+    previous_out = np.r_[True, ~term[:-1]] | begins
+    start = term & ((tags == B) | previous_out)
+    next_continues = np.r_[tags[1:] == I, False] & ~np.r_[begins[1:], True]
+    end = term & ~next_continues
+    first, last = np.flatnonzero(start), np.flatnonzero(end)
+    sentence = np.repeat(np.arange(len(lengths)), lengths)
+    total = np.r_[0.0, np.cumsum(inside, dtype=np.float64)]
+    score = (total[last + 1] - total[first]) / (last - first + 1)
+    offset = np.r_[0, np.cumsum(lengths)[:-1]]
+    row = sentence[first]
+    return row, first - offset[row], last - offset[row], score
+
+
+#: Characters read per word (its first ones) by the tagger's character features.
+MAX_WORD_CHARS = 20
+
+
+def _codes(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The code points of the words' first :data:`MAX_WORD_CHARS` characters,
+    one after the other, and how many each word has."""
+    cut = [w[:MAX_WORD_CHARS] for w in words]
+    lengths = np.fromiter(map(len, cut), np.int64, len(cut))
+    codes = np.frombuffer("".join(cut).encode("utf-32-le"), dtype=np.uint32)
+    return codes, lengths
+
+
+def character_table(words: list[str]) -> np.ndarray:
+    """The sorted distinct code points of the words' characters: character
+    ``table[k]`` has id ``k + 2`` (0 pads, 1 is any character not in it)."""
+    return np.unique(_codes(words)[0])
+
+
+def character_ids(words: list[str], table: np.ndarray) -> np.ndarray:
+    """(n_words, W) int64 character ids of each word (:func:`character_table`),
+    W the longest word's characters (at most :data:`MAX_WORD_CHARS`), padded
+    with 0."""
+    codes, lengths = _codes(words)
+    where = np.searchsorted(table, codes)
+    known = where < len(table)
+    known[known] = table[where[known]] == codes[known]
+    ids = np.where(known, where + 2, 1)
+    width = int(lengths.max()) if len(lengths) else 0
+    out = np.zeros((len(words), width), dtype=np.int64)
+    mask = np.arange(width)[None, :] < lengths[:, None]  # (n, W)
+    out[mask] = ids
+    return out

@@ -1,0 +1,91 @@
+"""The aspect term tagger: word vectors and character features into a
+bidirectional LSTM, one tag per word (Lample et al., 2016; Ma and Hovy, 2016,
+without the CRF: :mod:`aspectattn.extraction.words` decodes any tag sequence
+into valid spans).
+
+Shapes: ``B`` batch, ``T`` words (the batch's longest sentence), ``W``
+characters (the batch's longest word, cut), ``E`` word-vector size, ``F``
+character filters, ``H`` LSTM units per direction, ``K`` tags (3: O, B, I).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+class TermTagger(nn.Module):
+    """Tag every word of a batch of sentences.
+
+    A word is its vector and the max-pooled filters of a convolution over its
+    characters (as written: case, digits and suffixes tell names and
+    unseen words apart); a bidirectional LSTM reads the words; a linear layer
+    gives each word's tag scores.
+
+    Parameters
+    ----------
+    vocab_size, embedding_dim : int
+    n_characters : int
+        Character ids (0 pads); 0: no character features.
+    hidden_size : int
+    dropout : float
+        On the word inputs and on the LSTM's states.
+    char_dim, char_filters : int
+        Character-vector size and convolution filters.
+    n_tags : int
+    """
+
+    def __init__(
+        self,
+        *,
+        vocab_size: int,
+        embedding_dim: int,
+        n_characters: int,
+        hidden_size: int,
+        dropout: float,
+        char_dim: int = 30,
+        char_filters: int = 50,
+        n_tags: int = 3,
+    ):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
+        self.char_filters = char_filters if n_characters else 0
+        if n_characters:
+            self.char_embedding = nn.Embedding(n_characters, char_dim, padding_idx=0)
+            self.char_conv = nn.Conv1d(char_dim, char_filters, 3, padding=1)
+        self.dropout = nn.Dropout(dropout)
+        self.lstm = nn.LSTM(
+            embedding_dim + self.char_filters,
+            hidden_size,
+            batch_first=True,
+            bidirectional=True,
+        )
+        self.tags = nn.Linear(2 * hidden_size, n_tags)
+
+    def _characters(self, chars: torch.Tensor) -> torch.Tensor:
+        """chars (B, T, W) -> (B, T, F): each word's filters, max over its
+        characters (0 for padding words)."""
+        b, t, w = chars.shape
+        flat = chars.reshape(b * t, w)  # (BT, W)
+        x = self.char_embedding(flat).transpose(1, 2)  # (BT, C, W)
+        x = self.char_conv(x)  # (BT, F, W)
+        x = x.masked_fill((flat == 0)[:, None, :], float("-inf")).amax(-1)  # (BT, F)
+        x = torch.where(torch.isinf(x), torch.zeros_like(x), x)
+        return x.reshape(b, t, -1)
+
+    def forward(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, chars: torch.Tensor
+    ) -> torch.Tensor:
+        """tokens (B, T), lengths (B,), chars (B, T, W) -> tag logits (B, T, K)."""
+        x = self.embedding(tokens)  # (B, T, E)
+        if self.char_filters:
+            x = torch.cat([x, self._characters(chars)], dim=-1)  # (B, T, E + F)
+        x = self.dropout(x)
+        packed = pack_padded_sequence(
+            x, lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
+        states, _ = pad_packed_sequence(
+            self.lstm(packed)[0], batch_first=True, total_length=x.shape[1]
+        )  # (B, T, 2H)
+        return self.tags(self.dropout(states))  # (B, T, K)

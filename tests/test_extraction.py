@@ -1,0 +1,346 @@
+"""Aspect term extraction: words with offsets, tags and back, the extractor and
+the end-to-end pipeline on small synthetic data (and their contracts)."""
+
+from __future__ import annotations
+
+import pickle
+import unicodedata
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import GridSearchCV
+
+from aspectattn import (
+    AspectAttentionClassifier,
+    AspectSentimentPipeline,
+    AspectTermExtractor,
+    InputError,
+    Tokenizer,
+)
+from aspectattn.extraction import span_f1, span_scores
+from aspectattn.extraction.words import (
+    B,
+    I,
+    O,
+    character_ids,
+    character_table,
+    decode,
+    tag_words,
+    word_offsets,
+    words_and_offsets,
+)
+from tests.conftest import BAD, FOOD, GOOD, SERVICE
+
+FAST_EXTRACTOR = dict(
+    embeddings=None,
+    embedding_dim=16,
+    hidden_size=16,
+    max_epochs=25,
+    patience=25,
+    lr=0.02,
+    batch_size=16,
+    dropout=0.0,
+    random_state=0,
+)
+NOT_TERMS = ["day", "evening", "visit", "night", "time", "week"]
+
+
+def make_sentences(n: int, seed: int = 0):
+    """Sentences whose aspect terms are food and staff words (one or two per
+    sentence, sometimes none), with their spans and polarities."""
+    rng = np.random.default_rng(seed)
+    texts, y = [], []
+    for _ in range(n):
+        kind = rng.integers(3)
+        if kind == 0:  # no term
+            texts.append(f"What a {rng.choice(GOOD)} {rng.choice(NOT_TERMS)}.")
+            y.append([])
+            continue
+        food, staff = rng.choice(FOOD), rng.choice(SERVICE)
+        good, bad = rng.choice(GOOD), rng.choice(BAD)
+        if kind == 1:
+            text = f"The {food} was {good}."
+            y.append([(4, 4 + len(food), "positive")])
+        else:
+            text = f"The {food} was {good} but the {staff} was {bad}."
+            at = text.index(staff, 4 + len(food))
+            y.append(
+                [(4, 4 + len(food), "positive"), (at, at + len(staff), "negative")]
+            )
+        texts.append(text)
+    return texts, y
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    return make_sentences(240, seed=0)
+
+
+@pytest.fixture(scope="module")
+def fitted(sentences):
+    return AspectTermExtractor(**FAST_EXTRACTOR).fit(*sentences)
+
+
+# -- words, tags and spans ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("The pasta wasn't great, but the café's tiramisù was!", "en"),
+        ("L'addition était salée, aujourd'hui.", "fr"),
+        ("Официант был груб, а борщ — прекрасен.", "ru"),
+        ("这家餐厅的 pasta 很好吃。", "zh"),
+        ("Das Schnitzel\u200b war „großartig“ – wirklich!", "de"),
+        ("The “pasta” was great… really ‘great’ — and Ｔｈｅ ﬁsh too.", "en"),
+    ],
+)
+def test_words_are_the_tokenizers_found_in_the_text_itself(text, language):
+    tokenizer = Tokenizer(language=language)
+    [words], [offsets] = words_and_offsets([text], tokenizer)
+    for start, end in offsets:
+        piece = text[start:end]
+        assert piece and piece == piece.strip()
+    assert all(a[1] <= b[0] for a, b in zip(offsets, offsets[1:], strict=False))
+    # the words looked up are the tokenizer's tokens of the text (but where NFKC
+    # splits a character apart: "…" is one word, the tokenizer's "...")
+    if unicodedata.normalize("NFKC", text) == text:
+        assert words == tokenizer(text)
+    else:
+        assert "".join(words) == "".join(tokenizer(text))
+
+
+def test_formatting_characters_are_no_words():
+    text = "pasta \u200b\u200e good"
+    assert [text[a:b] for a, b in word_offsets(text)] == ["pasta", "good"]
+
+
+def test_terms_tagged_and_decoded_give_their_spans_back(sentences):
+    texts, y = sentences
+    _, offsets = words_and_offsets(texts, Tokenizer())
+    tags = [tag_words(o, s) for o, s in zip(offsets, y, strict=True)]
+    flat = np.concatenate(tags)
+    lengths = np.array([len(t) for t in tags])
+    row, first, last, score = decode(flat, np.ones(len(flat)), lengths)
+    got = [[] for _ in texts]
+    for r, a, b in zip(row, first, last, strict=True):
+        got[r].append((offsets[r][a][0], offsets[r][b][1]))
+    assert got == [[s[:2] for s in spans] for spans in y]
+    assert np.all(score == 1)
+
+
+def test_decoding_never_gives_an_invalid_span():
+    # an I after an O or at a sentence's start begins a term; a sentence's end
+    # ends one, even when the next sentence starts with I
+    tags = np.array([I, I, O, B, I, O, I, I, O])
+    row, first, last, score = decode(tags, np.linspace(0.1, 0.9, 9), np.array([7, 2]))
+    assert list(zip(row, first, last, strict=True)) == [
+        (0, 0, 1),
+        (0, 3, 4),
+        (0, 6, 6),
+        (1, 0, 0),
+    ]
+    assert score[0] == pytest.approx(0.15) and score[3] == pytest.approx(0.8)
+    assert len(decode(np.array([], int), np.array([]), np.array([], int))[0]) == 0
+
+
+def test_a_span_inside_a_word_tags_the_word():
+    offsets = word_offsets("The cheeseburger rocks")
+    assert list(tag_words(offsets, [(10, 16)])) == [O, B, O]
+
+
+def test_character_ids_pad_cut_and_mark_unknown_characters():
+    table = character_table(["Pasta", "été"])
+    ids = character_ids(["Pasta", "x", "é" * 30], table)
+    assert ids.shape == (3, 20)
+    assert list(ids[0, :6]) == [2, 3, 4, 5, 3, 0]  # P a s t a, padding
+    assert ids[1, 0] == 1 and not ids[1, 1:].any()  # unknown, then padding
+    assert (ids[2] == ids[2, 0]).all() and ids[2, 0] > 1  # cut at 20
+
+
+# -- metrics -----------------------------------------------------------------------
+def test_span_scores_are_exact_and_micro_averaged():
+    gold = [[(0, 5, "positive")], [(2, 4, "negative"), (6, 9, "neutral")], []]
+    pred = [[(0, 5)], [(2, 5), (6, 9)], [(1, 2)]]
+    scores = span_scores(gold, pred)
+    assert scores["correct"] == 2 and scores["predicted"] == 4 and scores["true"] == 3
+    assert scores["f1"] == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+    with_polarity = [
+        [{"span": (0, 5), "polarity": "negative"}],
+        [{"span": (6, 9), "polarity": "neutral"}],
+        [],
+    ]
+    assert span_scores(gold, with_polarity, polarity=True)["correct"] == 1
+    assert span_f1([[]], [[]]) == 0.0
+    with pytest.raises(ValueError, match="sentences"):
+        span_scores(gold, pred[:2])
+
+
+# -- the extractor -------------------------------------------------------------------
+def test_the_extractor_learns_to_find_terms(fitted):
+    texts, y = make_sentences(80, seed=1)
+    assert fitted.score(texts, y) > 0.95
+    assert fitted.best_epoch_ >= 1 and "valid_f1" in fitted.history_[-1]
+
+
+def test_spans_are_slices_of_the_text_with_scores(fitted):
+    texts = ["The steak was superb but the host was slow.", "What a lovely day."]
+    found = fitted.predict_spans(texts)
+    assert [t["term"] for t in found[0]] == ["steak", "host"]
+    for text, terms in zip(texts, found, strict=True):
+        for term in terms:
+            start, end = term["span"]
+            assert text[start:end] == term["term"]
+            assert 0.5 < term["score"] <= 1
+    assert found[1] == []
+    assert fitted.predict(texts)[0] == [t["span"] for t in found[0]]
+
+
+def test_a_text_without_words_gives_no_terms_and_cannot_train(fitted):
+    assert fitted.predict(["\u200b", "The soup was bland."])[0] == []
+    with pytest.raises(InputError, match="no words"):
+        clone(fitted).fit(["\u200b", "The soup was bland."], [[], [(4, 8)]])
+
+
+def test_the_same_seed_gives_the_same_model_and_leaves_global_rngs(sentences):
+    import torch
+
+    texts, y = sentences[0][:80], sentences[1][:80]
+    settings = {**FAST_EXTRACTOR, "max_epochs": 3}
+    np_state = np.random.get_state()[1].copy()  # noqa: NPY002 - the global RNG
+    torch_state = torch.get_rng_state()
+    first = AspectTermExtractor(**settings).fit(texts, y)
+    second = AspectTermExtractor(**settings).fit(texts, y)
+    assert np.array_equal(np.random.get_state()[1], np_state)  # noqa: NPY002
+    assert torch.equal(torch.get_rng_state(), torch_state)
+    for a, b in zip(
+        first.module_.state_dict().values(),
+        second.module_.state_dict().values(),
+        strict=True,
+    ):
+        assert torch.equal(a, b)
+
+
+def test_pickle_and_clone_keep_the_contract(fitted):
+    texts = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
+    again = pickle.loads(pickle.dumps(fitted))
+    assert again.predict_spans(texts) == fitted.predict_spans(texts)
+    fresh = clone(fitted)
+    assert fresh.get_params() == fitted.get_params()
+    assert not hasattr(fresh, "module_")
+
+
+def test_grid_search_tunes_the_extractor(sentences):
+    texts, y = sentences[0][:90], sentences[1][:90]
+    search = GridSearchCV(
+        AspectTermExtractor(**{**FAST_EXTRACTOR, "max_epochs": 2}),
+        {"characters": [True, False]},
+        cv=2,
+    ).fit(texts, y)
+    assert set(search.cv_results_["param_characters"]) == {True, False}
+    assert search.best_estimator_.predict(texts[:2])
+
+
+@pytest.mark.parametrize(
+    "y, message",
+    [
+        ([[(0, 99)]], "0 <= start < end <= 20"),
+        ([[(5, 5)]], "start < end"),
+        ([[("0", 3)]], "a span is"),
+        ([[(True, 3)]], "a span is"),
+        (["pasta"], "list of"),
+        ([[(4, 9)], []], "1 texts but y has 2"),
+        ("pasta", "one list"),
+    ],
+)
+def test_bad_spans_are_clear_errors(y, message):
+    with pytest.raises(InputError, match=message):
+        AspectTermExtractor(**FAST_EXTRACTOR).fit(["The pasta was great."], y)
+
+
+def test_parameters_are_validated_in_fit(sentences):
+    with pytest.raises(ValueError, match="hidden_size"):
+        AspectTermExtractor(hidden_size=0).fit(*sentences)
+
+
+# -- the pipeline -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pipeline(sentences, fitted):
+    classifier = AspectAttentionClassifier(
+        embeddings=None,
+        embedding_dim=16,
+        hidden_size=24,
+        max_epochs=15,
+        lr=0.01,
+        random_state=0,
+    )
+    return AspectSentimentPipeline(FrozenEstimator(fitted), classifier).fit(*sentences)
+
+
+def test_the_pipeline_gives_each_found_term_its_polarity(pipeline, fitted):
+    texts = ["The steak was superb but the host was slow."]
+    [terms] = pipeline.predict(texts)
+    assert [(t["term"], t["polarity"]) for t in terms] == [
+        ("steak", "positive"),
+        ("host", "negative"),
+    ]
+    assert all(0 < t["probability"] <= 1 for t in terms)
+    assert pipeline.extractor_.estimator is fitted  # frozen: not refitted
+    assert pipeline.score(*make_sentences(60, seed=2)) > 0.8
+
+
+def test_the_pipeline_routes_parameters_and_needs_polarities(sentences):
+    pipeline = AspectSentimentPipeline(AspectTermExtractor(), None)
+    pipeline.set_params(extractor__hidden_size=8)
+    assert pipeline.get_params()["extractor__hidden_size"] == 8
+    with pytest.raises(InputError, match="polarity"):
+        pipeline.fit(sentences[0][:5], [[s[:2] for s in t] for t in sentences[1][:5]])
+
+
+def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_path):
+    import torch
+
+    from aspectattn.persistence import (
+        ModelFileError,
+        from_payload,
+        load,
+        save,
+        to_payload,
+    )
+
+    texts = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
+    save(fitted, tmp_path / "extractor.aam")
+    again = load(tmp_path / "extractor.aam")
+    assert again.predict_spans(texts) == fitted.predict_spans(texts)
+    assert again.get_params() == fitted.get_params()
+
+    def broken(change):
+        payload = to_payload(fitted)
+        change(payload)
+        from aspectattn.persistence import _digest
+
+        payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+        with pytest.raises(ModelFileError):
+            from_payload(payload)
+
+    def edit_state(**fields):
+        import json
+
+        def change(payload):
+            meta = json.loads(payload["metadata"])
+            meta["fitted"].update(fields)
+            payload["metadata"] = json.dumps(meta)
+
+        return change
+
+    broken(edit_state(words=["<pad>", "<pad>"]))
+    broken(edit_state(characters=[120, 97]))  # not sorted
+    broken(edit_state(characters=[-1]))
+    broken(edit_state(best_epoch_=-1))
+    broken(edit_state(extra=1))
+
+    def bigger_table(payload):
+        table = payload["tensors"]["embedding.weight"]
+        payload["tensors"]["embedding.weight"] = torch.zeros(len(table) + 1, 16)
+
+    broken(bigger_table)
