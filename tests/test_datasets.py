@@ -261,3 +261,85 @@ def test_semeval2016_in_five_languages_is_registered_and_counted():
     with pytest.warns(UserWarning, match="125 of 1283 examples"):
         X, _ = DATASETS["semeval2016-nl"].load("train")
     assert len(X) == 1283 - 125
+
+
+# -- aspect terms as spans, per sentence ------------------------------------------
+SPANS_2014 = """<?xml version="1.0"?>
+<sentences>
+  <sentence id="1"><text>The battery life is great but the keyboard is not.</text>
+    <aspectTerms>
+      <aspectTerm term="keyboard" polarity="negative" from="34" to="42"/>
+      <aspectTerm term="battery life" polarity="positive" from="4" to="16"/>
+      <aspectTerm term="battery life" polarity="positive" from="4" to="16"/>
+    </aspectTerms></sentence>
+  <sentence id="2"><text>I bought it last week.</text></sentence>
+  <sentence id="3"><text>The screen is bright but dim outside.</text>
+    <aspectTerms>
+      <aspectTerm term="screen" polarity="conflict" from="4" to="10"/>
+    </aspectTerms></sentence>
+</sentences>
+"""
+SPANS_2015 = """<?xml version="1.0"?>
+<Reviews><Review rid="1"><sentences>
+  <sentence id="1:0"><text>Great pasta, bad pasta sauce.</text><Opinions>
+    <Opinion target="pasta" polarity="positive" from="6" to="11"/>
+    <Opinion target="pasta sauce" polarity="negative" from="17" to="28"/>
+    <Opinion target="NULL" polarity="negative" from="0" to="0"/>
+  </Opinions></sentence>
+  <sentence id="1:1"><text>Loved it.</text><Opinions>
+    <Opinion target="NULL" polarity="positive" from="0" to="0"/>
+  </Opinions></sentence>
+</sentences></Review></Reviews>
+"""
+SPANS_APC = """Le $T$ était bon, le service lent.
+plat
+Positive
+Le plat était bon, le $T$ lent.
+service
+Negative
+Belle $T$.
+terrasse
+Positive
+"""
+
+
+def test_term_spans_give_every_sentence_with_its_terms(tmp_path):
+    (tmp_path / "a.xml").write_text(SPANS_2014)
+    texts, y = ds.read_term_spans(tmp_path / "a.xml")
+    assert len(texts) == 3  # the sentence without terms too
+    assert y[0] == [(4, 16, "positive"), (34, 42, "negative")]  # in order, once
+    assert y[1] == [] and y[2] == [(4, 10, "conflict")]
+    assert ds.read_term_spans(tmp_path / "a.xml", conflict="drop")[1][2] == []
+
+    (tmp_path / "b.xml").write_text(SPANS_2015)
+    texts, y = ds.read_term_spans(tmp_path / "b.xml")  # sniffed: <Opinion>
+    assert y == [[(6, 11, "positive"), (17, 28, "negative")], []]  # NULL: no span
+
+    (tmp_path / "c.txt").write_text(SPANS_APC)
+    texts, y = ds.read_term_spans(tmp_path / "c.txt")
+    assert texts == ["Le plat était bon, le service lent.", "Belle terrasse."]
+    assert y == [[(3, 7, "positive"), (22, 29, "negative")], [(6, 14, "positive")]]
+
+
+def test_a_span_that_does_not_hold_its_term_is_an_error(tmp_path):
+    (tmp_path / "a.xml").write_text(SPANS_2014.replace('from="34"', 'from="33"'))
+    with pytest.raises(InputError, match="not the term 'keyboard'"):
+        ds.read_term_spans(tmp_path / "a.xml")
+    (tmp_path / "b.xml").write_text(SPANS_2014.replace('from="34"', 'from="x"'))
+    with pytest.raises(InputError, match="not a character offset"):
+        ds.read_term_spans(tmp_path / "b.xml")
+    with pytest.raises(ValueError, match="format"):
+        ds.read_term_spans(tmp_path / "a.xml", format="conll")
+
+
+@requires_shared_data("semeval2014_laptops/Laptops_Test_Gold.xml")
+def test_semeval2014_laptop_test_terms_are_semeval_s_654():
+    texts, y = ds.fetch_term_spans(
+        "semeval2014-laptops", "test", data_home=SHARED_DATA, download_if_missing=False
+    )
+    assert len(texts) == 800 and sum(map(len, y)) == 654
+    assert all(
+        text[a:b].strip() == text[a:b] and b > a
+        for text, spans in zip(texts, y, strict=True)
+        for a, b, _ in spans
+    )
