@@ -344,3 +344,15 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
         payload["tensors"]["embedding.weight"] = torch.zeros(len(table) + 1, 16)
 
     broken(bigger_table)
+
+
+def test_the_language_is_read_from_the_texts_unless_set():
+    texts = ["L'addition était salée.", "Le serveur était aimable."] * 10
+    y = [[(2, 10)], [(3, 10)]] * 10
+    settings = {**FAST_EXTRACTOR, "max_epochs": 1}
+    assert AspectTermExtractor(**settings).fit(texts, y).language_ is None
+    french = AspectTermExtractor(**settings, language="fr").fit(texts, y)
+    assert french.language_ == "fr"
+    assert french.vocabulary_.index_.get("l'addition")  # one word in French
+    with pytest.raises(ValueError, match="language"):
+        AspectTermExtractor(language="French!").fit(texts, y)

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from skorch import NeuralNet
 from skorch.callbacks import Callback
@@ -28,7 +28,9 @@ from ..engine.training import held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
 from ..exceptions import InputError
 from ..nn.tagger import TermTagger
+from ..params._constraints import Matching
 from ..persistence import register
+from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer, Vocabulary
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
 from .metrics import span_f1
@@ -52,7 +54,7 @@ _IGNORE = -100  # the loss's index for padding
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1")
 #: The fitted state a model file holds beside the tensors.
-_STATE_KEYS = {"words", "characters", "best_epoch_", "history_"}
+_STATE_KEYS = {"language_", "words", "characters", "best_epoch_", "history_"}
 
 
 class _TagDataset(Dataset):
@@ -178,10 +180,12 @@ class AspectTermExtractor(BaseEstimator):
         Epochs without a better validation F1 before training stops.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
-    language : str or None, default="en"
-        The tokenizer's language (ISO 639 code; see
+    language : str, "auto" or None, default="auto"
+        The tokenizer's language (an ISO 639 code; see
         :class:`~aspectattn.text.tokens.Tokenizer`): ``"en"`` splits English
-        clitics, any other keeps a word's inner apostrophes.
+        clitics, any other keeps a word's inner apostrophes; ``None``: no
+        language's rules. ``"auto"``: ``"en"`` when the fitting texts look
+        English, else ``None`` (see ``language_``).
     lowercase : bool, default=True
         Look words up lower-cased.
     device : str, default="auto"
@@ -195,6 +199,8 @@ class AspectTermExtractor(BaseEstimator):
     ----------
     module_ : torch.nn.Module
         The trained tagger (on the CPU; moved to ``device`` to predict).
+    language_ : str or None
+        The tokenizer's language.
     vocabulary_ : Vocabulary
     characters_ : ndarray of shape (n_characters,) uint32 or None
         The characters seen in fit (code points; None without character
@@ -225,7 +231,11 @@ class AspectTermExtractor(BaseEstimator):
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "patience": [Interval(Integral, 1, None, closed="left")],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "language": [None, str],
+        "language": [
+            None,
+            StrOptions({"auto"}),
+            Matching(LANGUAGE_CODE, ("en",), "an ISO 639 code"),
+        ],
         "lowercase": ["boolean"],
         "device": [str],
         "random_state": ["random_state"],
@@ -245,7 +255,7 @@ class AspectTermExtractor(BaseEstimator):
         max_epochs=50,
         patience=5,
         validation_fraction=0.1,
-        language="en",
+        language="auto",
         lowercase=True,
         device="auto",
         random_state=None,
@@ -287,7 +297,10 @@ class AspectTermExtractor(BaseEstimator):
         texts = check_texts(X, "X")
         spans = check_spans(y, texts)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
-        self.tokenizer_ = Tokenizer(lowercase=self.lowercase, language=self.language)
+        self.language_ = (
+            auto_language(texts) if self.language == "auto" else self.language
+        )
+        self.tokenizer_ = Tokenizer(lowercase=self.lowercase, language=self.language_)
         words, offsets, cased = self._words(texts)
         if not all(words):
             empty = next(i for i, w in enumerate(words) if not w)
@@ -435,6 +448,7 @@ class AspectTermExtractor(BaseEstimator):
         tensors')."""
         characters = self.characters_
         return {
+            "language_": self.language_,
             "words": list(self.vocabulary_.words_),
             "characters": None if characters is None else characters.tolist(),
             "best_epoch_": int(self.best_epoch_),
@@ -463,11 +477,17 @@ class AspectTermExtractor(BaseEstimator):
         extractor._validate_params()
         if not isinstance(state, dict) or set(state) != _STATE_KEYS:
             raise ValueError(
-                "the fitted state must have the keys best_epoch_, characters, "
-                "history_, words"
+                f"the fitted state must have the keys {sorted(_STATE_KEYS)}"
             )
+        language = state["language_"]
+        if not (
+            language is None
+            or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
+        ):
+            raise ValueError("language_ must be an ISO 639 code or null")
+        extractor.language_ = language
         extractor.tokenizer_ = Tokenizer(
-            lowercase=extractor.lowercase, language=extractor.language
+            lowercase=extractor.lowercase, language=language
         )
         extractor.vocabulary_ = Vocabulary.from_words(state["words"])
         characters = state["characters"]
