@@ -1095,3 +1095,64 @@ def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):
                   cwd=tmp_path, check=False)  # fmt: skip
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
         assert not (tmp_path / "b.aam").exists()
+
+
+def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
+    from tests.test_extraction import make_sentences
+
+    texts, y = make_sentences(60, seed=0)
+    sentences = "".join(
+        f'<sentence id="{i}"><text>{t}</text><aspectTerms>'
+        + "".join(
+            f'<aspectTerm term="{t[a:b]}" polarity="{p}" from="{a}" to="{b}"/>'
+            for a, b, p in spans
+        )
+        + "</aspectTerms></sentence>"
+        for i, (t, spans) in enumerate(zip(texts, y, strict=True))
+    )
+    (tmp_path / "terms.xml").write_text(f"<sentences>{sentences}</sentences>")
+    (tmp_path / "new.txt").write_text("The soup was bland.\nWhat a lovely day.\n")
+    out = run(
+        "train",
+        "terms.xml",
+        "--extractor",
+        "--out",
+        "ex.aam",
+        "--epochs",
+        "2",
+        "--embeddings",
+        "none",
+        "--embedding-dim",
+        "8",
+        "--lr",
+        "0.02",
+        "--quiet",
+        cwd=tmp_path,
+    ).stdout
+    summary = json.loads(out)
+    assert summary["extractor"] and summary["sentences"] == 60
+    assert summary["language"] == "en" and summary["epochs"] == 2
+    report = json.loads(
+        run("evaluate", "ex.aam", "terms.xml", "--json", cwd=tmp_path).stdout
+    )
+    assert report["true"] == sum(map(len, y)) and 0 <= report["f1"] <= 1
+    rows = list(
+        csv.DictReader(
+            io.StringIO(run("predict", "ex.aam", "new.txt", cwd=tmp_path).stdout)
+        )
+    )
+    assert [r["text"] for r in rows][-1] == "What a lovely day."
+    for row in rows:
+        if row["term"]:
+            assert row["text"][int(row["start"]) : int(row["end"])] == row["term"]
+    bad = run(
+        "train",
+        "terms.xml",
+        "--extractor",
+        "--detector",
+        "--out",
+        "x.aam",
+        cwd=tmp_path,
+        check=False,
+    )
+    assert bad.returncode == 2 and "--extractor" in bad.stderr

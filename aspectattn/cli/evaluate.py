@@ -1,6 +1,6 @@
 """``aspectattn evaluate``: score a model on a labelled data set (accuracy,
 macro-F1, per-class report, confusion matrix; a detector: detection and end-to-end
-F1)."""
+F1; an extractor: exact-span precision, recall and F1)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ._common import (
     load_model,
     load_table,
 )
+from ._extraction import evaluate_extractor, is_extractor
 
 #: Position in ``aspectattn --help``.
 ORDER = 2
@@ -41,6 +42,8 @@ def run(args) -> int:
     )
 
     clf = load_model(args.model, args.trust_pickle, args.quantize)
+    if is_extractor(clf):
+        return evaluate_extractor(clf, args)
     if is_detector(clf):
         return _evaluate_detector(clf, args)
     X, y = load_data(args.data, args, need_labels=True, aspect_type=clf.aspect_type_)

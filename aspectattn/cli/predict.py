@@ -21,6 +21,7 @@ from ._common import (
     load_data,
     load_model,
 )
+from ._extraction import extraction_rows, is_extractor
 
 #: Position in ``aspectattn --help``.
 ORDER = 3
@@ -132,6 +133,9 @@ def run(args) -> int:
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     rows = []
     show = not args.quiet
+    if is_extractor(clf):  # every sentence's terms, with their spans
+        _write_rows(extraction_rows(clf, _sentences(args.data, args)), args.out)
+        return 0
     if is_detector(clf):  # every sentence on every category: a table
         categories = [str(c) for c in clf.categories_]
         columns = categories

@@ -1,5 +1,5 @@
-"""``aspectattn train``: train a pair classifier or a category detector and write
-it to a file."""
+"""``aspectattn train``: train a pair classifier, a category detector or an aspect
+term extractor and write it to a file."""
 
 from __future__ import annotations
 
@@ -117,6 +117,14 @@ def add_arguments(p) -> None:
         "data set or XML file instead of a pair classifier",
     )
     p.add_argument(
+        "--extractor",
+        action="store_true",
+        help="train an aspect term extractor (which words name aspects) on a data "
+        "set or XML/APC file with term spans; it reads --embeddings, "
+        "--embedding-dim, --language, --epochs, --lr, --batch-size, --dropout, "
+        "--validation-fraction and --seed",
+    )
+    p.add_argument(
         "--teacher",
         metavar="MODEL",
         help="a fitted model of the same kind (.aam: a pair classifier, or with "
@@ -151,6 +159,14 @@ def run(args) -> int:
     from ..estimators.categories import AspectCategoryClassifier
     from ..estimators.pairs import AspectAttentionClassifier
 
+    if args.extractor:
+        if args.detector or args.teacher:
+            raise CLIError(
+                "--extractor trains an extractor alone: no --detector, no --teacher"
+            )
+        from ._extraction import train_extractor
+
+        return train_extractor(args)
     inputs = [args.data, *(f for f in (args.teacher, args.unlabelled) if f)]
     check_outputs(inputs, [args.out, args.history_plot])
     if args.unlabelled and not args.teacher:

@@ -1,0 +1,128 @@
+"""The aspect term extractor on the command line: ``train --extractor``, and what
+``evaluate`` and ``predict`` do with an extractor's model file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ._common import CLIError, check_outputs, output_path
+
+#: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter); the
+#: other model flags are the classifiers'.
+EXTRACTOR_FLAGS = {
+    "embeddings": "embeddings",
+    "embedding_dim": "embedding_dim",
+    "language": "language",
+    "epochs": "max_epochs",
+    "lr": "lr",
+    "batch_size": "batch_size",
+    "dropout": "dropout",
+    "validation_fraction": "validation_fraction",
+    "seed": "random_state",
+}
+
+
+def is_extractor(model) -> bool:
+    from ..extraction import AspectTermExtractor
+
+    return isinstance(model, AspectTermExtractor)
+
+
+def load_spans(source: str, args):
+    """``(texts, y)``, every sentence with its terms as spans, from a data-set
+    name of :data:`~aspectattn.datasets.spans.SPAN_DATASETS` or a SemEval/MAMS
+    XML or APC file."""
+    from ..datasets.spans import SPAN_DATASETS, fetch_term_spans, read_term_spans
+
+    if source in SPAN_DATASETS:
+        try:
+            return fetch_term_spans(source, args.split)
+        except ValueError as exc:  # a split the data set does not have
+            raise CLIError(str(exc)) from None
+    if not Path(source).is_file():
+        raise CLIError(
+            f"{source!r} is neither a data set with term spans nor a file "
+            f"(data sets: {', '.join(SPAN_DATASETS)})"
+        )
+    return read_term_spans(source)
+
+
+def train_extractor(args) -> int:
+    from ..extraction import AspectTermExtractor
+    from ..persistence import save
+
+    check_outputs([args.data], [args.out])
+    texts, y = load_spans(args.data, args)
+    settings = {
+        param: getattr(args, flag)
+        for flag, param in EXTRACTOR_FLAGS.items()
+        if getattr(args, flag) != "auto" or param == "language"
+    }
+    if settings["embeddings"].lower() == "none":
+        settings["embeddings"] = None
+    settings["validation_fraction"] = settings["validation_fraction"] or 0.1
+    extractor = AspectTermExtractor(**settings, verbose=0 if args.quiet else 1)
+    if not args.quiet:
+        print(
+            f"training an aspect term extractor on {len(texts)} sentences",
+            file=sys.stderr,
+        )
+    extractor.fit(texts, y)
+    with output_path(Path(args.out)) as tmp:
+        save(extractor, tmp)
+    print(
+        json.dumps(
+            {
+                "model": str(args.out),
+                "extractor": True,
+                "sentences": len(texts),
+                "terms": sum(map(len, y)),
+                "language": extractor.language_,
+                "epochs": len(extractor.history_),
+                "best_epoch": extractor.best_epoch_,
+            }
+        )
+    )
+    return 0
+
+
+def evaluate_extractor(extractor, args) -> int:
+    """Exact-span precision, recall and F1 on a data set's terms."""
+    from ..extraction import span_scores
+
+    texts, y = load_spans(args.data, args)
+    report = {"sentences": len(texts)}
+    report |= span_scores(y, extractor.predict(texts))
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(
+            "   ".join(
+                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in report.items()
+            )
+        )
+    return 0
+
+
+def extraction_rows(extractor, texts: list[str]) -> list[dict]:
+    """One row per term found (its sentence, character span, term and score);
+    a sentence without any gives one row with empty term fields."""
+    rows = []
+    for text, terms in zip(texts, extractor.predict_spans(texts), strict=True):
+        if not terms:
+            rows.append({"text": text, "start": "", "end": "", "term": "", "score": ""})
+        for term in terms:
+            start, end = term["span"]
+            rows.append(
+                {
+                    "text": text,
+                    "start": start,
+                    "end": end,
+                    "term": term["term"],
+                    "score": round(term["score"], 6),
+                }
+            )
+    return rows
