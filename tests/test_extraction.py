@@ -353,6 +353,48 @@ def test_the_language_is_read_from_the_texts_unless_set():
     assert AspectTermExtractor(**settings).fit(texts, y).language_ is None
     french = AspectTermExtractor(**settings, language="fr").fit(texts, y)
     assert french.language_ == "fr"
-    assert french.vocabulary_.index_.get("l'addition")  # one word in French
+    assert french.inputs_.vocabulary.index_.get("l'addition")  # one French word
     with pytest.raises(ValueError, match="language"):
         AspectTermExtractor(language="French!").fit(texts, y)
+
+
+# -- a pretrained checkpoint as the encoder -----------------------------------------
+@pytest.mark.parametrize("family", ["bert", "roberta", "xlmr"])
+def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
+    family, sentences, tmp_path
+):
+    pytest.importorskip("transformers")
+    from conftest import make_tiny_checkpoint
+
+    from aspectattn.persistence import load, save
+
+    checkpoint = make_tiny_checkpoint(tmp_path / family, family)
+    texts, y = sentences[0][:120], sentences[1][:120]
+    extractor = AspectTermExtractor(
+        encoder="pretrained",
+        pretrained_model=checkpoint,
+        lr=3e-3,
+        max_epochs=6,
+        patience=6,
+        random_state=0,
+    ).fit(texts, y)
+    assert extractor.resolved_params_["batch_size"] == 16  # the checkpoint's recipe
+    new = make_sentences(40, seed=3)
+    found = extractor.predict_spans(new[0])
+    for text, terms in zip(new[0], found, strict=True):
+        starts = {a for a, _ in word_offsets(text)}
+        ends = {b for _, b in word_offsets(text)}
+        for term in terms:
+            start, end = term["span"]
+            assert text[start:end] == term["term"]
+            assert start in starts and end in ends  # whole words
+    if family == "bert":  # its words are its tokens: it learns them
+        assert extractor.score(*new) > 0.8
+    save(extractor, tmp_path / "extractor.aam")
+    assert load(tmp_path / "extractor.aam").predict_spans(new[0]) == found
+    assert pickle.loads(pickle.dumps(extractor)).predict_spans(new[0]) == found
+
+
+def test_a_pretrained_encoder_needs_its_checkpoint(sentences):
+    with pytest.raises(ValueError, match="pretrained_model"):
+        AspectTermExtractor(encoder="pretrained").fit(*sentences)

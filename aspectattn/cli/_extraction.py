@@ -12,6 +12,8 @@ from ._common import CLIError, check_outputs, output_path
 #: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter); the
 #: other model flags are the classifiers'.
 EXTRACTOR_FLAGS = {
+    "encoder": "encoder",
+    "pretrained_model": "pretrained_model",
     "embeddings": "embeddings",
     "embedding_dim": "embedding_dim",
     "language": "language",
@@ -55,11 +57,7 @@ def train_extractor(args) -> int:
 
     check_outputs([args.data], [args.out])
     texts, y = load_spans(args.data, args)
-    settings = {
-        param: getattr(args, flag)
-        for flag, param in EXTRACTOR_FLAGS.items()
-        if getattr(args, flag) != "auto" or param == "language"
-    }
+    settings = {param: getattr(args, flag) for flag, param in EXTRACTOR_FLAGS.items()}
     if settings["embeddings"].lower() == "none":
         settings["embeddings"] = None
     settings["validation_fraction"] = settings["validation_fraction"] or 0.1

@@ -120,8 +120,9 @@ def add_arguments(p) -> None:
         "--extractor",
         action="store_true",
         help="train an aspect term extractor (which words name aspects) on a data "
-        "set or XML/APC file with term spans; it reads --embeddings, "
-        "--embedding-dim, --language, --epochs, --lr, --batch-size, --dropout, "
+        "set or XML/APC file with term spans; it reads --encoder (lstm or "
+        "pretrained), --pretrained-model, --embeddings, --embedding-dim, "
+        "--language, --epochs, --lr, --batch-size, --dropout, "
         "--validation-fraction and --seed",
     )
     p.add_argument(

@@ -1,12 +1,16 @@
 """The aspect term extractor: which words of a sentence name an aspect.
 
-Sequence tagging (O/B/I per word, :mod:`aspectattn.extraction.words`) with a
-bidirectional LSTM over word vectors, trained through skorch; the epoch kept is
-the one with the best exact-span F1 on a validation share of the sentences.
+Sequence tagging (O/B/I per token, :mod:`aspectattn.extraction.words`) with a
+bidirectional LSTM over word vectors and characters, or a pretrained checkpoint
+fine-tuned end to end, trained through skorch (:mod:`._training`); the epoch
+kept is the one with the best exact-span F1 on a validation share of the
+sentences. ``fit`` reads top to bottom: the inputs, the tags, the module, the
+training.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from numbers import Integral, Real
 
@@ -15,152 +19,80 @@ import torch
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from skorch import NeuralNet
-from skorch.callbacks import Callback
-from skorch.utils import to_tensor
-from torch.utils.data import Dataset
 
 from .._fields import _is_int
 from .._validation import _short, check_texts
 from ..engine.batching import BucketLoader, length_sorted_batches
-from ..engine.callbacks import BestWeights, FiniteLoss, StopWhenStalled
+from ..engine.callbacks import (
+    BestWeights,
+    FiniteLoss,
+    StopWhenStalled,
+    WarmupLinearDecay,
+)
 from ..engine.training import held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
 from ..exceptions import InputError
-from ..nn.tagger import TermTagger
-from ..params._constraints import Matching
+from ..nn.tagger import PretrainedTagger, TermTagger
+from ..params._constraints import JSONObject, Matching
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer, Vocabulary
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
-from .metrics import span_f1
-from .words import (
-    O,
-    character_ids,
-    character_table,
-    decode,
-    tag_words,
-    words_and_offsets,
+from ._training import (
+    IGNORE,
+    PREDICT_BATCH,
+    TagDataset,
+    TaggerNet,
+    ValidSpanF1,
+    batch_inputs,
+    token_rows,
 )
+from .inputs import SubwordInputs, WordInputs
+from .metrics import span_f1
+from .words import O, decode, tag_words, word_offsets
 
-__all__ = ["AspectTermExtractor"]
+__all__ = ["AspectTermExtractor", "check_spans", "RECIPES"]
 
-#: Words read per text; a term after them is not found (split long reviews into
-#: sentences first: :func:`aspectattn.reviews.split_sentences`).
-MAX_WORDS = 1000
-#: Sentences per prediction batch.
-PREDICT_BATCH = 256
-_IGNORE = -100  # the loss's index for padding
+#: Each encoder's training recipe: what the ``"auto"`` settings stand for.
+RECIPES = {
+    "lstm": dict(dropout=0.5, lr=1e-3, batch_size=32, max_epochs=50, patience=5),
+    "pretrained": dict(dropout=0.1, lr=5e-5, batch_size=16, max_epochs=8, patience=3),
+}
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1")
 #: The fitted state a model file holds beside the tensors.
-_STATE_KEYS = {"language_", "words", "characters", "best_epoch_", "history_"}
+_STATE_KEYS = {"language_", "inputs", "best_epoch_", "history_"}
 
 
-class _TagDataset(Dataset):
-    """Sentences as word ids, their words' character ids and their tags,
-    batched padded to the batch's longest sentence and word
-    (``__getitems__``, which the DataLoader calls with a batch's indices)."""
-
-    def __init__(self, words: EncodedTexts, chars: np.ndarray, tags: EncodedTexts):
-        self.words, self.chars, self.tags = words, chars, tags  # chars (n_words, W)
-        self.lengths = words.lengths
-        self.sentence = np.arange(len(words))  # (BucketLoader's groups)
-
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-    def __getitems__(self, index):
-        ids, lengths = self.words.pad(index)  # (B, T), (B,)
-        tags, _ = self.tags.pad(index)  # (B, T)
-        tags[np.arange(ids.shape[1])[None, :] >= lengths[:, None]] = _IGNORE
-        X = _inputs(ids, lengths, self.chars[_word_rows(self.words, index)])
-        return X, torch.from_numpy(tags)
-
-    def subset(self, index) -> _TagDataset:
-        rows = _word_rows(self.words, index)
-        return _TagDataset(
-            self.words.take(index), self.chars[rows], self.tags.take(index)
-        )
-
-
-def _word_rows(words: EncodedTexts, index) -> np.ndarray:
-    """The rows of the words of the texts at ``index`` in the flat word arrays,
-    text after text."""
-    index = np.asarray(index, dtype=np.int64)
-    starts, lengths = words.offsets[index], words.lengths[index]
-    cols = np.arange(int(lengths.max(initial=0)))
-    return (starts[:, None] + cols)[cols < lengths[:, None]]
-
-
-def _inputs(ids: np.ndarray, lengths: np.ndarray, chars: np.ndarray) -> dict:
-    """The tagger's inputs: word ids (B, T), lengths (B,), and the character ids
-    (B, T, W) of the batch's words (``chars``: (n_words, W'), text after text),
-    W the batch's longest word."""
-    real = np.arange(ids.shape[1])[None, :] < lengths[:, None]  # (B, T)
-    width = max(int((chars > 0).sum(1).max(initial=1)), 1)
-    padded = np.zeros((*ids.shape, width), dtype=np.int64)  # (B, T, W)
-    padded[real] = chars[:, :width]
-    return {
-        "tokens": torch.from_numpy(ids),
-        "lengths": torch.from_numpy(lengths),
-        "chars": torch.from_numpy(padded),
-    }
-
-
-class _TaggerNet(NeuralNet):
-    """skorch's net with the loss over every word: the module gives (B, T, K)
-    logits, the targets (B, T) tags (``-100`` at padding)."""
-
-    def get_loss(self, y_pred, y_true, X=None, training=False):
-        y_true = to_tensor(y_true, device=self.device)
-        return self.criterion_(y_pred.transpose(1, 2), y_true)  # (B, K, T), (B, T)
-
-
-class _ValidSpanF1(Callback):
-    """Record ``valid_f1``, the exact-span F1 of the validation sentences, after
-    every epoch (before :class:`BestWeights` reads it)."""
-
-    def __init__(self, dataset: _TagDataset):
-        self.dataset = dataset
-
-    def on_epoch_end(self, net, **kwargs):
-        module = net.module_
-        module.eval()
-        gold, found = set(), set()
-        for index in length_sorted_batches(self.dataset.lengths, PREDICT_BATCH):
-            X, tags = self.dataset.__getitems__(index)
-            with torch.no_grad():
-                logits = module(**{k: v.to(net.device) for k, v in X.items()})
-            real = tags != _IGNORE  # (B, T)
-            lengths = X["lengths"].numpy()
-            predicted = logits.argmax(-1).cpu()[real].numpy()
-            for key, flat in ((gold, tags[real].numpy()), (found, predicted)):
-                row, first, last, _ = decode(flat, np.ones(len(flat)), lengths)
-                key.update(zip(index[row], first, last, strict=True))
-        correct = len(gold & found)
-        f1 = 2 * correct / (len(gold) + len(found)) if correct else 0.0
-        net.history.record("valid_f1", f1)
+def _auto(constraint) -> list:
+    return [StrOptions({"auto"}), constraint]
 
 
 @register
 class AspectTermExtractor(BaseEstimator):
     """Find the aspect terms of sentences, as character spans.
 
-    A bidirectional LSTM over word vectors tags each word as the first word of
-    a term, a later word of one, or no term's; the tags are decoded into spans
-    that always start and end on a word's first and last character in the
-    text as given, in any script. Trained through skorch; the epoch kept is the
-    one with the best exact-span F1 on ``validation_fraction`` of the
-    sentences.
+    An encoder tags each token as the first of a term, a later one, or no
+    term's: a bidirectional LSTM over word vectors and each word's characters
+    (fast), or a pretrained checkpoint fine-tuned end to end (better, slower).
+    The tags are decoded into spans that always start and end on a word's
+    first and last character in the text as given, in any script. Trained
+    through skorch; the epoch kept is the one with the best exact-span F1 on
+    ``validation_fraction`` of the sentences.
 
     Parameters
     ----------
+    encoder : {"lstm", "pretrained"}, default="lstm"
+        ``"pretrained"`` fine-tunes ``pretrained_model`` (its sub-words are
+        tagged; a term's span is then widened to whole words).
+    pretrained_model : str, path-like or None, default=None
+        A local Hugging Face checkpoint directory (config, weights, fast
+        tokenizer), for ``encoder="pretrained"``.
     embeddings : str, path-like or None, default="word2vec"
-        Word vectors: ``"word2vec"`` or ``"fasttext"`` trains them with gensim
-        on the fitting texts; a path loads a vector file (word2vec, GloVe,
-        gensim ``.kv``, fastText ``.bin``); ``None`` draws them at random. As
-        the classifier's ``embeddings``.
+        The LSTM's word vectors: ``"word2vec"`` or ``"fasttext"`` trains them
+        with gensim on the fitting texts; a path loads a vector file (word2vec,
+        GloVe, gensim ``.kv``, fastText ``.bin``); ``None`` draws them at
+        random. As the classifier's ``embeddings``.
     embedding_dim : int or None, default=None
         Size of trained or random vectors (100 when None); a file's own size.
     characters : bool, default=True
@@ -169,14 +101,18 @@ class AspectTermExtractor(BaseEstimator):
         lack apart.
     hidden_size : int, default=100
         LSTM units per direction.
-    dropout : float, default=0.5
-        On the word vectors and on the LSTM's states.
-    lr : float, default=1e-3
-        Adam's learning rate.
-    batch_size : int, default=32
+    dropout : float or "auto", default="auto"
+        On the encoder's inputs and states. The ``"auto"`` settings are the
+        encoder's recipe (:data:`RECIPES`): for the LSTM, dropout 0.5, Adam at
+        ``lr`` 1e-3, batches of 32 sentences, at most 50 epochs with
+        ``patience`` 5; for a pretrained encoder, dropout 0.1, AdamW at 5e-5
+        with a linear warm-up and decay, batches of 16, at most 8 epochs,
+        patience 3.
+    lr : float or "auto", default="auto"
+    batch_size : int or "auto", default="auto"
         Sentences per training batch.
-    max_epochs : int, default=50
-    patience : int, default=5
+    max_epochs : int or "auto", default="auto"
+    patience : int or "auto", default="auto"
         Epochs without a better validation F1 before training stops.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
@@ -201,10 +137,11 @@ class AspectTermExtractor(BaseEstimator):
         The trained tagger (on the CPU; moved to ``device`` to predict).
     language_ : str or None
         The tokenizer's language.
-    vocabulary_ : Vocabulary
-    characters_ : ndarray of shape (n_characters,) uint32 or None
-        The characters seen in fit (code points; None without character
-        features).
+    inputs_ : WordInputs or SubwordInputs
+        How texts become the encoder's tokens
+        (:mod:`aspectattn.extraction.inputs`).
+    resolved_params_ : dict
+        What the ``"auto"`` settings stood for.
     best_epoch_ : int
         The epoch whose weights were kept.
     history_ : list of dict
@@ -221,15 +158,17 @@ class AspectTermExtractor(BaseEstimator):
     """
 
     _parameter_constraints: dict = {
+        "encoder": [StrOptions({"lstm", "pretrained"})],
+        "pretrained_model": [None, str, os.PathLike],
         "embeddings": [None, str, os.PathLike],
         "embedding_dim": [None, Interval(Integral, 1, 100_000, closed="both")],
         "characters": ["boolean"],
         "hidden_size": [Interval(Integral, 1, 100_000, closed="both")],
-        "dropout": [Interval(Real, 0, 1, closed="left")],
-        "lr": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
-        "patience": [Interval(Integral, 1, None, closed="left")],
+        "dropout": _auto(Interval(Real, 0, 1, closed="left")),
+        "lr": _auto(Interval(Real, 0, None, closed="neither")),
+        "batch_size": _auto(Interval(Integral, 1, None, closed="left")),
+        "max_epochs": _auto(Interval(Integral, 1, None, closed="left")),
+        "patience": _auto(Interval(Integral, 1, None, closed="left")),
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "language": [
             None,
@@ -245,15 +184,17 @@ class AspectTermExtractor(BaseEstimator):
     def __init__(
         self,
         *,
+        encoder="lstm",
+        pretrained_model=None,
         embeddings="word2vec",
         embedding_dim=None,
         characters=True,
         hidden_size=100,
-        dropout=0.5,
-        lr=1e-3,
-        batch_size=32,
-        max_epochs=50,
-        patience=5,
+        dropout="auto",
+        lr="auto",
+        batch_size="auto",
+        max_epochs="auto",
+        patience="auto",
         validation_fraction=0.1,
         language="auto",
         lowercase=True,
@@ -261,6 +202,8 @@ class AspectTermExtractor(BaseEstimator):
         random_state=None,
         verbose=0,
     ):
+        self.encoder = encoder
+        self.pretrained_model = pretrained_model
         self.embeddings = embeddings
         self.embedding_dim = embedding_dim
         self.characters = characters
@@ -294,47 +237,38 @@ class AspectTermExtractor(BaseEstimator):
         self
         """
         self._validate_params()
+        if self.encoder == "pretrained" and self.pretrained_model is None:
+            raise ValueError(
+                "encoder='pretrained' needs pretrained_model, a local Hugging Face "
+                "checkpoint directory."
+            )
         texts = check_texts(X, "X")
         spans = check_spans(y, texts)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
+        self.resolved_params_ = self._recipe()
         self.language_ = (
             auto_language(texts) if self.language == "auto" else self.language
         )
-        self.tokenizer_ = Tokenizer(lowercase=self.lowercase, language=self.language_)
-        words, offsets, cased = self._words(texts)
-        if not all(words):
-            empty = next(i for i, w in enumerate(words) if not w)
-            raise InputError(f"X[{empty}] ({_short(texts[empty])}) has no words.")
-        tags = [tag_words(o, s) for o, s in zip(offsets, spans, strict=True)]
-        self.vocabulary_ = Vocabulary().fit(words)
-        flat = [w for words in cased for w in words]
-        self.characters_ = character_table(flat) if self.characters else None
-        vectors, dim = resolve_word_vectors(
-            self.embeddings, self.embedding_dim, words, seed
-        )
-        draws = np.random.default_rng([seed, VECTOR_STREAM])
-        matrix, _ = build_embedding_matrix(self.vocabulary_.words_, vectors, dim, draws)
-        del vectors  # (no gensim object stays in the fitted model)
-        data = _TagDataset(
-            self.vocabulary_.encode(words),
-            self._character_ids(cased),
-            EncodedTexts.from_lists(tags),
-        )
+        # the encoder's tokens, and their tags (-100: a special token)
+        module, init = self._encoder_inputs(texts, seed)
+        encoded = self.inputs_.encode(texts)
+        tags = [
+            np.where(o[:, 1] > o[:, 0], tag_words(o, s), IGNORE)
+            for o, s in zip(encoded.offsets, spans, strict=True)
+        ]
+        empty = [i for i, t in enumerate(tags) if not (t != IGNORE).any()]
+        if empty:
+            raise InputError(f"X[{empty[0]}] ({_short(texts[empty[0]])}) has no words.")
+        data = TagDataset(encoded.ids, encoded.chars, EncodedTexts.from_lists(tags))
+        # the validation sentences, then training under the fit's seed
         rng = np.random.default_rng([seed, SPLIT_STREAM])
         held = np.zeros(len(texts), dtype=bool)
         held[held_out_sentences(len(texts), self.validation_fraction, rng)] = True
         train = data.subset(np.flatnonzero(~held))
         valid = data.subset(np.flatnonzero(held))
-        n_characters = 0 if self.characters_ is None else len(self.characters_) + 2
         with private_torch_rng(seed, device):
-            module = TermTagger(
-                vocab_size=len(matrix),
-                embedding_dim=dim,
-                n_characters=n_characters,
-                hidden_size=self.hidden_size,
-                dropout=self.dropout,
-            )
-            module.embedding.weight.data.copy_(torch.from_numpy(matrix))
+            module = module()
+            init(module)
             net, tracker = self._net(module, valid, rng, device)
             net.fit(train, y=None)
         self.module_ = net.module_.cpu().eval()
@@ -344,46 +278,82 @@ class AspectTermExtractor(BaseEstimator):
         ]
         return self
 
-    def _words(self, texts):
-        """Per text, its words as looked up, their offsets and as written
-        (the first :data:`MAX_WORDS`)."""
-        words, offsets = words_and_offsets(texts, self.tokenizer_)
-        offsets = [o[:MAX_WORDS] for o in offsets]
-        cased = [[t[a:b] for a, b in o] for t, o in zip(texts, offsets, strict=True)]
-        return [w[:MAX_WORDS] for w in words], offsets, cased
+    def _recipe(self) -> dict:
+        """The training settings, the encoder's recipe where ``"auto"``."""
+        return {
+            k: v if getattr(self, k) == "auto" else getattr(self, k)
+            for k, v in RECIPES[self.encoder].items()
+        }
 
-    def _character_ids(self, cased) -> np.ndarray:
-        """(n_words, W) character ids of every word of every text, in order
-        (one padding column without character features)."""
-        flat = [w for words in cased for w in words]
-        if self.characters_ is None:
-            return np.zeros((len(flat), 1), dtype=np.int64)
-        return character_ids(flat, self.characters_)
+    def _encoder_inputs(self, texts, seed):
+        """Set ``inputs_``; return the module's constructor and its
+        initialisation (word vectors, or the checkpoint's weights)."""
+        if self.encoder == "pretrained":
+            from ..nn.encoders.pretrained import read_checkpoint_dir
+            from ..text.subwords import SubwordTokenizer
+
+            config, files, weights = read_checkpoint_dir(self.pretrained_model)
+            config = json.loads(json.dumps(config))  # JSON-clean, as a file holds it
+            self.inputs_ = SubwordInputs(SubwordTokenizer(files))
+            self.pretrained_config_ = config
+            dropout = self.resolved_params_["dropout"]
+            return (
+                _Build(PretrainedTagger, pretrained_config=config, dropout=dropout),
+                _LoadEncoder(weights),
+            )
+        tokenizer = Tokenizer(lowercase=self.lowercase, language=self.language_)
+        self.inputs_, words = WordInputs.fit(texts, tokenizer, self.characters)
+        vectors, dim = resolve_word_vectors(
+            self.embeddings, self.embedding_dim, words, seed
+        )
+        draws = np.random.default_rng([seed, VECTOR_STREAM])
+        matrix, _ = build_embedding_matrix(
+            self.inputs_.vocabulary.words_, vectors, dim, draws
+        )
+        del vectors  # (no gensim object stays in the fitted model)
+        table = self.inputs_.characters
+        return (
+            _Build(
+                TermTagger,
+                vocab_size=len(matrix),
+                embedding_dim=dim,
+                n_characters=0 if table is None else len(table) + 2,
+                hidden_size=self.hidden_size,
+                dropout=self.resolved_params_["dropout"],
+            ),
+            _CopyEmbeddings(matrix),
+        )
 
     def _net(self, module, valid, rng, device):
         from skorch.helper import predefined_split
 
+        recipe = self.resolved_params_
         tracker = BestWeights("valid_f1", lower_is_better=False, load_best=True)
-        net = _TaggerNet(
+        callbacks = [
+            ("finite_loss", FiniteLoss()),
+            ("valid_f1", ValidSpanF1(valid)),
+            ("best_weights", tracker),
+            ("early_stopping", StopWhenStalled(tracker, recipe["patience"])),
+        ]
+        optimizer = torch.optim.Adam
+        if self.encoder == "pretrained":  # BERT's recipe
+            callbacks.append(("lr_schedule", WarmupLinearDecay()))
+            optimizer = torch.optim.AdamW
+        net = TaggerNet(
             module,
             criterion=torch.nn.CrossEntropyLoss,
-            criterion__ignore_index=_IGNORE,
-            optimizer=torch.optim.Adam,
-            lr=self.lr,
-            batch_size=self.batch_size,
-            max_epochs=self.max_epochs,
+            criterion__ignore_index=IGNORE,
+            optimizer=optimizer,
+            lr=recipe["lr"],
+            batch_size=recipe["batch_size"],
+            max_epochs=recipe["max_epochs"],
             train_split=predefined_split(valid),
             iterator_train=BucketLoader,
             iterator_train__shuffle=True,
             iterator_train__generator=rng,
             iterator_valid=BucketLoader,
             iterator_valid__batch_size=PREDICT_BATCH,
-            callbacks=[
-                ("finite_loss", FiniteLoss()),
-                ("valid_f1", _ValidSpanF1(valid)),
-                ("best_weights", tracker),
-                ("early_stopping", StopWhenStalled(tracker, self.patience)),
-            ],
+            callbacks=callbacks,
             device=device,
             verbose=self.verbose,
         )
@@ -402,34 +372,58 @@ class AspectTermExtractor(BaseEstimator):
         list of list of dict
             Per text, in text order: ``{"span": (start, end), "term": str,
             "score": float}``, ``text[start:end] == term``; the score is the
-            mean over the term's words of their probability of being in a term.
+            mean over the term's tokens of their probability of being in a term.
         """
         check_is_fitted(self, "module_")
         texts = check_texts(X, "X")
-        words, offsets, cased = self._words(texts)
-        encoded = self.vocabulary_.encode(words)
-        lengths = encoded.lengths
+        encoded = self.inputs_.encode(texts)
+        flat = encoded.taggable()  # (n_tokens,)
+        taggable = np.split(flat, np.cumsum(encoded.ids.lengths)[:-1])
         device = resolve_device(self.device)
         module = self.module_.to(device)
         out: list[list[dict]] = [[] for _ in texts]
-        has_words = np.flatnonzero(lengths > 0)
-        for batch in length_sorted_batches(lengths[has_words], PREDICT_BATCH):
-            index = has_words[batch]
-            ids, size = encoded.pad(index)  # (B, T), (B,)
-            chars = self._character_ids([cased[i] for i in index])
-            X = _inputs(ids, size, chars)
+        lengths = encoded.ids.lengths
+        has_tokens = np.flatnonzero(lengths > 0)
+        for batch in length_sorted_batches(lengths[has_tokens], PREDICT_BATCH):
+            index = has_tokens[batch]
+            ids, size = encoded.ids.pad(index)  # (B, T), (B,)
+            rows = token_rows(encoded.ids, index)
+            X_batch = batch_inputs(ids, size, encoded.chars[rows])
             with torch.inference_mode():
-                logits = module(**{k: v.to(device) for k, v in X.items()})
+                logits = module(**{k: v.to(device) for k, v in X_batch.items()})
                 proba = logits.float().softmax(-1).cpu().numpy()  # (B, T, K)
-            real = np.arange(ids.shape[1])[None, :] < size[:, None]  # (B, T)
-            proba = proba[real]  # (n_words, K)
-            row, first, last, score = decode(proba.argmax(-1), 1 - proba[:, O], size)
+            keep = np.zeros(ids.shape, dtype=bool)  # (B, T): tokens that hold text
+            keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
+            proba = proba[keep]  # (n_tokens, K)
+            row, first, last, score = decode(
+                proba.argmax(-1), 1 - proba[:, O], keep.sum(1)
+            )
             for r, a, b, p in zip(index[row], first, last, score, strict=True):
-                start, end = offsets[r][a][0], offsets[r][b][1]
+                spans = encoded.offsets[r][taggable[r]]
+                span = self._whole_words(texts[r], spans[a, 0], spans[b, 1])
+                if span is None:
+                    continue
+                start, end = span
+                found = out[r]
+                if found and start < found[-1]["span"][1]:  # pieces of one word
+                    start, p = found[-1]["span"][0], (found.pop()["score"] + p) / 2
                 term = texts[r][start:end]
-                out[r].append({"span": (start, end), "term": term, "score": float(p)})
+                found.append({"span": (start, end), "term": term, "score": float(p)})
         self.module_.cpu()
         return out
+
+    def _whole_words(self, text: str, start: int, end: int) -> tuple | None:
+        """A sub-word span as the words it touches, whole (the LSTM's tokens
+        are words already)."""
+        if self.encoder != "pretrained":
+            return int(start), int(end)
+        words = np.asarray(word_offsets(text, self.language_), dtype=np.int64)
+        words = words.reshape(-1, 2)
+        touched = words[(words[:, 0] < end) & (words[:, 1] > start)]
+        if not len(touched):  # only spaces or formatting characters
+            return None
+        # (a SentencePiece token carries the space before it)
+        return int(touched[0, 0]), int(touched[-1, 1])
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
         """Each text's terms as ``(start, end)`` character spans, in text order."""
@@ -444,13 +438,24 @@ class AspectTermExtractor(BaseEstimator):
 
     # -- the model file (aspectattn.persistence.save / load) ---------------------
     def _fitted_state(self) -> dict:
-        """The fitted state as JSON-able data (the module's shapes are its
+        """The fitted state as JSON-able data (the module's sizes are its
         tensors')."""
-        characters = self.characters_
+        if isinstance(self.inputs_, SubwordInputs):
+            inputs = {
+                "kind": "subwords",
+                "tokenizer_files": self.inputs_.tokenizer.files,
+                "pretrained_config": self.pretrained_config_,
+            }
+        else:
+            table = self.inputs_.characters
+            inputs = {
+                "kind": "words",
+                "words": list(self.inputs_.vocabulary.words_),
+                "characters": None if table is None else table.tolist(),
+            }
         return {
             "language_": self.language_,
-            "words": list(self.vocabulary_.words_),
-            "characters": None if characters is None else characters.tolist(),
+            "inputs": inputs,
             "best_epoch_": int(self.best_epoch_),
             "history_": self.history_,
         }
@@ -486,11 +491,30 @@ class AspectTermExtractor(BaseEstimator):
         ):
             raise ValueError("language_ must be an ISO 639 code or null")
         extractor.language_ = language
-        extractor.tokenizer_ = Tokenizer(
-            lowercase=extractor.lowercase, language=language
-        )
-        extractor.vocabulary_ = Vocabulary.from_words(state["words"])
-        characters = state["characters"]
+        if not _is_int(state["best_epoch_"]):
+            raise ValueError("best_epoch_ must be an int >= 0")
+        extractor.best_epoch_ = state["best_epoch_"]
+        extractor.history_ = _history(state["history_"])
+        extractor.resolved_params_ = extractor._recipe()
+        inputs = state["inputs"]
+        if not isinstance(inputs, dict) or inputs.get("kind") not in (
+            "words",
+            "subwords",
+        ):
+            raise ValueError("inputs must be the words' or the sub-words'")
+        if inputs["kind"] == "subwords":
+            module = extractor._saved_pretrained(inputs)
+        else:
+            module = extractor._saved_words(inputs, tensors)
+        module.load_state_dict(tensors)  # strict: every name and shape
+        extractor.module_ = module.eval()
+        return extractor
+
+    def _saved_words(self, inputs: dict, tensors: dict) -> torch.nn.Module:
+        if set(inputs) != {"kind", "words", "characters"}:
+            raise ValueError("the words' inputs are kind, words and characters")
+        vocabulary = Vocabulary.from_words(inputs["words"])
+        characters = inputs["characters"]
         if characters is not None:
             if not (
                 isinstance(characters, list)
@@ -501,34 +525,77 @@ class AspectTermExtractor(BaseEstimator):
             characters = np.array(characters, dtype=np.uint32)
             if np.any(np.diff(characters.astype(np.int64)) <= 0):
                 raise ValueError("characters must be sorted code points, each once")
-        extractor.characters_ = characters
-        if not _is_int(state["best_epoch_"]):
-            raise ValueError("best_epoch_ must be an int >= 0")
-        extractor.best_epoch_ = state["best_epoch_"]
-        extractor.history_ = _history(state["history_"])
+        tokenizer = Tokenizer(lowercase=self.lowercase, language=self.language_)
+        self.inputs_ = WordInputs(tokenizer, vocabulary, characters)
         vocab_size, embedding_dim = tensors["embedding.weight"].shape
-        if vocab_size != len(extractor.vocabulary_.words_):
+        if vocab_size != len(vocabulary.words_):
             raise ValueError("the embedding table does not match the vocabulary")
         n_characters = 0 if characters is None else len(characters) + 2
-        if characters is not None and (
-            tensors["char_embedding.weight"].shape[0] != n_characters
-        ):
+        if n_characters and tensors["char_embedding.weight"].shape[0] != n_characters:
             raise ValueError("the character table does not match the characters")
-        module = TermTagger(
+        return TermTagger(
             vocab_size=vocab_size,
             embedding_dim=embedding_dim,
             n_characters=n_characters,
             hidden_size=tensors["lstm.weight_hh_l0"].shape[1],
-            dropout=extractor.dropout,
+            dropout=self.resolved_params_["dropout"],
         )
-        module.load_state_dict(tensors)  # strict: every name and shape
-        extractor.module_ = module.eval()
-        return extractor
+
+    def _saved_pretrained(self, inputs: dict) -> torch.nn.Module:
+        from ..nn.encoders.pretrained import PretrainedEncoder
+        from ..text.subwords import SubwordTokenizer, check_tokenizer_files
+
+        if set(inputs) != {"kind", "tokenizer_files", "pretrained_config"}:
+            raise ValueError(
+                "the sub-words' inputs are kind, tokenizer_files and pretrained_config"
+            )
+        config = inputs["pretrained_config"]
+        if not JSONObject().is_satisfied_by(config):
+            raise ValueError("pretrained_config must be a bounded JSON object")
+        PretrainedEncoder.check_config({"pretrained_config": config})
+        self.inputs_ = SubwordInputs(
+            SubwordTokenizer(check_tokenizer_files(inputs["tokenizer_files"]))
+        )
+        self.pretrained_config_ = config
+        return PretrainedTagger(
+            pretrained_config=config, dropout=self.resolved_params_["dropout"]
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+class _Build:
+    """The module's constructor with its settings (a plain object: no closure)."""
+
+    def __init__(self, module_class, **config):
+        self.module_class, self.config = module_class, config
+
+    def __call__(self) -> torch.nn.Module:
+        return self.module_class(**self.config)
+
+
+class _CopyEmbeddings:
+    """Initialise the word-embedding table with the word vectors."""
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = matrix
+
+    def __call__(self, module) -> None:
+        with torch.no_grad():
+            module.embedding.weight.copy_(torch.from_numpy(self.matrix))
+
+
+class _LoadEncoder:
+    """Initialise the encoder with the checkpoint's weights."""
+
+    def __init__(self, weights: dict):
+        self.weights = weights
+
+    def __call__(self, module) -> None:
+        module.encoder.model.load_state_dict(self.weights)
 
 
 def check_spans(y, texts: list[str]) -> list[list[tuple]]:

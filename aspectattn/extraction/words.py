@@ -94,14 +94,15 @@ def words_and_offsets(texts, tokenizer: Tokenizer):
     return words, offsets
 
 
-def tag_words(offsets: list[tuple[int, int]], spans) -> np.ndarray:
-    """(n_words,) int64 tags of one sentence's words for its term ``spans``
-    (``(start, end, ...)`` character spans): a word a term overlaps is in it."""
+def tag_words(offsets, spans) -> np.ndarray:
+    """(n_tokens,) int64 tags of one sentence's tokens (``offsets``: their
+    ``(start, end)`` character spans, a list or an (n, 2) array) for its term
+    ``spans`` (``(start, end, ...)``): a token a term overlaps is in it."""
+    offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
     tags = np.zeros(len(offsets), dtype=np.int64)
-    if not offsets:
+    if not len(offsets):
         return tags
-    starts = np.array([s for s, _ in offsets])
-    ends = np.array([e for _, e in offsets])
+    starts, ends = offsets[:, 0], offsets[:, 1]
     for span in spans:
         inside = np.flatnonzero((starts < span[1]) & (ends > span[0]))
         if len(inside):

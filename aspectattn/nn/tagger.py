@@ -89,3 +89,39 @@ class TermTagger(nn.Module):
             self.lstm(packed)[0], batch_first=True, total_length=x.shape[1]
         )  # (B, T, 2H)
         return self.tags(self.dropout(states))  # (B, T, K)
+
+
+class PretrainedTagger(nn.Module):
+    """A pretrained encoder's sub-word states, and a linear layer that tags
+    each sub-word (the checkpoint fine-tuned end to end).
+
+    Parameters
+    ----------
+    pretrained_config : dict
+        The checkpoint's configuration (its weights are loaded by the caller).
+    dropout : float
+        On the states.
+    n_tags : int
+    """
+
+    def __init__(self, *, pretrained_config: dict, dropout: float, n_tags: int = 3):
+        super().__init__()
+        from .encoders.pretrained import PretrainedEncoder
+
+        self.encoder = PretrainedEncoder(pretrained_config=pretrained_config)
+        self.dropout = nn.Dropout(dropout)
+        self.tags = nn.Linear(self.encoder.output_size, n_tags)
+
+    @property
+    def embedding(self) -> nn.Embedding:
+        return self.encoder.embedding
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        chars: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """tokens (B, T), lengths (B,) -> tag logits (B, T, K); ``chars`` unused."""
+        states, _ = self.encoder(tokens, lengths)  # (B, T, D)
+        return self.tags(self.dropout(states))  # (B, T, K)

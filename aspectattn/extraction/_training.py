@@ -1,0 +1,113 @@
+"""Training an extractor through skorch: the tagged sentences as a dataset, the
+net whose loss reads every token, and the validation F1 that picks the epoch.
+
+Shapes: ``B`` sentences, ``T`` tokens (the batch's longest), ``W`` characters
+(the batch's longest word), ``K`` tags.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from skorch import NeuralNet
+from skorch.callbacks import Callback
+from skorch.utils import to_tensor
+from torch.utils.data import Dataset
+
+from ..engine.batching import length_sorted_batches
+from ..text.tokens import EncodedTexts
+from .words import decode
+
+__all__ = ["TagDataset", "TaggerNet", "ValidSpanF1", "batch_inputs", "IGNORE"]
+
+#: The loss's tag for a token not tagged (padding, a special token).
+IGNORE = -100
+#: Sentences per prediction or validation batch.
+PREDICT_BATCH = 256
+
+
+class TagDataset(Dataset):
+    """Sentences as token ids, their tokens' character ids and their tags
+    (``-100``: a token not tagged), batched padded to the batch's longest
+    sentence and word (``__getitems__``, which the DataLoader calls with a
+    batch's indices)."""
+
+    def __init__(self, words: EncodedTexts, chars: np.ndarray, tags: EncodedTexts):
+        self.words, self.chars, self.tags = words, chars, tags  # chars (n_words, W)
+        self.lengths = words.lengths
+        self.sentence = np.arange(len(words))  # (BucketLoader's groups)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitems__(self, index):
+        ids, lengths = self.words.pad(index)  # (B, T), (B,)
+        tags, _ = self.tags.pad(index)  # (B, T)
+        tags[np.arange(ids.shape[1])[None, :] >= lengths[:, None]] = IGNORE
+        X = batch_inputs(ids, lengths, self.chars[token_rows(self.words, index)])
+        return X, torch.from_numpy(tags)
+
+    def subset(self, index) -> TagDataset:
+        rows = token_rows(self.words, index)
+        return TagDataset(
+            self.words.take(index), self.chars[rows], self.tags.take(index)
+        )
+
+
+def token_rows(words: EncodedTexts, index) -> np.ndarray:
+    """The rows of the words of the texts at ``index`` in the flat word arrays,
+    text after text."""
+    index = np.asarray(index, dtype=np.int64)
+    starts, lengths = words.offsets[index], words.lengths[index]
+    cols = np.arange(int(lengths.max(initial=0)))
+    return (starts[:, None] + cols)[cols < lengths[:, None]]
+
+
+def batch_inputs(ids: np.ndarray, lengths: np.ndarray, chars: np.ndarray) -> dict:
+    """The tagger's inputs: word ids (B, T), lengths (B,), and the character ids
+    (B, T, W) of the batch's words (``chars``: (n_words, W'), text after text),
+    W the batch's longest word."""
+    real = np.arange(ids.shape[1])[None, :] < lengths[:, None]  # (B, T)
+    width = max(int((chars > 0).sum(1).max(initial=1)), 1)
+    padded = np.zeros((*ids.shape, width), dtype=np.int64)  # (B, T, W)
+    padded[real] = chars[:, :width]
+    return {
+        "tokens": torch.from_numpy(ids),
+        "lengths": torch.from_numpy(lengths),
+        "chars": torch.from_numpy(padded),
+    }
+
+
+class TaggerNet(NeuralNet):
+    """skorch's net with the loss over every word: the module gives (B, T, K)
+    logits, the targets (B, T) tags (``-100`` at padding)."""
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        y_true = to_tensor(y_true, device=self.device)
+        return self.criterion_(y_pred.transpose(1, 2), y_true)  # (B, K, T), (B, T)
+
+
+class ValidSpanF1(Callback):
+    """Record ``valid_f1``, the exact-span F1 of the validation sentences, after
+    every epoch (before :class:`BestWeights` reads it)."""
+
+    def __init__(self, dataset: TagDataset):
+        self.dataset = dataset
+
+    def on_epoch_end(self, net, **kwargs):
+        module = net.module_
+        module.eval()
+        gold, found = set(), set()
+        for index in length_sorted_batches(self.dataset.lengths, PREDICT_BATCH):
+            X, tags = self.dataset.__getitems__(index)
+            with torch.no_grad():
+                logits = module(**{k: v.to(net.device) for k, v in X.items()})
+            real = tags != IGNORE  # (B, T): the tagged tokens
+            lengths = real.sum(1).numpy()
+            predicted = logits.argmax(-1).cpu()[real].numpy()
+            for key, flat in ((gold, tags[real].numpy()), (found, predicted)):
+                row, first, last, _ = decode(flat, np.ones(len(flat)), lengths)
+                key.update(zip(index[row], first, last, strict=True))
+        correct = len(gold & found)
+        f1 = 2 * correct / (len(gold) + len(found)) if correct else 0.0
+        net.history.record("valid_f1", f1)
