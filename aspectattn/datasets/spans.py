@@ -210,8 +210,8 @@ def fetch_term_spans(
     >>> from aspectattn.datasets import fetch_term_spans
     >>> texts, y = fetch_term_spans("semeval2014-laptops", "test")
     >>> len(texts), texts[1], y[1]
-    (800, 'Boot time is super fast, around anywhere from 35 seconds to 1 minute.', \
-[(0, 9, 'positive')])
+    (800, 'tech support would not fix the problem unless I bought your plan for \
+$150 plus.', [(0, 12, 'negative')])
     """
     _check_choice("name", name, set(SPAN_DATASETS))
     files, format = SPAN_DATASETS[name]

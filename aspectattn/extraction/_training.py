@@ -22,6 +22,10 @@ __all__ = ["TagDataset", "TaggerNet", "ValidSpanF1", "batch_inputs", "IGNORE"]
 
 #: The loss's tag for a token not tagged (padding, a special token).
 IGNORE = -100
+#: The weight of the validation loss in ``valid_score``: one term more or less
+#: found moves the F1 of a few hundred validation terms by ~3e-3, which a loss
+#: below 1 weighted so never outweighs.
+LOSS_WEIGHT = 1e-4
 #: Sentences per prediction or validation batch.
 PREDICT_BATCH = 256
 
@@ -88,8 +92,12 @@ class TaggerNet(NeuralNet):
 
 
 class ValidSpanF1(Callback):
-    """Record ``valid_f1``, the exact-span F1 of the validation sentences, after
-    every epoch (before :class:`BestWeights` reads it)."""
+    """Record ``valid_f1``, the exact-span F1 of the validation sentences, and
+    ``valid_score``, what picks the epoch, after every epoch (before
+    :class:`BestWeights` reads it): the F1 less :data:`LOSS_WEIGHT` times the
+    validation loss, so that between epochs of equal F1 the lower loss wins --
+    and a model that finds no term yet but learns (its loss falls) is not
+    stopped for want of progress."""
 
     def __init__(self, dataset: TagDataset):
         self.dataset = dataset
@@ -111,3 +119,5 @@ class ValidSpanF1(Callback):
         correct = len(gold & found)
         f1 = 2 * correct / (len(gold) + len(found)) if correct else 0.0
         net.history.record("valid_f1", f1)
+        loss = net.history[-1, "valid_loss"]
+        net.history.record("valid_score", f1 - LOSS_WEIGHT * loss)

@@ -59,7 +59,7 @@ RECIPES = {
     "pretrained": dict(dropout=0.1, lr=5e-5, batch_size=16, max_epochs=8, patience=3),
 }
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
-_HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1")
+_HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1", "valid_score")
 #: The fitted state a model file holds beside the tensors.
 _STATE_KEYS = {"language_", "inputs", "best_epoch_", "history_"}
 
@@ -150,11 +150,11 @@ class AspectTermExtractor(BaseEstimator):
     Examples
     --------
     >>> from aspectattn import AspectTermExtractor
-    >>> texts = ["The pasta was great.", "Our waiter was rude."] * 20
-    >>> spans = [[(4, 9)], [(4, 10)]] * 20
-    >>> extractor = AspectTermExtractor(max_epochs=30, random_state=0)
-    >>> extractor.fit(texts, spans).predict(["The pasta was rude."])
-    [[(4, 9)]]
+    >>> texts = ["The pasta was great.", "Our waiter was rude.", "What a day!"] * 10
+    >>> spans = [[(4, 9)], [(4, 10)], []] * 10
+    >>> extractor = AspectTermExtractor(lr=0.01, max_epochs=20, random_state=0)
+    >>> extractor.fit(texts, spans).predict(["The pasta was rude.", "What a day!"])
+    [[(4, 9)], []]
     """
 
     _parameter_constraints: dict = {
@@ -328,7 +328,7 @@ class AspectTermExtractor(BaseEstimator):
         from skorch.helper import predefined_split
 
         recipe = self.resolved_params_
-        tracker = BestWeights("valid_f1", lower_is_better=False, load_best=True)
+        tracker = BestWeights("valid_score", lower_is_better=False, load_best=True)
         callbacks = [
             ("finite_loss", FiniteLoss()),
             ("valid_f1", ValidSpanF1(valid)),

@@ -46,12 +46,17 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from aspectattn import AspectSentimentPipeline
-    >>> texts = ["The pasta was great.", "Our waiter was rude."] * 20
-    >>> y = [[(4, 9, "positive")], [(4, 10, "negative")]] * 20
+    >>> from aspectattn import (
+    ...     AspectAttentionClassifier, AspectSentimentPipeline, AspectTermExtractor)
+    >>> texts = ["The pasta was great.", "Our waiter was rude.", "What a day!"] * 10
+    >>> y = [[(4, 9, "positive")], [(4, 10, "negative")], []] * 10
     >>> pipeline = AspectSentimentPipeline(
-    ...     extractor__max_epochs=30, classifier__max_epochs=10, random_state=0
-    ... )  # doctest: +SKIP
+    ...     AspectTermExtractor(lr=0.01, max_epochs=20, random_state=0),
+    ...     AspectAttentionClassifier(max_epochs=10, random_state=0),
+    ... ).fit(texts, y)
+    >>> [found] = pipeline.predict(["The pasta was great."])
+    >>> [(t["term"], t["polarity"]) for t in found]
+    [('pasta', 'positive')]
     """
 
     def __init__(self, extractor=None, classifier=None):
