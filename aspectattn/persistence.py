@@ -62,6 +62,7 @@ __all__ = [
     "FORMAT_VERSION",
     "ModelFileError",
     "check_fitted_state",
+    "module_tensors",
 ]
 
 FORMAT = "aspectattn-model"
@@ -151,6 +152,11 @@ def _from_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_from_json(v) for v in value]
     return value
+
+
+def module_tensors(module) -> dict[str, torch.Tensor]:
+    """A module's weights as a model file holds them: contiguous CPU tensors."""
+    return {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
 
 
 def _digest(metadata: str, tensors: dict[str, torch.Tensor]) -> str:

@@ -314,6 +314,19 @@ def check_outputs(inputs, outputs) -> None:
                 raise CLIError(f"two outputs are the same file: {out}")
 
 
+def print_report(report: dict, as_json: bool) -> None:
+    """A flat report: indented JSON, or ``name value`` pairs on one line."""
+    if as_json:
+        print(json.dumps(report, indent=1))
+        return
+    print(
+        "   ".join(
+            f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+            for k, v in report.items()
+        )
+    )
+
+
 def _write_rows(rows: list[dict], out: str | None) -> None:
     if not rows:
         raise CLIError("nothing to write: the input has no rows")

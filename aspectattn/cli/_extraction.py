@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import CLIError, check_outputs, output_path
+from ._common import CLIError, check_outputs, output_path, print_report
 
 #: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter); the
 #: other model flags are the classifiers'.
@@ -93,15 +93,7 @@ def evaluate_extractor(extractor, args) -> int:
     texts, y = load_spans(args.data, args)
     report = {"sentences": len(texts)}
     report |= span_scores(y, extractor.predict(texts))
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        print(
-            "   ".join(
-                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
-                for k, v in report.items()
-            )
-        )
+    print_report(report, args.json)
     return 0
 
 

@@ -16,6 +16,7 @@ from ._common import (
     load_data,
     load_model,
     load_table,
+    print_report,
 )
 from ._extraction import evaluate_extractor, is_extractor
 
@@ -103,13 +104,5 @@ def _evaluate_detector(clf, args) -> int:
             (predicted[both] == truth[both]).mean() if both.any() else 0.0
         ),
     }
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        print(
-            "   ".join(
-                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
-                for k, v in report.items()
-            )
-        )
+    print_report(report, args.json)
     return 0

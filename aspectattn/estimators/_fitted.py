@@ -82,10 +82,7 @@ class FittedState:
         return state
 
     def _module_tensors(self) -> dict[str, torch.Tensor]:
-        return {
-            k: v.detach().cpu().contiguous()
-            for k, v in self.module_.state_dict().items()
-        }
+        return persistence.module_tensors(self.module_)
 
     @classmethod
     def _from_saved(cls, params: dict, state: dict, tensors: dict):

@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .. import persistence
 from .._fields import _is_int
 from .._validation import _short, check_texts
 from ..engine.batching import BucketLoader, length_sorted_batches
@@ -461,10 +462,7 @@ class AspectTermExtractor(BaseEstimator):
         }
 
     def _module_tensors(self) -> dict[str, torch.Tensor]:
-        return {
-            k: v.detach().cpu().contiguous()
-            for k, v in self.module_.state_dict().items()
-        }
+        return persistence.module_tensors(self.module_)
 
     @classmethod
     def _from_saved(cls, params: dict, state: dict, tensors: dict):
