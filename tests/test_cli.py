@@ -1156,3 +1156,32 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
         check=False,
     )
     assert bad.returncode == 2 and "--extractor" in bad.stderr
+    # the review report on the terms it finds, each classified by a term model
+    run("train", "terms.xml", "--out", "terms.aam", "--epochs", "1", "--embeddings",
+        "none", "--embedding-dim", "8", "--hidden-size", "8", "--quiet",
+        cwd=tmp_path)  # fmt: skip
+    (tmp_path / "reviews.csv").write_text(
+        "text\nThe soup was bland. The host was lovely!\nWhat a lovely day.\n"
+    )
+    summary = json.loads(
+        run(
+            "analyze",
+            "reviews.csv",
+            "--extractor",
+            "ex.aam",
+            "--model",
+            "terms.aam",
+            "--out",
+            "report.html",
+            "--table",
+            "sentences.csv",
+            "--min-probability",
+            "0.01",
+            cwd=tmp_path,
+        ).stdout  # fmt: skip
+    )
+    assert summary["reviews"] == 2 and summary["sentences"] == 3
+    assert (tmp_path / "report.html").is_file()
+    wrong = run("analyze", "reviews.csv", "--extractor", "terms.aam", "--model",
+                "terms.aam", "--out", "r.html", cwd=tmp_path, check=False)  # fmt: skip
+    assert wrong.returncode == 2 and "not an aspect term extractor" in wrong.stderr

@@ -398,3 +398,40 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
 def test_a_pretrained_encoder_needs_its_checkpoint(sentences):
     with pytest.raises(ValueError, match="pretrained_model"):
         AspectTermExtractor(encoder="pretrained").fit(*sentences)
+
+
+# -- the review analysis on extracted aspects ----------------------------------------
+def test_terms_that_name_one_aspect_are_grouped():
+    from aspectattn.extraction.aspects import AspectNames, aspect_key
+
+    assert aspect_key("Screens") == aspect_key("screen") == "screen"
+    assert aspect_key("Battery  Life") == "battery life"
+    assert aspect_key("batteries") == "battery" and aspect_key("dishes") == "dish"
+    assert aspect_key("glass") == "glass" and aspect_key("menus") == "menus"
+    assert aspect_key("écrans", None) == "écrans"  # English plurals only
+    assert aspect_key("IŞIK", "tr") == "ışık"
+    names = AspectNames({"Battery": "battery life"}, "en")
+    assert names("batteries") == "battery life" and names("Keyboards") == "keyboard"
+
+
+def test_the_pipeline_feeds_the_review_report(pipeline, tmp_path):
+    from aspectattn.reviews import analyze_reviews, write_report
+
+    reviews = [
+        "The steak was superb. But the host was slow!",
+        "The steaks were superb but the waitress was rude.",
+        "What a lovely day.",
+    ]
+    [found] = pipeline.analyze(reviews[:1])
+    assert [(e["aspect"], e["label"]) for e in found] == [
+        ("steak", "positive"),
+        ("host", "negative"),
+    ]
+    assert found[0]["tokens"][int(np.argmax(found[0]["weights"]))] == "steak"
+    sentences, summary = analyze_reviews(reviews, pipeline)
+    assert summary.n_sentences == 4
+    table = summary.table().set_index("aspect")
+    assert {"steak", "host", "waitress"} <= set(table.index)
+    assert table.loc["steak", "mentions"] == 2  # "steak" and "steaks": one aspect
+    path = write_report(summary, tmp_path / "report.html")
+    assert "steak" in path.read_text()

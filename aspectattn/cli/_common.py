@@ -210,9 +210,10 @@ def _read_model(path: str, trust_pickle: bool):
         import joblib
 
         from ..estimators._base import AspectAttentionBase
+        from ..extraction import AspectTermExtractor
 
         model = joblib.load(path)
-        if not isinstance(model, AspectAttentionBase):
+        if not isinstance(model, (AspectAttentionBase, AspectTermExtractor)):
             raise CLIError(f"{path} holds a {type(model).__name__}, not a model")
         return model
     from ..persistence import load

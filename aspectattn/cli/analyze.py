@@ -27,7 +27,18 @@ HELP = "reviews -> sentences -> aspects: an HTML report and a sentence table"
 
 def add_arguments(p) -> None:
     p.add_argument("reviews", help="CSV or JSONL file of reviews, one per row")
-    p.add_argument("--model", required=True, help="category detector model file")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="category detector model file; with --extractor, a pair classifier "
+        "of aspect terms",
+    )
+    p.add_argument(
+        "--extractor",
+        help="aspect term extractor model file: the aspects are the terms it finds "
+        "(grouped by case, spacing and the English plural), each classified by "
+        "--model",
+    )
     p.add_argument("--out", required=True, help="the report (.html)")
     p.add_argument("--table", help="sentence table (.csv or .parquet)")
     p.add_argument("--text-column", default="text", help="column of the review text")
@@ -166,17 +177,40 @@ class _TableWriter:
             self.parquet.close()
 
 
+def _pipeline(classifier, args):
+    """The extractor of ``--extractor`` and the pair classifier of ``--model``."""
+    from ..extraction import AspectSentimentPipeline
+    from ._extraction import is_extractor
+
+    extractor = load_model(args.extractor, args.trust_pickle)
+    if not is_extractor(extractor):
+        raise CLIError(
+            f"--extractor {args.extractor} holds a {type(extractor).__name__}, not an "
+            "aspect term extractor (aspectattn train ... --extractor)"
+        )
+    if is_detector(classifier) or getattr(classifier, "aspect_type_", None) != "term":
+        raise CLIError(
+            f"--model {args.model} must be a pair classifier of aspect terms to "
+            "classify what the extractor finds"
+        )
+    return AspectSentimentPipeline.from_fitted(extractor, classifier)
+
+
 def run(args) -> int:
     from ..reviews import ReviewSummary, iter_analysis
     from ..reviews.report import write_report
 
-    check_outputs([args.reviews, args.model], [args.out, args.table])
+    inputs = [args.reviews, args.model, *([args.extractor] if args.extractor else [])]
+    check_outputs(inputs, [args.out, args.table])
     check_min_probability(args.min_probability)
     clf = load_model(args.model, args.trust_pickle, args.quantize)
-    if not is_detector(clf):
+    if args.extractor:
+        clf = _pipeline(clf, args)
+    elif not is_detector(clf):
         raise CLIError(
             f"{args.model} is a pair classifier; analyze needs a category detector "
-            "(aspectattn train ... --detector)"
+            "(aspectattn train ... --detector), or an aspect term extractor beside "
+            "it (--extractor)"
         )
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm"):

@@ -33,6 +33,11 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         A classifier of ``(text, term, (start, end))`` pairs; None:
         :class:`~aspectattn.AspectAttentionClassifier` with its defaults. Its
         parameters are set as ``classifier__<name>``.
+    aspect_names : dict of str to str or None, default=None
+        For :meth:`analyze` (the review report): a term's aspect where the
+        grouping of :mod:`aspectattn.extraction.aspects` (case, spaces, the
+        English plural) does not group it, e.g. ``{"battery": "battery
+        life"}``.
 
     Parts trained on their own data are used as they are when wrapped in
     :class:`sklearn.frozen.FrozenEstimator` (``fit`` then leaves them alone).
@@ -59,9 +64,26 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
     [('pasta', 'positive')]
     """
 
-    def __init__(self, extractor=None, classifier=None):
+    def __init__(self, extractor=None, classifier=None, aspect_names=None):
         self.extractor = extractor
         self.classifier = classifier
+        self.aspect_names = aspect_names
+
+    @classmethod
+    def from_fitted(cls, extractor, classifier, aspect_names=None):
+        """A fitted pipeline of two parts fitted on their own (for instance
+        loaded from model files): each wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator`, so that ``fit`` keeps them."""
+        from sklearn.frozen import FrozenEstimator
+
+        check_is_fitted(extractor)
+        check_is_fitted(classifier)
+        pipeline = cls(
+            FrozenEstimator(extractor), FrozenEstimator(classifier), aspect_names
+        )
+        pipeline.extractor_, pipeline.classifier_ = extractor, classifier
+        pipeline.classes_ = classifier.classes_
+        return pipeline
 
     def fit(self, X, y):
         """Fit the extractor on the terms' spans and the classifier on their
@@ -154,6 +176,49 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
                     }
                 )
             out.append(row)
+        return out
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """Per text, its terms as the review analysis reads them
+        (:func:`aspectattn.reviews.analyze_reviews`): ``aspect`` (the term's
+        group, :mod:`aspectattn.extraction.aspects`), ``label``,
+        ``probability``, ``mention_probability`` (the extractor's span score;
+        terms below ``min_probability`` are left out), and ``tokens`` and
+        ``weights`` -- the text's words, weight 1 on the term's (the report
+        highlights them)."""
+        from ..reviews.mentions import check_min_probability
+        from .aspects import AspectNames
+        from .words import word_offsets
+
+        check_min_probability(min_probability)
+        texts = check_texts(X, "X")
+        language = getattr(self.extractor_, "language_", None)
+        names = AspectNames(self.aspect_names, language)
+        out = []
+        for text, terms in zip(texts, self.predict(texts), strict=True):
+            words = np.asarray(word_offsets(text, language), dtype=np.int64)
+            words = words.reshape(-1, 2)
+            tokens = [text[a:b] for a, b in words]
+            entries = []
+            for term in terms:
+                if term["score"] < min_probability:
+                    continue
+                start, end = term["span"]
+                inside = (words[:, 0] < end) & (words[:, 1] > start)
+                entries.append(
+                    {
+                        "text": text,
+                        "aspect": names(term["term"]),
+                        "term": term["term"],
+                        "span": term["span"],
+                        "label": term["polarity"],
+                        "probability": term["probability"],
+                        "mention_probability": term["score"],
+                        "tokens": tokens,
+                        "weights": inside / max(int(inside.sum()), 1),
+                    }
+                )
+            out.append(entries)
         return out
 
     def score(self, X, y) -> float:

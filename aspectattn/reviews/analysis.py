@@ -47,7 +47,9 @@ def iter_analysis(
     ----------
     reviews : DataFrame, iterable of DataFrames, or sequence of str
         The reviews, whole or in chunks (``pd.read_csv(path, chunksize=10_000)``).
-    model : fitted AspectCategoryClassifier (or an object with its ``analyze``)
+    model : fitted AspectCategoryClassifier or AspectSentimentPipeline
+        (or an object with their ``analyze``): the detector's categories, or the
+        pipeline's extracted terms grouped into aspects.
     text_column, id_column, date_column, group_column : str or None
         Columns of the review text, its id (default: the row number over all
         chunks), its date (parsed with ``pd.to_datetime``) and its group
@@ -77,8 +79,7 @@ def iter_analysis(
     pd = _pandas()
     check_min_probability(min_probability)
     if language == "auto":  # the model's: its tokenizer's language
-        tokenizer = getattr(getattr(model, "text_pipeline_", None), "tokenizer", None)
-        language = getattr(tokenizer, "language", "en")
+        language = _model_language(model)
     if isinstance(reviews, pd.DataFrame):
         chunks = [reviews]
     elif isinstance(reviews, (list, tuple)) and all(
@@ -132,6 +133,16 @@ def iter_analysis(
             n_skipped_sentences=n_skipped,
         )
         yield table
+
+
+def _model_language(model) -> str | None:
+    """The language a model's tokenizer reads: the detector's, or a pipeline's
+    extractor's."""
+    extractor = getattr(model, "extractor_", None)
+    if extractor is not None:
+        return getattr(extractor, "language_", "en")
+    tokenizer = getattr(getattr(model, "text_pipeline_", None), "tokenizer", None)
+    return getattr(tokenizer, "language", "en")
 
 
 #: The sentence table's columns, before the review ids, dates and groups join.
