@@ -37,8 +37,8 @@ FAST_EXTRACTOR = dict(
     embeddings=None,
     embedding_dim=16,
     hidden_size=16,
-    max_epochs=25,
-    patience=25,
+    max_epochs=15,
+    patience=15,
     lr=0.02,
     batch_size=16,
     dropout=0.0,
@@ -75,7 +75,7 @@ def make_sentences(n: int, seed: int = 0):
 
 @pytest.fixture(scope="module")
 def sentences():
-    return make_sentences(240, seed=0)
+    return make_sentences(160, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -374,7 +374,7 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
         encoder="pretrained",
         pretrained_model=checkpoint,
         lr=3e-3,
-        max_epochs=6,
+        max_epochs=6 if family == "bert" else 2,
         patience=6,
         random_state=0,
     ).fit(texts, y)
