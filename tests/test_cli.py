@@ -1098,7 +1098,7 @@ def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):
 
 
 def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
-    from tests.test_extraction import make_sentences
+    from test_extraction import make_sentences
 
     texts, y = make_sentences(60, seed=0)
     sentences = "".join(

@@ -8,6 +8,7 @@ import unicodedata
 
 import numpy as np
 import pytest
+from conftest import BAD, FOOD, GOOD, SERVICE
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
@@ -31,7 +32,6 @@ from aspectattn.extraction.words import (
     word_offsets,
     words_and_offsets,
 )
-from tests.conftest import BAD, FOOD, GOOD, SERVICE
 
 FAST_EXTRACTOR = dict(
     embeddings=None,

@@ -81,7 +81,8 @@ def _bars(table, labels) -> str:
                     f"{100 * share:.0f}%</title></rect>"
                 )
             x += w
-        note = f"{row['mentions']} mentions"
+        n = int(row["mentions"])
+        note = f"{n} mention" + ("" if n == 1 else "s")
         if lead is not None:
             low, high = row[f"low_{lead}"], row[f"high_{lead}"]
             note += (
