@@ -263,7 +263,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "final_state": "term",
         "position_weighting": "linear",
         "bidirectional": True,
-        "augment": None,  # the LSTM: no copies of terms
+        "augment": "flip+join",  # the rule's choice for the LSTM's terms
         "head_lr": None,
         **P.SCRATCH_TRAINING,
         "precision": "float32",  # no device: the float32 of the models before
@@ -288,7 +288,11 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     )
     # the terms' copies per encoder (the transformer's were not measured), and
     # none outside English, whose opinion words they reverse
-    for encoder, copies in [("pretrained", "flip+join"), ("transformer", None)]:
+    for encoder, copies in [
+        ("pretrained", "flip+join"),
+        ("lstm", "flip+join"),
+        ("transformer", None),
+    ]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
         assert got["augment"] == copies
     pretrained = {**values, "encoder": "pretrained"}

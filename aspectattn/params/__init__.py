@@ -211,10 +211,10 @@ AUTO_PARAMS = (
     "unseen_words",
 )
 #: ``augment="auto"`` for aspect terms in English, per encoder: the copies chosen
-#: on validation by accuracy, then robustness (``benchmarks/behaviour.py``). The
-#: LSTM's candidates were measured with GloVe, not its default word vectors, and
-#: the transformer's not at all: both train without copies.
-TERM_COPIES = {"pretrained": "flip+join"}
+#: on validation by accuracy, then robustness (``benchmarks/behaviour.py``; the
+#: LSTM's with its own default word vectors). The transformer's were not
+#: measured: it trains without copies.
+TERM_COPIES = {"pretrained": "flip+join", "lstm": "flip+join"}
 #: ``head_lr="auto"`` with a pretrained encoder.
 PRETRAINED_HEAD_LR = 1e-3
 #: What the training settings' ``"auto"`` stands for: encoders trained from
@@ -265,9 +265,9 @@ def resolve_auto(
     its overall tone) and sentences joined from two of opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
     ``"negative"``; for English aspect terms with those labels, the copies of
-    :data:`TERM_COPIES` (the pretrained encoder: flipped opinions and joined
-    sentences), chosen by validation accuracy, then validation robustness
-    (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the
+    :data:`TERM_COPIES` (the LSTM and the pretrained encoder: flipped opinions
+    and joined sentences), chosen by validation accuracy, then validation
+    robustness (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the
     encoder does not see the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for
     what a pretrained encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0
     at seed 0).
