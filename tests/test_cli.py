@@ -1185,3 +1185,17 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
     wrong = run("analyze", "reviews.csv", "--extractor", "terms.aam", "--model",
                 "terms.aam", "--out", "r.html", cwd=tmp_path, check=False)  # fmt: skip
     assert wrong.returncode == 2 and "not an aspect term extractor" in wrong.stderr
+    # ... and scored end to end: a hit needs the span and the polarity
+    report = json.loads(
+        run(
+            "evaluate",
+            "terms.aam",
+            "terms.xml",
+            "--extractor",
+            "ex.aam",
+            "--json",
+            cwd=tmp_path,
+        ).stdout  # fmt: skip
+    )
+    assert report["e2e_true"] == sum(map(len, y)) and 0 <= report["e2e_f1"] <= 1
+    assert report["e2e_correct"] <= report["e2e_predicted"]

@@ -97,6 +97,49 @@ def evaluate_extractor(extractor, args) -> int:
     return 0
 
 
+def pipeline_of(classifier, args):
+    """The extractor of ``--extractor`` and the pair classifier of ``--model``,
+    end to end."""
+    from ..extraction import AspectSentimentPipeline
+    from ._common import is_detector, load_model
+
+    extractor = load_model(args.extractor, args.trust_pickle)
+    if not is_extractor(extractor):
+        raise CLIError(
+            f"--extractor {args.extractor} holds a {type(extractor).__name__}, not an "
+            "aspect term extractor (aspectattn train ... --extractor)"
+        )
+    if is_detector(classifier) or getattr(classifier, "aspect_type_", None) != "term":
+        raise CLIError(
+            f"--model {args.model} must be a pair classifier of aspect terms to "
+            "classify what the extractor finds"
+        )
+    return AspectSentimentPipeline.from_fitted(extractor, classifier)
+
+
+def evaluate_pipeline(classifier, args) -> int:
+    """End-to-end precision, recall and F1 (span and polarity) of the extractor
+    and the classifier; gold ``conflict`` terms, which no classifier predicts,
+    count neither as gold nor, when found, as errors; and the extraction's."""
+    from ..extraction import span_scores
+
+    pipeline = pipeline_of(classifier, args)
+    texts, y = load_spans(args.data, args)
+    found = pipeline.predict(texts)
+    conflict = [{s[:2] for s in spans if s[2] == "conflict"} for spans in y]
+    gold = [[s for s in spans if s[2] != "conflict"] for spans in y]
+    found = [
+        [t for t in terms if t["span"] not in c]
+        for terms, c in zip(found, conflict, strict=True)
+    ]
+    report = {"sentences": len(texts)}
+    report |= {f"e2e_{k}": v for k, v in span_scores(gold, found, True).items()}
+    extraction = span_scores(gold, [[t["span"] for t in terms] for terms in found])
+    report["extraction_f1"] = extraction["f1"]
+    print_report(report, args.json)
+    return 0
+
+
 def extraction_rows(extractor, texts: list[str]) -> list[dict]:
     """One row per term found (its sentence, character span, term and score);
     a sentence without any gives one row with empty term fields."""

@@ -19,6 +19,7 @@ from ._common import (
     load_model,
     output_path,
 )
+from ._extraction import pipeline_of
 
 #: Position in ``aspectattn --help``.
 ORDER = 5
@@ -177,25 +178,6 @@ class _TableWriter:
             self.parquet.close()
 
 
-def _pipeline(classifier, args):
-    """The extractor of ``--extractor`` and the pair classifier of ``--model``."""
-    from ..extraction import AspectSentimentPipeline
-    from ._extraction import is_extractor
-
-    extractor = load_model(args.extractor, args.trust_pickle)
-    if not is_extractor(extractor):
-        raise CLIError(
-            f"--extractor {args.extractor} holds a {type(extractor).__name__}, not an "
-            "aspect term extractor (aspectattn train ... --extractor)"
-        )
-    if is_detector(classifier) or getattr(classifier, "aspect_type_", None) != "term":
-        raise CLIError(
-            f"--model {args.model} must be a pair classifier of aspect terms to "
-            "classify what the extractor finds"
-        )
-    return AspectSentimentPipeline.from_fitted(extractor, classifier)
-
-
 def run(args) -> int:
     from ..reviews import ReviewSummary, iter_analysis
     from ..reviews.report import write_report
@@ -205,7 +187,7 @@ def run(args) -> int:
     check_min_probability(args.min_probability)
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     if args.extractor:
-        clf = _pipeline(clf, args)
+        clf = pipeline_of(clf, args)
     elif not is_detector(clf):
         raise CLIError(
             f"{args.model} is a pair classifier; analyze needs a category detector "

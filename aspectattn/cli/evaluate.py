@@ -18,7 +18,7 @@ from ._common import (
     load_table,
     print_report,
 )
-from ._extraction import evaluate_extractor, is_extractor
+from ._extraction import evaluate_extractor, evaluate_pipeline, is_extractor
 
 #: Position in ``aspectattn --help``.
 ORDER = 2
@@ -29,6 +29,12 @@ def add_arguments(p) -> None:
     p.add_argument("model", help="model file (.aam)")
     p.add_argument(
         "data", help="data-set name or CSV/JSONL/XML/APC (.dat) file with labels"
+    )
+    p.add_argument(
+        "--extractor",
+        help="an aspect term extractor model file: score it and the pair classifier "
+        "MODEL end to end on DATA's term spans (a hit needs the span and the "
+        "polarity)",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_data_options(p, "test")
@@ -43,6 +49,8 @@ def run(args) -> int:
     )
 
     clf = load_model(args.model, args.trust_pickle, args.quantize)
+    if args.extractor:
+        return evaluate_pipeline(clf, args)
     if is_extractor(clf):
         return evaluate_extractor(clf, args)
     if is_detector(clf):
