@@ -251,7 +251,7 @@ class AspectTermExtractor(BaseEstimator):
             auto_language(texts) if self.language == "auto" else self.language
         )
         # the encoder's tokens, and their tags (-100: a special token)
-        module, init = self._encoder_inputs(texts, seed)
+        build, init = self._encoder_inputs(texts, seed)
         encoded = self.inputs_.encode(texts)
         tags = [
             np.where(o[:, 1] > o[:, 0], tag_words(o, s), IGNORE)
@@ -268,7 +268,7 @@ class AspectTermExtractor(BaseEstimator):
         train = data.subset(np.flatnonzero(~held))
         valid = data.subset(np.flatnonzero(held))
         with private_torch_rng(seed, device):
-            module = module()
+            module = build()
             init(module)
             net, tracker = self._net(module, valid, rng, device)
             net.fit(train, y=None)
