@@ -43,7 +43,7 @@ from aspectattn import (
     AspectTermExtractor,
 )
 from aspectattn.datasets import fetch_term_spans, get_data_home
-from aspectattn.extraction import span_scores
+from aspectattn.extraction.metrics import span_scores, without_conflict
 from benchmarks.common import RESULTS, glove
 from benchmarks.runlog import work_or_table, worker_parser
 
@@ -85,17 +85,6 @@ def extractor(extra: dict, seed: int) -> AspectTermExtractor:
     if extra.get("encoder") == "pretrained":
         extra = {**extra, "pretrained_model": str(get_data_home() / "all-MiniLM-L6-v2")}
     return AspectTermExtractor(random_state=seed, **extra)
-
-
-def without_conflict(y_true, y_pred):
-    """Gold without ``conflict`` terms; predictions without the spans of those."""
-    conflict = [{s[:2] for s in spans if s[2] == "conflict"} for spans in y_true]
-    gold = [[s for s in spans if s[2] != "conflict"] for spans in y_true]
-    found = [
-        [t for t in terms if t["span"] not in c]
-        for terms, c in zip(y_pred, conflict, strict=True)
-    ]
-    return gold, found
 
 
 def run(candidate: str, data: str, seed: int) -> dict:

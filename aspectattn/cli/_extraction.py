@@ -121,17 +121,12 @@ def evaluate_pipeline(classifier, args) -> int:
     """End-to-end precision, recall and F1 (span and polarity) of the extractor
     and the classifier; gold ``conflict`` terms, which no classifier predicts,
     count neither as gold nor, when found, as errors; and the extraction's."""
-    from ..extraction import span_scores
+    from ..extraction.metrics import span_scores, without_conflict
 
     pipeline = pipeline_of(classifier, args)
     texts, y = load_spans(args.data, args)
     found = pipeline.predict(texts)
-    conflict = [{s[:2] for s in spans if s[2] == "conflict"} for spans in y]
-    gold = [[s for s in spans if s[2] != "conflict"] for spans in y]
-    found = [
-        [t for t in terms if t["span"] not in c]
-        for terms, c in zip(found, conflict, strict=True)
-    ]
+    gold, found = without_conflict(y, found)
     report = {"sentences": len(texts)}
     report |= {f"e2e_{k}": v for k, v in span_scores(gold, found, True).items()}
     extraction = span_scores(gold, [[t["span"] for t in terms] for terms in found])

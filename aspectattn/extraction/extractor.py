@@ -399,9 +399,10 @@ class AspectTermExtractor(BaseEstimator):
             row, first, last, score = decode(
                 proba.argmax(-1), 1 - proba[:, O], keep.sum(1)
             )
+            words: dict[int, np.ndarray] = {}  # a text's words, found once
             for r, a, b, p in zip(index[row], first, last, score, strict=True):
                 spans = encoded.offsets[r][taggable[r]]
-                span = self._whole_words(texts[r], spans[a, 0], spans[b, 1])
+                span = self._whole_words(texts[r], spans[a, 0], spans[b, 1], words, r)
                 if span is None:
                     continue
                 start, end = span
@@ -413,13 +414,16 @@ class AspectTermExtractor(BaseEstimator):
         self.module_.cpu()
         return out
 
-    def _whole_words(self, text: str, start: int, end: int) -> tuple | None:
+    def _whole_words(self, text: str, start, end, memo: dict, key) -> tuple | None:
         """A sub-word span as the words it touches, whole (the LSTM's tokens
-        are words already)."""
+        are words already); ``memo[key]`` keeps ``text``'s words for its other
+        spans."""
         if self.encoder != "pretrained":
             return int(start), int(end)
-        words = np.asarray(word_offsets(text, self.language_), dtype=np.int64)
-        words = words.reshape(-1, 2)
+        words = memo.get(key)
+        if words is None:
+            found = np.asarray(word_offsets(text, self.language_), dtype=np.int64)
+            words = memo[key] = found.reshape(-1, 2)
         touched = words[(words[:, 0] < end) & (words[:, 1] > start)]
         if not len(touched):  # only spaces or formatting characters
             return None

@@ -5,7 +5,7 @@ micro-averaged over all terms."""
 
 from __future__ import annotations
 
-__all__ = ["span_scores", "span_f1"]
+__all__ = ["span_scores", "span_f1", "without_conflict"]
 
 
 def _keyed(y, with_polarity: bool) -> set:
@@ -64,3 +64,17 @@ def span_scores(y_true, y_pred, polarity: bool = False) -> dict:
 def span_f1(y_true, y_pred, polarity: bool = False) -> float:
     """Micro F1 of exact spans (:func:`span_scores`)."""
     return span_scores(y_true, y_pred, polarity)["f1"]
+
+
+def without_conflict(y_true, y_pred):
+    """Gold terms without the ``conflict`` ones, and the predicted terms (the
+    pipeline's dictionaries) without those spans: terms of mixed opinion, which
+    no classifier here predicts, count neither as gold nor, when found, as
+    errors in an end-to-end score."""
+    conflict = [{s[:2] for s in spans if s[2] == "conflict"} for spans in y_true]
+    gold = [[s for s in spans if s[2] != "conflict"] for spans in y_true]
+    found = [
+        [t for t in terms if t["span"] not in c]
+        for terms, c in zip(y_pred, conflict, strict=True)
+    ]
+    return gold, found
