@@ -1,7 +1,8 @@
 """The aspect term tagger: word vectors and character features into a
 bidirectional LSTM, one tag per word (Lample et al., 2016; Ma and Hovy, 2016,
 without the CRF: :mod:`aspectattn.extraction.words` decodes any tag sequence
-into valid spans).
+into valid spans). Exact on right-padded batches without packing, as the
+classifier's LSTM encoder (which is also what exports to ONNX exactly).
 
 Shapes: ``B`` batch, ``T`` words (the batch's longest sentence), ``W``
 characters (the batch's longest word, cut), ``E`` word-vector size, ``F``
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .encoders.lstm import _run, backward_states
 
 
 class TermTagger(nn.Module):
@@ -55,12 +57,9 @@ class TermTagger(nn.Module):
             self.char_embedding = nn.Embedding(n_characters, char_dim, padding_idx=0)
             self.char_conv = nn.Conv1d(char_dim, char_filters, 3, padding=1)
         self.dropout = nn.Dropout(dropout)
-        self.lstm = nn.LSTM(
-            embedding_dim + self.char_filters,
-            hidden_size,
-            batch_first=True,
-            bidirectional=True,
-        )
+        size = embedding_dim + self.char_filters
+        self.forward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
+        self.backward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
         self.tags = nn.Linear(2 * hidden_size, n_tags)
 
     def _characters(self, chars: torch.Tensor) -> torch.Tensor:
@@ -70,8 +69,9 @@ class TermTagger(nn.Module):
         flat = chars.reshape(b * t, w)  # (BT, W)
         x = self.char_embedding(flat).transpose(1, 2)  # (BT, C, W)
         x = self.char_conv(x)  # (BT, F, W)
-        x = x.masked_fill((flat == 0)[:, None, :], float("-inf")).amax(-1)  # (BT, F)
-        x = torch.where(torch.isinf(x), torch.zeros_like(x), x)
+        lowest = torch.finfo(x.dtype).min
+        x = x.masked_fill((flat == 0)[:, None, :], lowest).amax(-1)  # (BT, F)
+        x = x * (flat[:, :1] > 0)  # a padding word (no characters): 0
         return x.reshape(b, t, -1)
 
     def forward(
@@ -82,12 +82,9 @@ class TermTagger(nn.Module):
         if self.char_filters:
             x = torch.cat([x, self._characters(chars)], dim=-1)  # (B, T, E + F)
         x = self.dropout(x)
-        packed = pack_padded_sequence(
-            x, lengths.cpu(), batch_first=True, enforce_sorted=False
-        )
-        states, _ = pad_packed_sequence(
-            self.lstm(packed)[0], batch_first=True, total_length=x.shape[1]
-        )  # (B, T, 2H)
+        forward = _run(self.forward_lstm, x)  # (B, T, H)
+        backward, _ = backward_states(self.backward_lstm, x, lengths)  # (B, T, H)
+        states = torch.cat([forward, backward], dim=-1)  # (B, T, 2H)
         return self.tags(self.dropout(states))  # (B, T, K)
 
 

@@ -126,13 +126,26 @@ class LSTMEncoder(_WordEncoder):
         fwd = _run(self.forward_lstm, x).contiguous()  # (B, T, H)
         if not self.bidirectional:
             return fwd, fwd[batch, last_index]
-        rev = self._reverse_index(lengths, x.shape[1])  # (B, T)
-        x_rev = x.gather(1, rev[:, :, None].expand_as(x))  # (B, T, I)
-        bwd_rev = _run(self.backward_lstm, x_rev)  # (B, T, H), reversed order
-        bwd = bwd_rev.gather(1, rev[:, :, None].expand_as(bwd_rev))  # (B, T, H)
+        bwd, bwd_rev = backward_states(self.backward_lstm, x, lengths)  # (B, T, H) x2
         states = torch.cat([fwd, bwd], dim=-1)  # (B, T, 2H)
         last = torch.cat([fwd[batch, last_index], bwd_rev[batch, last_index]], dim=-1)
         return states, last
+
+
+def backward_states(
+    lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The states of ``lstm`` reading each right-padded sentence of ``x`` from its
+    last real token back, exact without packing: each sentence is reversed within
+    its own length (padding stays at the end, read last).
+
+    x (B, T, I), lengths (B,) -> states (B, T, H) in the sentence's order, and
+    (B, T, H) in reading order (position ``lengths - 1`` has read it all).
+    """
+    rev = LSTMEncoder._reverse_index(lengths, x.shape[1])  # (B, T)
+    x_rev = x.gather(1, rev[:, :, None].expand_as(x))  # (B, T, I)
+    read = _run(lstm, x_rev)  # (B, T, H), reversed order
+    return read.gather(1, rev[:, :, None].expand_as(read)), read
 
 
 def _run(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
