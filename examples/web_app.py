@@ -6,6 +6,13 @@ A small web service that answers aspect-sentiment requests::
     aspectattn train semeval2014-restaurants-category --out model.aam
     python examples/web_app.py --model model.aam --port 8000
 
+or, for reviews of any domain, an aspect term extractor with a classifier of
+aspect terms (the aspects are the terms it finds)::
+
+    aspectattn train semeval2014-laptops --extractor --out extractor.aam
+    aspectattn train semeval2014-laptops --out terms.aam
+    python examples/web_app.py --model terms.aam --extractor extractor.aam
+
     curl -X POST localhost:8000/predict -H 'Content-Type: application/json' \
          -d '{"pairs": [["The pasta was great but the waiter was rude", "service"]]}'
 
@@ -18,12 +25,14 @@ Endpoints:
   optional: every category the model knows);
 * ``POST /explain`` like ``/predict``;
 * ``POST /analyze`` with ``{"texts": [...]}`` when the model is a category detector
-  (:class:`~aspectattn.AspectCategoryClassifier`): the aspects each text mentions,
-  with label, probability and attention;
-* ``POST /analyze_reviews`` with ``{"reviews": [...]}`` (a detector): each review
-  split into sentences, each sentence with its aspects (the batch endpoint);
+  (:class:`~aspectattn.AspectCategoryClassifier`) or comes with an extractor: the
+  aspects each text mentions, with label, probability and the words to show
+  (attention; with an extractor, the term's words, and its ``term`` and
+  character ``span``);
+* ``POST /analyze_reviews`` with ``{"reviews": [...]}`` (the same models): each
+  review split into sentences, each sentence with its aspects (the batch endpoint);
 * ``GET /``: a page for people: paste a review, see each sentence's aspects, labels
-  and the words each aspect attended to (detector models).
+  and the words each aspect attended to, or its term (the same models).
 
 Every malformed request gets a JSON ``400`` with a reason (``413`` when the body is
 larger than ``--max-bytes``, 1 MB by default). The work of a request is bounded
@@ -43,7 +52,12 @@ import torch
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from aspectattn import AspectAttnError, AspectCategoryClassifier
+from aspectattn import (
+    AspectAttnError,
+    AspectCategoryClassifier,
+    AspectSentimentPipeline,
+    AspectTermExtractor,
+)
 from aspectattn.persistence import load
 from aspectattn.reviews import analyze_sentences, split_sentences
 
@@ -99,19 +113,44 @@ def _pair(item, i: int) -> tuple[str, str]:
     return item[0], item[1]
 
 
+def _pipeline(classifier, extractor) -> AspectSentimentPipeline:
+    """The extractor and the term classifier as one analyzer; a clear error for
+    any other pair of models."""
+    if not isinstance(extractor, AspectTermExtractor):
+        raise ValueError(
+            f"--extractor must be an aspect term extractor, not a "
+            f"{type(extractor).__name__}"
+        )
+    if isinstance(classifier, AspectCategoryClassifier) or (
+        classifier.aspect_type_ != "term"
+    ):
+        raise ValueError(
+            "with --extractor, --model must be a classifier of aspect terms "
+            "(aspectattn train <data with terms>), not of categories"
+        )
+    return AspectSentimentPipeline.from_fitted(extractor, classifier)
+
+
 def create_app(
     model_path: str,
     max_bytes: int = MAX_BYTES,
     max_items: int = MAX_ITEMS,
     max_text_chars: int = MAX_TEXT_CHARS,
+    extractor_path: str | None = None,
 ) -> Flask:
     model = load(model_path)  # once, at start-up: a pair classifier or a detector
     detector = isinstance(model, AspectCategoryClassifier)
     classes = [str(c) for c in (model.classes_[0] if detector else model.classes_)]
-    app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = max_bytes
+    # what finds the aspects of a text: the detector, or the extractor with the
+    # term classifier
+    analyzer = model if detector else None
     # the reviews' language, for sentence splitting: the model's tokenizer's
     language = getattr(model.text_pipeline_.tokenizer, "language", "en")
+    if extractor_path is not None:
+        analyzer = _pipeline(model, load(extractor_path))
+        language = analyzer.extractor_.language_
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = max_bytes
 
     def body() -> dict:
         # Read the body first, outside get_json(silent=True), which would take a
@@ -189,6 +228,7 @@ def create_app(
                 "classes": classes,
                 "aspects": [str(a) for a in model.aspects_],
                 "aspect_type": model.aspect_type_,
+                "extractor": extractor_path is not None,
             }
         )
 
@@ -198,20 +238,29 @@ def create_app(
         return jsonify({"predictions": answer(model.classes_[proba.argmax(1)], proba)})
 
     def found_aspects(texts: list[str], skip_empty: bool = False) -> list[list[dict]]:
-        if not detector:
-            raise BadRequest("this model scores given aspects: use /predict")
+        if analyzer is None:
+            raise BadRequest(
+                "this model scores given aspects: use /predict (or start the app "
+                "with --extractor to find the aspects)"
+            )
         if skip_empty:  # a review's sentence without a word: no aspect, no error
-            found = analyze_sentences(model, texts, 0.5)[0] if texts else []
+            found = analyze_sentences(analyzer, texts, 0.5)[0] if texts else []
         else:
-            found = model.analyze(texts) if texts else []
+            found = analyzer.analyze(texts) if texts else []
         return [
             [
                 {
                     "aspect": f["aspect"],
-                    "label": f["label"],
+                    "label": str(f["label"]),
                     "probability": round(f["probability"], 5),
                     "tokens": f["tokens"],
                     "weights": [round(float(w), 5) for w in f["weights"]],
+                    # an extracted term: as written, and where it is
+                    **(
+                        {"term": f["term"], "span": list(f["span"])}
+                        if "span" in f
+                        else {}
+                    ),
                 }
                 for f in per_text
             ]
@@ -357,6 +406,11 @@ document.getElementById("submit").addEventListener("click", analyse);
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
+    parser.add_argument(
+        "--extractor",
+        help="an aspect term extractor (.aam): /analyze finds the terms of any "
+        "domain and --model (a term classifier) gives each its polarity",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -365,7 +419,9 @@ def main():
     parser.add_argument("--max-chars", type=int, default=MAX_TEXT_CHARS)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    app = create_app(args.model, args.max_bytes, args.max_pairs, args.max_chars)
+    app = create_app(
+        args.model, args.max_bytes, args.max_pairs, args.max_chars, args.extractor
+    )
     app.run(host=args.host, port=args.port, threaded=True)
 
 

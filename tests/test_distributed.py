@@ -109,9 +109,23 @@ def test_labels_only_work_for_a_classifier_without_predict_proba(pairs):
     assert result["label"].tolist() == svm.predict(X).tolist()
 
 
-def test_review_analysis_on_dask_equals_local(client):
+def _term_pipeline():
+    """An extractor and a term classifier end to end (aspects: the terms)."""
+    from test_extraction import FAST_EXTRACTOR, make_sentences
+
+    from aspectattn import AspectSentimentPipeline, AspectTermExtractor
+
+    texts, y = make_sentences(120, seed=0)
+    return AspectSentimentPipeline(
+        AspectTermExtractor(**FAST_EXTRACTOR), AspectAttentionClassifier(**FAST)
+    ).fit(texts, y)
+
+
+@pytest.mark.parametrize("kind", ["detector", "extractor"])
+def test_review_analysis_on_dask_equals_local(client, kind):
     """Partition-wise analysis on a LocalCluster: the same counts per aspect, group
-    and period, the same most confident examples, the same sentence table."""
+    and period, the same most confident examples, the same sentence table -- with
+    a category detector, and with extracted terms."""
     import pandas as pd
     from conftest import make_table
 
@@ -119,8 +133,11 @@ def test_review_analysis_on_dask_equals_local(client):
     from aspectattn.distributed import analyze_dataframe
     from aspectattn.reviews import analyze_reviews
 
-    texts, Y = make_table(150, 0)
-    detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 4}).fit(texts, Y)
+    if kind == "detector":
+        texts, Y = make_table(150, 0)
+        detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 4}).fit(texts, Y)
+    else:
+        detector = _term_pipeline()
     sentences, _ = make_table(120, 1)
     reviews = pd.DataFrame(
         {

@@ -333,10 +333,22 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
 
         return change
 
-    broken(edit_state(words=["<pad>", "<pad>"]))
-    broken(edit_state(characters=[120, 97]))  # not sorted
-    broken(edit_state(characters=[-1]))
+    def edit_inputs(**fields):
+        def change(payload):
+            meta = json.loads(payload["metadata"])
+            meta["fitted"]["inputs"].update(fields)
+            payload["metadata"] = json.dumps(meta)
+
+        return change
+
+    import json
+
+    broken(edit_inputs(words=["<pad>", "<pad>"]))
+    broken(edit_inputs(characters=[120, 97]))  # not sorted
+    broken(edit_inputs(characters=[-1]))
+    broken(edit_inputs(kind="subwords"))
     broken(edit_state(best_epoch_=-1))
+    broken(edit_state(language_="../x"))
     broken(edit_state(extra=1))
 
     def bigger_table(payload):
@@ -393,6 +405,12 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
     save(extractor, tmp_path / "extractor.aam")
     assert load(tmp_path / "extractor.aam").predict_spans(new[0]) == found
     assert pickle.loads(pickle.dumps(extractor)).predict_spans(new[0]) == found
+    # the ONNX export and the torch-free runtime: the same words, the same terms
+    pytest.importorskip("onnxruntime")
+    from aspectattn.serving import export_onnx, load_onnx
+
+    served = load_onnx(export_onnx(extractor, tmp_path / "onnx"))
+    assert served.predict(new[0]) == extractor.predict(new[0])
 
 
 def test_a_pretrained_encoder_needs_its_checkpoint(sentences):

@@ -624,3 +624,201 @@ def test_the_behaviour_suite_scores_an_export(exported):
     assert result["n"] == sum(i["category"] in ("food", "service") for i in items)
     assert result["skipped"] == len(items) - result["n"]
     assert {"MFT", "INV", "DIR"} <= set(result)
+
+
+# ------------------------------------------------------------------ the extractor
+@pytest.fixture(scope="module")
+def extractors():
+    """LSTM extractors with and without character features, fitted briefly."""
+    from test_extraction import FAST_EXTRACTOR, make_sentences
+
+    from aspectattn import AspectTermExtractor
+
+    texts, y = make_sentences(120, seed=0)
+    settings = {**FAST_EXTRACTOR, "max_epochs": 4}
+    return {
+        chars: AspectTermExtractor(**settings, characters=chars).fit(texts, y)
+        for chars in (True, False)
+    }
+
+
+#: New sentences, unseen words and characters, a text without words, a long one.
+EXTRACTOR_TEXTS = [
+    "The sushi was awful but the waitress was lovely.",
+    "Die Suppe war kalt, der Kellner unfreundlich.",
+    "...",
+    "The soup " + "and the soup " * 40 + "was bland.",
+    "ÉCLAIRS! The pasta was great.",
+]
+
+
+def _same_terms(found, expected):
+    assert [[t["span"] for t in x] for x in found] == [
+        [t["span"] for t in x] for x in expected
+    ]
+    assert [[t["term"] for t in x] for x in found] == [
+        [t["term"] for t in x] for x in expected
+    ]
+    ours = [t["score"] for x in found for t in x]
+    theirs = [t["score"] for x in expected for t in x]
+    assert ours and np.allclose(ours, theirs, atol=TOL)
+
+
+@pytest.mark.parametrize("chars", [True, False], ids=["characters", "words-only"])
+def test_extractor_export_finds_the_same_terms(extractors, chars, tmp_path):
+    from aspectattn.serving.runtime import OnnxTermExtractor
+
+    extractor = extractors[chars]
+    served = load_onnx(export_onnx(extractor, tmp_path / "extractor"))
+    assert isinstance(served, OnnxTermExtractor)
+    inputs = [i.name for i in served.session.get_inputs()]
+    assert inputs == ["tokens", "lengths"] + (["chars"] if chars else [])
+    _same_terms(
+        served.predict_spans(EXTRACTOR_TEXTS), extractor.predict_spans(EXTRACTOR_TEXTS)
+    )
+    assert served.predict(EXTRACTOR_TEXTS) == extractor.predict(EXTRACTOR_TEXTS)
+    from test_extraction import make_sentences
+
+    new = make_sentences(40, seed=5)
+    assert served.score(*new) == extractor.score(*new) > 0.5
+
+
+RUN_EXTRACTOR_WITHOUT_TORCH = """
+import json, sys
+for name in ("torch", "skorch", "sklearn", "scipy", "gensim", "pandas"):
+    sys.modules[name] = None  # importing any of them now fails
+from aspectattn.serving.runtime import load_onnx
+print(json.dumps(load_onnx(sys.argv[1]).predict_spans(json.loads(sys.argv[2]))))
+loaded = {m.split(".")[0] for m, v in sys.modules.items() if v is not None}
+assert not loaded & {"torch", "sklearn", "scipy"}, loaded
+"""
+
+
+def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
+    extractor = extractors[True]
+    export_onnx(extractor, tmp_path / "extractor")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            RUN_EXTRACTOR_WITHOUT_TORCH,
+            str(tmp_path / "extractor"),
+            json.dumps(EXTRACTOR_TEXTS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = [
+        [{**t, "span": tuple(t["span"])} for t in terms]
+        for terms in json.loads(out.stdout)
+    ]
+    _same_terms(found, extractor.predict_spans(EXTRACTOR_TEXTS))
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"kind": "pairs"}, "must be an object with keys"),
+        ({"inputs": {"kind": "words"}}, "kind, words and characters"),
+        ({"inputs": {"kind": "code"}}, "words' or the sub-words'"),
+        ({"language": "../en"}, "ISO 639"),
+        ({"whole_words": 1}, "true or false"),
+        ({"text_pipeline": {}}, "must be an object with keys"),
+    ],
+)
+def test_bad_extractor_metadata_is_a_clear_error(extractors, tmp_path, fields, message):
+    directory = export_onnx(extractors[True], tmp_path / "extractor")
+    _edit_meta(directory, **fields)
+    with pytest.raises(ExportFileError, match=message):
+        load_onnx(directory)
+
+
+def test_extractor_fields_must_match_its_graph(extractors, exported, tmp_path):
+    """An extractor's model.json beside a graph of other inputs (words only, or
+    a classifier's) is refused at load, not at the first prediction."""
+    import hashlib
+
+    words_only = export_onnx(extractors[False], tmp_path / "words")
+    for graph in (words_only / "model.onnx", exported / "model.onnx"):
+        directory = export_onnx(extractors[True], tmp_path / "chars")
+        (directory / "model.onnx").write_bytes(graph.read_bytes())
+        _edit_meta(
+            directory, onnx_sha256=hashlib.sha256(graph.read_bytes()).hexdigest()
+        )
+        with pytest.raises(ExportFileError, match="this extractor needs"):
+            load_onnx(directory)
+
+
+def test_a_convolution_with_huge_padding_is_refused(extractors, tmp_path):
+    """The character convolution's integer attributes are bounded: pads of 2**40
+    would make onnxruntime allocate without end."""
+    import onnx
+
+    directory = export_onnx(extractors[True], tmp_path / "extractor")
+    graph = onnx.load(directory / "model.onnx")
+    conv = next(n for n in graph.graph.node if n.op_type == "Conv")
+    pads = next(a for a in conv.attribute if a.name == "pads")
+    pads.ints[:] = [2**40, 2**40]
+    with pytest.raises(ExportFileError, match="integer attribute"):
+        load_onnx(_with_graph(directory, tmp_path, graph))
+
+
+@pytest.fixture(scope="module")
+def term_classifier():
+    from test_extraction import make_sentences
+
+    texts, y = make_sentences(120, seed=0)
+    pairs = [
+        (t, t[a:b], (a, b))
+        for t, spans in zip(texts, y, strict=True)
+        for a, b, _ in spans
+    ]
+    labels = [p for spans in y for *_, p in spans]
+    return AspectAttentionClassifier(**_params("lstm")).fit(pairs, labels)
+
+
+def test_two_exports_run_the_pipeline_end_to_end(extractors, term_classifier, tmp_path):
+    """An exported extractor and an exported term classifier give what the
+    fitted pipeline gives: the same terms, polarities, report rows and score."""
+    from test_extraction import make_sentences
+
+    from aspectattn import AspectSentimentPipeline
+    from aspectattn.serving.runtime import OnnxSentimentPipeline
+
+    pipeline = AspectSentimentPipeline.from_fitted(extractors[True], term_classifier)
+    extractor = load_onnx(export_onnx(extractors[True], tmp_path / "extractor"))
+    classifier = load_onnx(export_onnx(term_classifier, tmp_path / "terms"))
+    served = OnnxSentimentPipeline(extractor, classifier)
+    texts, y = make_sentences(40, seed=7)
+    texts = EXTRACTOR_TEXTS + texts
+    found, expected = served.predict(texts), pipeline.predict(texts)
+    keys = ("span", "term", "polarity")
+    assert [[{k: t[k] for k in keys} for t in x] for x in found] == [
+        [{k: t[k] for k in keys} for t in x] for x in expected
+    ]
+    ours = [t["probability"] for x in found for t in x]
+    assert np.allclose(ours, [t["probability"] for x in expected for t in x], atol=TOL)
+    rows = [[(a["aspect"], a["label"]) for a in x] for x in served.analyze(texts)]
+    assert rows == [
+        [(a["aspect"], a["label"]) for a in x] for x in pipeline.analyze(texts)
+    ]
+    assert served.score(texts[5:], y) == pipeline.score(texts[5:], y)
+    with pytest.raises(TypeError, match="exported extractor"):
+        OnnxSentimentPipeline(classifier, classifier)
+    with pytest.raises(TypeError, match="aspect terms"):
+        OnnxSentimentPipeline(extractor, extractor)
+
+
+def test_export_command_writes_an_extractor(extractors, tmp_path, capsys):
+    from aspectattn.cli import main
+    from aspectattn.persistence import save
+    from aspectattn.serving.runtime import OnnxTermExtractor
+
+    save(extractors[True], tmp_path / "extractor.aam")
+    assert main(["export", str(tmp_path / "extractor.aam"), str(tmp_path / "e")]) == 0
+    assert "model.onnx" in capsys.readouterr().out
+    served = load_onnx(tmp_path / "e")
+    assert isinstance(served, OnnxTermExtractor)
+    assert served.predict(EXTRACTOR_TEXTS) == extractors[True].predict(EXTRACTOR_TEXTS)

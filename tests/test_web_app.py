@@ -228,3 +228,64 @@ def test_a_review_sentence_without_a_word_is_skipped(detector_client):
     )
     assert status == 200
     assert len(answer["reviews"]) == 2
+
+
+@pytest.fixture(scope="module")
+def extractor_app(tmp_path_factory):
+    """The app with an aspect term extractor and a term classifier."""
+    from test_extraction import FAST_EXTRACTOR, make_sentences
+
+    from aspectattn import AspectTermExtractor
+    from aspectattn.persistence import save
+
+    spec = importlib.util.spec_from_file_location("web_app_extractor", EXAMPLE)
+    web_app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_app)
+    texts, y = make_sentences(120, seed=0)
+    pairs = [
+        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
+    ]
+    labels = [p for spans in y for *_, p in spans]
+    folder = tmp_path_factory.mktemp("app")
+    save(AspectTermExtractor(**FAST_EXTRACTOR).fit(texts, y), folder / "e.aam")
+    AspectAttentionClassifier(**FAST).fit(pairs, labels).save(folder / "terms.aam")
+    app = web_app.create_app(
+        str(folder / "terms.aam"), extractor_path=str(folder / "e.aam")
+    )
+    return app.test_client(), web_app, folder
+
+
+def test_with_an_extractor_the_app_finds_the_terms_of_reviews(extractor_app):
+    client, _, _ = extractor_app
+    assert client.get("/health").get_json()["extractor"] is True
+    text = "The soup was bland but the waiter was friendly."
+    status, answer = _post(client, "/analyze", {"texts": [text]})
+    assert status == 200
+    found = answer["results"][0]
+    assert {f["term"] for f in found} == {"soup", "waiter"}
+    for f in found:
+        start, end = f["span"]
+        assert text[start:end] == f["term"] == f["aspect"]
+        assert [t for t, w in zip(f["tokens"], f["weights"], strict=True) if w] == [
+            f["term"]
+        ]  # the page highlights the term's words
+    status, answer = _post(
+        client, "/analyze_reviews", {"reviews": [f"{text} What a day!", "\u200b"]}
+    )
+    assert status == 200
+    sentences = answer["reviews"][0]["sentences"]
+    assert [len(s["aspects"]) for s in sentences] == [2, 0]
+    assert all(not s["aspects"] for s in answer["reviews"][1]["sentences"])
+
+
+def test_an_extractor_needs_a_term_classifier(extractor_app, detector, tmp_path):
+    _, web_app, folder = extractor_app
+    detector.save(tmp_path / "detector.aam")
+    with pytest.raises(ValueError, match="classifier of aspect terms"):
+        web_app.create_app(
+            str(tmp_path / "detector.aam"), extractor_path=str(folder / "e.aam")
+        )
+    with pytest.raises(ValueError, match="aspect term extractor"):
+        web_app.create_app(
+            str(folder / "terms.aam"), extractor_path=str(folder / "terms.aam")
+        )

@@ -14,7 +14,9 @@ HELP = "write a model as ONNX for aspectattn.serving.runtime (numpy + onnxruntim
 
 
 def add_arguments(p) -> None:
-    p.add_argument("model", help="model file (.aam): pair classifier or detector")
+    p.add_argument(
+        "model", help="model file (.aam): pair classifier, detector or term extractor"
+    )
     p.add_argument("out", help="directory for model.onnx and model.json")
     add_model_options(p, quantize=False)
     p.add_argument(

@@ -5,10 +5,31 @@
 - :class:`AspectSentimentPipeline` runs an extractor and a classifier end to end:
   sentences in, each term with its polarity out;
 - :func:`span_scores` / :func:`span_f1` score spans exactly, as SemEval does.
+
+Names are imported on first use: the torch-free runtime
+(:mod:`aspectattn.serving.runtime`) reads texts and tags with
+:mod:`.words`, :mod:`.inputs` and :mod:`.reading` without importing torch.
 """
 
-from .extractor import AspectTermExtractor
-from .metrics import span_f1, span_scores
-from .pipeline import AspectSentimentPipeline
+from importlib import import_module
 
 __all__ = ["AspectTermExtractor", "AspectSentimentPipeline", "span_f1", "span_scores"]
+
+_LAZY = {
+    "AspectTermExtractor": ".extractor",
+    "AspectSentimentPipeline": ".pipeline",
+    "span_f1": ".metrics",
+    "span_scores": ".metrics",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

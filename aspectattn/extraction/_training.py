@@ -16,6 +16,8 @@ from torch.utils.data import Dataset
 
 from ..engine.batching import length_sorted_batches
 from ..text.tokens import EncodedTexts
+from .inputs import pad_characters, token_rows
+from .reading import PREDICT_BATCH
 from .words import decode
 
 __all__ = ["TagDataset", "TaggerNet", "ValidSpanF1", "batch_inputs", "IGNORE"]
@@ -26,8 +28,6 @@ IGNORE = -100
 #: found moves the F1 of a few hundred validation terms by ~3e-3, which a loss
 #: below 1 weighted so never outweighs.
 LOSS_WEIGHT = 1e-4
-#: Sentences per prediction or validation batch.
-PREDICT_BATCH = 256
 
 
 class TagDataset(Dataset):
@@ -58,27 +58,14 @@ class TagDataset(Dataset):
         )
 
 
-def token_rows(words: EncodedTexts, index) -> np.ndarray:
-    """The rows of the words of the texts at ``index`` in the flat word arrays,
-    text after text."""
-    index = np.asarray(index, dtype=np.int64)
-    starts, lengths = words.offsets[index], words.lengths[index]
-    cols = np.arange(int(lengths.max(initial=0)))
-    return (starts[:, None] + cols)[cols < lengths[:, None]]
-
-
 def batch_inputs(ids: np.ndarray, lengths: np.ndarray, chars: np.ndarray) -> dict:
-    """The tagger's inputs: word ids (B, T), lengths (B,), and the character ids
-    (B, T, W) of the batch's words (``chars``: (n_words, W'), text after text),
-    W the batch's longest word."""
-    real = np.arange(ids.shape[1])[None, :] < lengths[:, None]  # (B, T)
-    width = max(int((chars > 0).sum(1).max(initial=1)), 1)
-    padded = np.zeros((*ids.shape, width), dtype=np.int64)  # (B, T, W)
-    padded[real] = chars[:, :width]
+    """The tagger's inputs as tensors: word ids (B, T), lengths (B,), and the
+    character ids (B, T, W) of the batch's words (``chars``: (n_words, W'), text
+    after text; :func:`~aspectattn.extraction.inputs.pad_characters`)."""
     return {
         "tokens": torch.from_numpy(ids),
         "lengths": torch.from_numpy(lengths),
-        "chars": torch.from_numpy(padded),
+        "chars": torch.from_numpy(pad_characters(lengths, chars)),
     }
 
 

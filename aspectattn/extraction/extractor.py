@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import persistence
 from .._fields import _is_int
 from .._validation import _short, check_texts
-from ..engine.batching import BucketLoader, length_sorted_batches
+from ..engine.batching import BucketLoader
 from ..engine.callbacks import (
     BestWeights,
     FiniteLoss,
@@ -37,7 +37,7 @@ from ..nn.tagger import PretrainedTagger, TermTagger
 from ..params._constraints import JSONObject, Matching
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
-from ..text.tokens import EncodedTexts, Tokenizer, Vocabulary
+from ..text.tokens import EncodedTexts, Tokenizer
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
 from ._training import (
     IGNORE,
@@ -45,14 +45,13 @@ from ._training import (
     TagDataset,
     TaggerNet,
     ValidSpanF1,
-    batch_inputs,
-    token_rows,
 )
-from .inputs import SubwordInputs, WordInputs
-from .metrics import span_f1
-from .words import O, decode, tag_words, word_offsets
+from .inputs import SubwordInputs, WordInputs, inputs_from_state
+from .metrics import check_spans, span_f1
+from .reading import read_terms
+from .words import tag_words
 
-__all__ = ["AspectTermExtractor", "check_spans", "RECIPES"]
+__all__ = ["AspectTermExtractor", "RECIPES"]
 
 #: Each encoder's training recipe: what the ``"auto"`` settings stand for.
 RECIPES = {
@@ -377,58 +376,17 @@ class AspectTermExtractor(BaseEstimator):
         """
         check_is_fitted(self, "module_")
         texts = check_texts(X, "X")
-        encoded = self.inputs_.encode(texts)
-        flat = encoded.taggable()  # (n_tokens,)
-        taggable = np.split(flat, np.cumsum(encoded.ids.lengths)[:-1])
         device = resolve_device(self.device)
-        module = self.module_.to(device)
-        out: list[list[dict]] = [[] for _ in texts]
-        lengths = encoded.ids.lengths
-        has_tokens = np.flatnonzero(lengths > 0)
-        for batch in length_sorted_batches(lengths[has_tokens], PREDICT_BATCH):
-            index = has_tokens[batch]
-            ids, size = encoded.ids.pad(index)  # (B, T), (B,)
-            rows = token_rows(encoded.ids, index)
-            X_batch = batch_inputs(ids, size, encoded.chars[rows])
-            with torch.inference_mode():
-                logits = module(**{k: v.to(device) for k, v in X_batch.items()})
-                proba = logits.float().softmax(-1).cpu().numpy()  # (B, T, K)
-            keep = np.zeros(ids.shape, dtype=bool)  # (B, T): tokens that hold text
-            keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
-            proba = proba[keep]  # (n_tokens, K)
-            row, first, last, score = decode(
-                proba.argmax(-1), 1 - proba[:, O], keep.sum(1)
+        try:
+            return read_terms(
+                texts,
+                self.inputs_.encode(texts),
+                _TagProba(self.module_.to(device), device),
+                whole_words=self.encoder == "pretrained",
+                language=self.language_,
             )
-            words: dict[int, np.ndarray] = {}  # a text's words, found once
-            for r, a, b, p in zip(index[row], first, last, score, strict=True):
-                spans = encoded.offsets[r][taggable[r]]
-                span = self._whole_words(texts[r], spans[a, 0], spans[b, 1], words, r)
-                if span is None:
-                    continue
-                start, end = span
-                found = out[r]
-                if found and start < found[-1]["span"][1]:  # pieces of one word
-                    start, p = found[-1]["span"][0], (found.pop()["score"] + p) / 2
-                term = texts[r][start:end]
-                found.append({"span": (start, end), "term": term, "score": float(p)})
-        self.module_.cpu()
-        return out
-
-    def _whole_words(self, text: str, start, end, memo: dict, key) -> tuple | None:
-        """A sub-word span as the words it touches, whole (the LSTM's tokens
-        are words already); ``memo[key]`` keeps ``text``'s words for its other
-        spans."""
-        if self.encoder != "pretrained":
-            return int(start), int(end)
-        words = memo.get(key)
-        if words is None:
-            found = np.asarray(word_offsets(text, self.language_), dtype=np.int64)
-            words = memo[key] = found.reshape(-1, 2)
-        touched = words[(words[:, 0] < end) & (words[:, 1] > start)]
-        if not len(touched):  # only spaces or formatting characters
-            return None
-        # (a SentencePiece token carries the space before it)
-        return int(touched[0, 0]), int(touched[-1, 1])
+        finally:
+            self.module_.cpu()
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
         """Each text's terms as ``(start, end)`` character spans, in text order."""
@@ -445,19 +403,9 @@ class AspectTermExtractor(BaseEstimator):
     def _fitted_state(self) -> dict:
         """The fitted state as JSON-able data (the module's sizes are its
         tensors')."""
+        inputs = self.inputs_.to_state()
         if isinstance(self.inputs_, SubwordInputs):
-            inputs = {
-                "kind": "subwords",
-                "tokenizer_files": self.inputs_.tokenizer.files,
-                "pretrained_config": self.pretrained_config_,
-            }
-        else:
-            table = self.inputs_.characters
-            inputs = {
-                "kind": "words",
-                "words": list(self.inputs_.vocabulary.words_),
-                "characters": None if table is None else table.tolist(),
-            }
+            inputs["pretrained_config"] = self.pretrained_config_
         return {
             "language_": self.language_,
             "inputs": inputs,
@@ -499,65 +447,43 @@ class AspectTermExtractor(BaseEstimator):
         extractor.history_ = _history(state["history_"])
         extractor.resolved_params_ = extractor._recipe()
         inputs = state["inputs"]
-        if not isinstance(inputs, dict) or inputs.get("kind") not in (
-            "words",
-            "subwords",
-        ):
-            raise ValueError("inputs must be the words' or the sub-words'")
-        if inputs["kind"] == "subwords":
-            module = extractor._saved_pretrained(inputs)
+        if isinstance(inputs, dict) and inputs.get("kind") == "subwords":
+            inputs = dict(inputs)
+            config = inputs.pop("pretrained_config", None)
+        extractor.inputs_ = inputs_from_state(
+            inputs, lowercase=extractor.lowercase, language=language
+        )
+        if isinstance(extractor.inputs_, SubwordInputs):
+            module = extractor._saved_pretrained(config)
         else:
-            module = extractor._saved_words(inputs, tensors)
+            module = extractor._saved_words(tensors)
         module.load_state_dict(tensors)  # strict: every name and shape
         extractor.module_ = module.eval()
         return extractor
 
-    def _saved_words(self, inputs: dict, tensors: dict) -> torch.nn.Module:
-        if set(inputs) != {"kind", "words", "characters"}:
-            raise ValueError("the words' inputs are kind, words and characters")
-        vocabulary = Vocabulary.from_words(inputs["words"])
-        characters = inputs["characters"]
-        if characters is not None:
-            if not (
-                isinstance(characters, list)
-                and len(characters) <= 1_114_112
-                and all(_is_int(c, 0, 0x10FFFF) for c in characters)
-            ):
-                raise ValueError("characters must be a list of code points")
-            characters = np.array(characters, dtype=np.uint32)
-            if np.any(np.diff(characters.astype(np.int64)) <= 0):
-                raise ValueError("characters must be sorted code points, each once")
-        tokenizer = Tokenizer(lowercase=self.lowercase, language=self.language_)
-        self.inputs_ = WordInputs(tokenizer, vocabulary, characters)
+    def _saved_words(self, tensors: dict) -> torch.nn.Module:
+        """The LSTM tagger the tensors fill, its sizes theirs."""
         vocab_size, embedding_dim = tensors["embedding.weight"].shape
-        if vocab_size != len(vocabulary.words_):
+        if vocab_size != len(self.inputs_.vocabulary.words_):
             raise ValueError("the embedding table does not match the vocabulary")
-        n_characters = 0 if characters is None else len(characters) + 2
+        n_characters = self.inputs_.n_characters
         if n_characters and tensors["char_embedding.weight"].shape[0] != n_characters:
             raise ValueError("the character table does not match the characters")
         return TermTagger(
             vocab_size=vocab_size,
             embedding_dim=embedding_dim,
             n_characters=n_characters,
-            hidden_size=tensors["lstm.weight_hh_l0"].shape[1],
+            hidden_size=tensors["forward_lstm.weight_hh_l0"].shape[1],
             dropout=self.resolved_params_["dropout"],
         )
 
-    def _saved_pretrained(self, inputs: dict) -> torch.nn.Module:
+    def _saved_pretrained(self, config) -> torch.nn.Module:
+        """The pretrained tagger of the checkpoint ``config`` (checked)."""
         from ..nn.encoders.pretrained import PretrainedEncoder
-        from ..text.subwords import SubwordTokenizer, check_tokenizer_files
 
-        if set(inputs) != {"kind", "tokenizer_files", "pretrained_config"}:
-            raise ValueError(
-                "the sub-words' inputs are kind, tokenizer_files and pretrained_config"
-            )
-        config = inputs["pretrained_config"]
         if not JSONObject().is_satisfied_by(config):
             raise ValueError("pretrained_config must be a bounded JSON object")
         PretrainedEncoder.check_config({"pretrained_config": config})
-        self.inputs_ = SubwordInputs(
-            SubwordTokenizer(check_tokenizer_files(inputs["tokenizer_files"]))
-        )
         self.pretrained_config_ = config
         return PretrainedTagger(
             pretrained_config=config, dropout=self.resolved_params_["dropout"]
@@ -567,6 +493,24 @@ class AspectTermExtractor(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+class _TagProba:
+    """The tagger in torch as :func:`~aspectattn.extraction.reading.read_terms`
+    calls it: a padded batch (numpy) to its tag probabilities (B, T, K)."""
+
+    def __init__(self, module: torch.nn.Module, device):
+        self.module, self.device = module, device
+
+    def __call__(self, ids, lengths, chars) -> np.ndarray:
+        inputs = {
+            "tokens": torch.from_numpy(ids),
+            "lengths": torch.from_numpy(lengths),
+            "chars": torch.from_numpy(chars),
+        }
+        with torch.inference_mode():
+            logits = self.module(**{k: v.to(self.device) for k, v in inputs.items()})
+            return logits.float().softmax(-1).cpu().numpy()  # (B, T, K)
 
 
 class _Build:
@@ -598,43 +542,3 @@ class _LoadEncoder:
 
     def __call__(self, module) -> None:
         module.encoder.model.load_state_dict(self.weights)
-
-
-def check_spans(y, texts: list[str]) -> list[list[tuple]]:
-    """``y`` as one list of ``(start, end[, polarity])`` tuples per text, each span
-    inside its text; a clear error naming the text otherwise."""
-    if isinstance(y, (str, bytes, dict)) or not hasattr(y, "__iter__"):
-        raise InputError(
-            "y must hold one list of (start, end) spans per text, got "
-            f"{type(y).__name__}."
-        )
-    y = list(y)
-    if len(y) != len(texts):
-        raise InputError(f"X has {len(texts)} texts but y has {len(y)} span lists.")
-    out = []
-    for i, (text, spans) in enumerate(zip(texts, y, strict=True)):
-        if isinstance(spans, (str, bytes, dict)) or not hasattr(spans, "__iter__"):
-            raise InputError(
-                f"y[{i}] must be a list of (start, end) spans (empty for none), "
-                f"got {_short(spans)}."
-            )
-        checked = []
-        for span in spans:
-            if (
-                isinstance(span, (str, bytes, dict))
-                or not hasattr(span, "__len__")
-                or len(span) not in (2, 3)
-                or not all(
-                    isinstance(v, Integral) and not isinstance(v, bool)
-                    for v in span[:2]
-                )
-                or not 0 <= span[0] < span[1] <= len(text)
-            ):
-                raise InputError(
-                    f"y[{i}] holds {_short(span)}: a span is (start, end) or (start, "
-                    f"end, polarity) with 0 <= start < end <= {len(text)}, the "
-                    "length of its text."
-                )
-            checked.append((int(span[0]), int(span[1]), *span[2:]))
-        out.append(checked)
-    return out

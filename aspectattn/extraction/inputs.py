@@ -9,7 +9,10 @@ the text, and (for words) their characters.
   are never tagged.
 
 Both give :class:`Encoded`; the extractor tags the tokens with a span
-(``end > start``) and reads every term back from their character spans.
+(``end > start``) and reads every term back from their character spans. Both
+are written to a model file or an ONNX export as plain data (``to_state`` /
+:func:`inputs_from_state`, every field checked). numpy only: the torch-free
+runtime reads texts with them.
 """
 
 from __future__ import annotations
@@ -18,10 +21,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._fields import _is_int
 from ..text.tokens import EncodedTexts, Tokenizer, Vocabulary
 from .words import character_ids, character_table, words_and_offsets
 
-__all__ = ["Encoded", "WordInputs", "SubwordInputs", "MAX_TOKENS"]
+__all__ = [
+    "Encoded",
+    "WordInputs",
+    "SubwordInputs",
+    "MAX_TOKENS",
+    "inputs_from_state",
+    "token_rows",
+    "pad_characters",
+]
 
 #: Tokens read per text; a term after them is not found (split long reviews into
 #: sentences first: :func:`aspectattn.reviews.split_sentences`).
@@ -52,6 +64,26 @@ class Encoded:
             return np.zeros(0, dtype=bool)
         spans = np.concatenate([o.reshape(-1, 2) for o in self.offsets])
         return spans[:, 1] > spans[:, 0]
+
+
+def token_rows(words: EncodedTexts, index) -> np.ndarray:
+    """The rows of the tokens of the texts at ``index`` in the flat token arrays,
+    text after text."""
+    index = np.asarray(index, dtype=np.int64)
+    starts, lengths = words.offsets[index], words.lengths[index]
+    cols = np.arange(int(lengths.max(initial=0)))
+    return (starts[:, None] + cols)[cols < lengths[:, None]]
+
+
+def pad_characters(lengths: np.ndarray, chars: np.ndarray) -> np.ndarray:
+    """(B, T, W) int64 character ids of a batch's tokens, ``chars`` (n_tokens, W')
+    those of its texts' tokens text after text, ``lengths`` (B,) its texts'
+    tokens; T the longest text, W the longest word (at least 1)."""
+    real = np.arange(int(lengths.max(initial=0)))[None, :] < lengths[:, None]
+    width = max(int((chars > 0).sum(1).max(initial=1)), 1)
+    padded = np.zeros((*real.shape, width), dtype=np.int64)  # (B, T, W)
+    padded[real] = chars[:, :width]
+    return padded
 
 
 def _as_array(spans) -> np.ndarray:
@@ -103,6 +135,42 @@ class WordInputs:
             chars = character_ids(cased, self.characters)
         return Encoded(ids, chars, offsets)
 
+    def to_state(self) -> dict:
+        """The vocabulary and character table as JSON-able data (the tokenizer's
+        settings are the estimator's)."""
+        table = self.characters
+        return {
+            "kind": "words",
+            "words": list(self.vocabulary.words_),
+            "characters": None if table is None else table.tolist(),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict, tokenizer: Tokenizer) -> WordInputs:
+        """:meth:`to_state`'s data read back, each field checked (``ValueError``
+        otherwise)."""
+        if set(state) != {"kind", "words", "characters"}:
+            raise ValueError("the words' inputs are kind, words and characters")
+        vocabulary = Vocabulary.from_words(state["words"])
+        characters = state["characters"]
+        if characters is not None:
+            if not (
+                isinstance(characters, list)
+                and len(characters) <= 1_114_112
+                and all(_is_int(c, 0, 0x10FFFF) for c in characters)
+            ):
+                raise ValueError("characters must be a list of code points")
+            characters = np.array(characters, dtype=np.uint32)
+            if np.any(np.diff(characters.astype(np.int64)) <= 0):
+                raise ValueError("characters must be sorted code points, each once")
+        return cls(tokenizer, vocabulary, characters)
+
+    @property
+    def n_characters(self) -> int:
+        """Character ids the tagger embeds (0 pads, 1 is any other character;
+        0 when no characters are read)."""
+        return 0 if self.characters is None else len(self.characters) + 2
+
 
 class SubwordInputs:
     """A pretrained checkpoint's sub-words and their character spans.
@@ -121,3 +189,30 @@ class SubwordInputs:
         offsets = [_as_array(o) for o in self.tokenizer.offsets(texts, MAX_TOKENS)]
         chars = np.zeros((len(ids.ids), 1), dtype=np.int64)
         return Encoded(ids, chars, offsets)
+
+    n_characters = 0
+
+    def to_state(self) -> dict:
+        """The tokenizer's files as JSON-able data."""
+        return {"kind": "subwords", "tokenizer_files": self.tokenizer.files}
+
+    @classmethod
+    def from_state(cls, state: dict) -> SubwordInputs:
+        """:meth:`to_state`'s data read back, the files checked."""
+        from ..text.subwords import SubwordTokenizer, check_tokenizer_files
+
+        if set(state) != {"kind", "tokenizer_files"}:
+            raise ValueError("the sub-words' inputs are kind and tokenizer_files")
+        return cls(SubwordTokenizer(check_tokenizer_files(state["tokenizer_files"])))
+
+
+def inputs_from_state(state, *, lowercase: bool, language: str | None):
+    """:class:`WordInputs` or :class:`SubwordInputs` from their ``to_state``
+    data (a model file's, an export's), with the tokenizer settings of words
+    (``lowercase``, ``language``); ``ValueError`` for anything else."""
+    if not isinstance(state, dict) or state.get("kind") not in ("words", "subwords"):
+        raise ValueError("inputs must be the words' or the sub-words'")
+    if state["kind"] == "subwords":
+        return SubwordInputs.from_state(state)
+    tokenizer = Tokenizer(lowercase=lowercase, language=language)
+    return WordInputs.from_state(state, tokenizer)

@@ -1,11 +1,17 @@
 """Exact-span scores of aspect term extraction, SemEval's way: a predicted term
 counts only when its start and end are both those of a gold term of the same
 sentence (a term one word too long or too short is a miss *and* a false hit);
-micro-averaged over all terms."""
+micro-averaged over all terms. :func:`check_spans` checks gold spans as an
+estimator's ``y``."""
 
 from __future__ import annotations
 
-__all__ = ["span_scores", "span_f1", "without_conflict"]
+from numbers import Integral
+
+from .._validation import _short
+from ..exceptions import InputError
+
+__all__ = ["span_scores", "span_f1", "without_conflict", "check_spans"]
 
 
 def _keyed(y, with_polarity: bool) -> set:
@@ -78,3 +84,43 @@ def without_conflict(y_true, y_pred):
         for terms, c in zip(y_pred, conflict, strict=True)
     ]
     return gold, found
+
+
+def check_spans(y, texts: list[str]) -> list[list[tuple]]:
+    """``y`` as one list of ``(start, end[, polarity])`` tuples per text, each span
+    inside its text; a clear error naming the text otherwise."""
+    if isinstance(y, (str, bytes, dict)) or not hasattr(y, "__iter__"):
+        raise InputError(
+            "y must hold one list of (start, end) spans per text, got "
+            f"{type(y).__name__}."
+        )
+    y = list(y)
+    if len(y) != len(texts):
+        raise InputError(f"X has {len(texts)} texts but y has {len(y)} span lists.")
+    out = []
+    for i, (text, spans) in enumerate(zip(texts, y, strict=True)):
+        if isinstance(spans, (str, bytes, dict)) or not hasattr(spans, "__iter__"):
+            raise InputError(
+                f"y[{i}] must be a list of (start, end) spans (empty for none), "
+                f"got {_short(spans)}."
+            )
+        checked = []
+        for span in spans:
+            if (
+                isinstance(span, (str, bytes, dict))
+                or not hasattr(span, "__len__")
+                or len(span) not in (2, 3)
+                or not all(
+                    isinstance(v, Integral) and not isinstance(v, bool)
+                    for v in span[:2]
+                )
+                or not 0 <= span[0] < span[1] <= len(text)
+            ):
+                raise InputError(
+                    f"y[{i}] holds {_short(span)}: a span is (start, end) or (start, "
+                    f"end, polarity) with 0 <= start < end <= {len(text)}, the "
+                    "length of its text."
+                )
+            checked.append((int(span[0]), int(span[1]), *span[2:]))
+        out.append(checked)
+    return out

@@ -3,14 +3,16 @@ classifier, end to end."""
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_texts
 from ..exceptions import InputError
-from .extractor import AspectTermExtractor, check_spans
-from .metrics import span_f1
+from ..reviews.mentions import check_min_probability
+from .aspects import AspectNames
+from .extractor import AspectTermExtractor
+from .metrics import check_spans, span_f1
+from .reading import analyzed_terms, classify_terms
 
 __all__ = ["AspectSentimentPipeline"]
 
@@ -147,36 +149,9 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self, "classifier_")
         texts = check_texts(X, "X")
-        found = self.extractor_.predict_spans(texts)
-        pairs = [
-            (text, term["term"], term["span"])
-            for text, terms in zip(texts, found, strict=True)
-            for term in terms
-        ]
-        if not pairs:
-            return [[] for _ in texts]
-        proba = self.classifier_.predict_proba(pairs)  # (P, C)
-        best = proba.argmax(axis=1)
-        k = iter(range(len(pairs)))
-        out = []
-        for terms in found:
-            row = []
-            for term in terms:
-                i = next(k)
-                polarity = self.classes_[best[i]]
-                row.append(
-                    {
-                        "span": term["span"],
-                        "term": term["term"],
-                        "polarity": polarity.item()
-                        if isinstance(polarity, np.generic)
-                        else polarity,
-                        "probability": float(proba[i, best[i]]),
-                        "score": term["score"],
-                    }
-                )
-            out.append(row)
-        return out
+        return classify_terms(
+            texts, self.extractor_.predict_spans(texts), self.classifier_
+        )
 
     def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
         """Per text, its terms as the review analysis reads them
@@ -186,40 +161,15 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         terms below ``min_probability`` are left out), and ``tokens`` and
         ``weights`` -- the text's words, weight 1 on the term's (the report
         highlights them)."""
-        from ..reviews.mentions import check_min_probability
-        from .aspects import AspectNames
-        from .words import word_offsets
-
-        check_min_probability(min_probability)
+        check_min_probability(min_probability)  # (before any prediction)
+        check_is_fitted(self, "classifier_")
         texts = check_texts(X, "X")
-        language = getattr(self.extractor_, "language_", None)
-        names = AspectNames(self.aspect_names, language)
-        out = []
-        for text, terms in zip(texts, self.predict(texts), strict=True):
-            words = np.asarray(word_offsets(text, language), dtype=np.int64)
-            words = words.reshape(-1, 2)
-            tokens = [text[a:b] for a, b in words]
-            entries = []
-            for term in terms:
-                if term["score"] < min_probability:
-                    continue
-                start, end = term["span"]
-                inside = (words[:, 0] < end) & (words[:, 1] > start)
-                entries.append(
-                    {
-                        "text": text,
-                        "aspect": names(term["term"]),
-                        "term": term["term"],
-                        "span": term["span"],
-                        "label": term["polarity"],
-                        "probability": term["probability"],
-                        "mention_probability": term["score"],
-                        "tokens": tokens,
-                        "weights": inside / max(int(inside.sum()), 1),
-                    }
-                )
-            out.append(entries)
-        return out
+        return analyzed_terms(
+            texts,
+            self.predict(texts),
+            AspectNames(self.aspect_names, getattr(self.extractor_, "language_", None)),
+            min_probability,
+        )
 
     def score(self, X, y) -> float:
         """End-to-end micro F1: a predicted term counts when its span and its

@@ -9,13 +9,22 @@ Names are imported on first use, so ``import aspectattn.serving.runtime`` (or
 
 from importlib import import_module
 
-__all__ = ["export_onnx", "load_onnx", "OnnxPairClassifier", "OnnxCategoryClassifier"]
+__all__ = [
+    "export_onnx",
+    "load_onnx",
+    "OnnxPairClassifier",
+    "OnnxCategoryClassifier",
+    "OnnxTermExtractor",
+    "OnnxSentimentPipeline",
+]
 
 _LAZY = {
     "export_onnx": ".export",
     "load_onnx": ".runtime",
     "OnnxPairClassifier": ".runtime",
     "OnnxCategoryClassifier": ".runtime",
+    "OnnxTermExtractor": ".runtime",
+    "OnnxSentimentPipeline": ".runtime",
 }
 
 

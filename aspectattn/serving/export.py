@@ -9,7 +9,7 @@ An export is a directory with two files:
   settings and vocabulary, as in the safe ``.aam`` file), the labels, the aspect
   categories, and the SHA-256 of ``model.onnx``.
 
-Two graphs, by estimator:
+Three graphs, by estimator:
 
 * :class:`~aspectattn.AspectAttentionClassifier` (``kind="pairs"``): inputs
   ``tokens`` (P, T) int64 (0 is padding), ``lengths`` (P,) int64, ``aspect`` (P,)
@@ -23,6 +23,12 @@ Two graphs, by estimator:
 * :class:`~aspectattn.AspectCategoryClassifier` (``kind="categories"``): inputs
   ``tokens`` (B, T), ``lengths`` (B,); outputs ``logits`` (B, K, C) for every
   category and ``attention`` (B, K, T), one encoder pass per sentence.
+* :class:`~aspectattn.AspectTermExtractor` (``kind="terms"``): inputs ``tokens``
+  (B, T), ``lengths`` (B,) and, for an LSTM tagger that reads characters,
+  ``chars`` (B, T, W) int64; output ``logits`` (B, T, 3), the tags O, B, I of
+  every token. ``model.json`` holds the tagger's inputs (vocabulary and
+  character table, or the checkpoint's tokenizer files) in place of a text
+  pipeline.
 
 Every encoder: the LSTM and transformer with their vocabulary, the pretrained one
 with its checkpoint's tokenizer files (the runtime tokenizes with Hugging Face's
@@ -41,6 +47,7 @@ import logging
 import re
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 from sklearn.utils.validation import check_is_fitted
@@ -155,7 +162,8 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
 
     Parameters
     ----------
-    estimator : AspectAttentionClassifier or AspectCategoryClassifier
+    estimator : AspectAttentionClassifier, AspectCategoryClassifier or \
+AspectTermExtractor
         Fitted, with any encoder.
     directory : str or path-like
         Created if missing; the two files in it are replaced.
@@ -188,13 +196,13 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
     >>> bool((served.predict(X) == clf.predict(X)).all())
     True
     """
-    from ..estimators.categories import AspectCategoryClassifier
+    from ..extraction.extractor import AspectTermExtractor
 
     check_is_fitted(estimator, "module_")
     if quantize not in (None, "int8"):
         raise ValueError(f"quantize must be None or 'int8'; got {quantize!r}")
     optional_import("onnx", "onnx", "Exporting to ONNX")
-    if estimator.quantize is not None and quantize is None:
+    if getattr(estimator, "quantize", None) is not None and quantize is None:
         warnings.warn(
             f"quantize={estimator.quantize!r} is not carried into the ONNX graph, "
             "which holds the float32 weights (export_onnx(..., quantize='int8') "
@@ -202,17 +210,39 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
             AspectAttnWarning,
             stacklevel=2,
         )
+    if isinstance(estimator, AspectTermExtractor):
+        export = _extractor_export(estimator)
+    else:
+        export = _classifier_export(estimator)
+    return _write(Path(directory), estimator.module_, export, quantize)
+
+
+class _Export(NamedTuple):
+    """What :func:`_write` writes: the graph, the inputs it is traced with and
+    their names, its outputs, their dynamic axes, and ``model.json``'s fields
+    (the checksum aside)."""
+
+    graph: nn.Module
+    args: tuple
+    names: list[str]
+    outputs: tuple[str, ...]
+    axes: dict
+    meta: dict
+
+
+def _classifier_export(estimator) -> _Export:
+    """A classifier's or detector's graph and fields."""
+    from ..estimators.categories import AspectCategoryClassifier
+
     pairs = not isinstance(estimator, AspectCategoryClassifier)
-    module = estimator.module_
     config = estimator.module_config_
-    model = getattr(module, "model", module)  # the detector wraps the model
+    model = getattr(estimator.module_, "model", estimator.module_)  # (detector)
     shared = pairs and shares_encoder(model)
     if not pairs:
         graph = _CategoryGraph(model, len(estimator.aspects_))
     else:
         graph = _SharedEncoderGraph(model) if shared else _PairGraph(model)
     args, names = _example_inputs(model, pairs, config.get("aspect_type", "category"))
-    out = ("logits", "attention")
     # The rows of tokens: one per pair, unless a sentence serves all its pairs.
     rows = "pairs" if pairs and not shared else "sentences"
     axes = {"tokens": {0: rows, 1: "tokens"}, "lengths": {0: rows}}
@@ -224,8 +254,65 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
         axes.update(logits={0: "pairs"}, attention={0: "pairs", 1: "tokens"})
     else:
         axes.update(logits={0: rows}, attention={0: rows, 2: "tokens"})
-    directory = Path(directory)
+    meta = {
+        "kind": "pairs" if pairs else "categories",
+        "aspect_type": config.get("aspect_type", "category") if pairs else "category",
+        "uses_position": bool(pairs and uses_position(config)),
+        "shares_encoder": bool(shared),
+        "classes": labels_state(estimator.classes_ if pairs else estimator.labels_),
+        "aspects": [str(a) for a in estimator.aspects_],
+        "not_mentioned": None if pairs else estimator.not_mentioned,
+        "text_pipeline": estimator.text_pipeline_.to_state(),
+    }
+    return _Export(graph, args, names, ("logits", "attention"), axes, meta)
+
+
+class _TaggerGraph(nn.Module):
+    """The extractor's forward pass: every token's tag logits. ``chars`` only
+    for an LSTM tagger that reads characters."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens, lengths, chars=None):
+        # tokens (B, T), lengths (B,), chars (B, T, W) -> logits (B, T, K)
+        return self.model(tokens, lengths, chars)
+
+
+def _extractor_export(extractor) -> _Export:
+    """An aspect term extractor's graph and fields."""
+    inputs = extractor.inputs_
+    tokens = torch.ones(2, 3, dtype=torch.long)
+    lengths = torch.tensor([3, 2])
+    args, names = (tokens, lengths), ["tokens", "lengths"]
+    axes = {
+        "tokens": {0: "sentences", 1: "tokens"},
+        "lengths": {0: "sentences"},
+        "logits": {0: "sentences", 1: "tokens"},
+    }
+    if inputs.n_characters:  # 4 characters per word (id 1, any character)
+        chars = torch.ones(2, 3, 4, dtype=torch.long)
+        chars[1, 2] = 0  # (a padding word)
+        args, names = (*args, chars), [*names, "chars"]
+        axes["chars"] = {0: "sentences", 1: "tokens", 2: "characters"}
+    meta = {
+        "kind": "terms",
+        "inputs": inputs.to_state(),
+        "lowercase": bool(extractor.lowercase),
+        "language": extractor.language_,
+        "whole_words": extractor.encoder == "pretrained",
+    }
+    return _Export(
+        _TaggerGraph(extractor.module_), args, names, ("logits",), axes, meta
+    )
+
+
+def _write(directory: Path, module: nn.Module, export: _Export, quantize) -> Path:
+    """Trace ``export``'s graph to ``directory/model.onnx`` and write its
+    ``model.json``."""
     directory.mkdir(parents=True, exist_ok=True)
+    names, outputs = export.names, list(export.outputs)
     # Both files are written beside the export's own and renamed over them once
     # whole: a failed (full disk) or interrupted export leaves the previous pair.
     with contextlib.ExitStack() as stack:
@@ -234,19 +321,19 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
         was_training = module.training
         device = next(module.parameters()).device
         try:
-            graph.cpu().eval()
+            export.graph.cpu().eval()
             with warnings.catch_warnings(), torch.no_grad():
                 # The TorchScript exporter: exact on these graphs, and it needs no
                 # onnxscript; its deprecation and tracer warnings are not the user's.
                 warnings.simplefilter("ignore")
                 torch.onnx.export(
-                    graph,
-                    args,
+                    export.graph,
+                    export.args,
                     str(onnx_path),
                     input_names=names,
-                    output_names=list(out),
+                    output_names=outputs,
                     dynamic_axes={
-                        k: v for k, v in axes.items() if k in names + list(out)
+                        k: v for k, v in export.axes.items() if k in names + outputs
                     },
                     opset_version=OPSET,
                     dynamo=False,
@@ -256,20 +343,11 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
         if quantize == "int8" and quantize_graph(onnx_path):
             # a graph onnxruntime cannot run is refused here, not at the first
             # prediction (the previous export stays)
-            _check_runs(onnx_path, args, names)
+            _check_runs(onnx_path, export.args, names)
         meta = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
-            "kind": "pairs" if pairs else "categories",
-            "aspect_type": config.get("aspect_type", "category")
-            if pairs
-            else "category",
-            "uses_position": bool(pairs and uses_position(config)),
-            "shares_encoder": bool(shared),
-            "classes": labels_state(estimator.classes_ if pairs else estimator.labels_),
-            "aspects": [str(a) for a in estimator.aspects_],
-            "not_mentioned": None if pairs else estimator.not_mentioned,
-            "text_pipeline": estimator.text_pipeline_.to_state(),
+            **export.meta,
             "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
         }
         json_path.write_text(json.dumps(meta), encoding="utf-8")

@@ -15,7 +15,9 @@ the ``onnx`` package is not needed to serve) and accepts only
 * no subgraph, sparse or external-data attribute or tensor;
 * initialisers and constants of bounded size, and integer constants of bounded
   magnitude (they are the shapes, axes and indices the graph computes with),
-  except the "to the end" bound of a ``Slice``.
+  except the "to the end" bound of a ``Slice``; integer attributes (a
+  convolution's kernel, pads and strides, an axis, a size) of bounded magnitude
+  too.
 
 Anything else is an :class:`ExportFileError` naming what was found.
 """
@@ -27,11 +29,12 @@ import numpy as np
 __all__ = ["check_graph", "OPERATORS", "GraphError"]
 
 #: The operators the exporter emits (torch's TorchScript exporter at opset 17, over
-#: every encoder, attention form, variant and term option; and onnxruntime's int8
+#: every encoder, attention form, variant and term option, and the extractor's
+#: taggers with their character convolution; and onnxruntime's int8
 #: quantisation of its matrix products), and a few element-wise ones of the same
 #: kind. No control flow (Loop, Scan, If), nothing that reads files.
 OPERATORS = frozenset(
-    """Abs Add And Cast Ceil Clip Concat Constant ConstantOfShape Cos CumSum Div
+    """Abs Add And Cast Ceil Clip Concat Constant ConstantOfShape Conv Cos CumSum Div
     Equal Erf Exp Expand Flatten Floor Gather GatherElements Gemm Greater
     GreaterOrEqual Identity IsNaN LSTM LayerNormalization Less LessOrEqual Log
     MatMul Max Min Mul Neg Not Or Pad Pow Range Reciprocal ReduceMax ReduceMean
@@ -225,10 +228,17 @@ def _node(data: bytes, constants: dict, consumers: dict) -> None:
     for i, name in enumerate(inputs):
         consumers.setdefault(name, set()).add((op, i))
     for attribute in attributes:
-        for number, _, value in _fields(attribute):
+        for number, wire, value in _fields(attribute):
             if number in (6, 11, 21, 22, 23):
                 raise GraphError(
                     f"a {op} node has a subgraph, sparse or referenced attribute"
+                )
+            if number in (3, 8) and any(  # i, ints
+                abs(v) > MAX_INT for v in _packed_ints(wire, value)
+            ):
+                raise GraphError(
+                    f"a {op} node has an integer attribute larger than any shape, "
+                    "axis or size of an exported model"
                 )
             if number in (5, 10):
                 _, values = _tensor(value)

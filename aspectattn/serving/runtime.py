@@ -8,6 +8,11 @@ then, where the model is served::
     model = load_onnx("exported/")  # OnnxPairClassifier or OnnxCategoryClassifier
     model.predict([("The pasta was great but the waiter was rude.", "service")])
 
+    extractor = load_onnx("extractor/")  # an exported AspectTermExtractor
+    extractor.predict_spans(["The pasta was great but the waiter was rude."])
+    # end to end, with an exported term classifier
+    OnnxSentimentPipeline(extractor, load_onnx("terms/")).predict([...])
+
 The text goes through the same pipeline as in the fitted estimator (tokenizer and
 vocabulary from ``model.json``), batches are padded to their own longest sentence,
 and probabilities are the softmax of the graph's logits in float64, as in the
@@ -33,7 +38,12 @@ import numpy as np
 from .._fields import _labels, _strings, open_regular
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
+from ..extraction.aspects import AspectNames
+from ..extraction.inputs import inputs_from_state
+from ..extraction.metrics import check_spans, span_f1
+from ..extraction.reading import analyzed_terms, classify_terms, read_terms
 from ..reviews.mentions import check_min_probability, mentioned_aspects
+from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
 from .graph import GraphError, check_graph
 
@@ -41,6 +51,8 @@ __all__ = [
     "load_onnx",
     "OnnxPairClassifier",
     "OnnxCategoryClassifier",
+    "OnnxTermExtractor",
+    "OnnxSentimentPipeline",
     "ExportFileError",
 ]
 
@@ -62,6 +74,17 @@ _KEYS = {
     "aspects",
     "not_mentioned",
     "text_pipeline",
+    "onnx_sha256",
+}
+#: The fields of an extractor's export (``kind="terms"``).
+_TERM_KEYS = {
+    "format",
+    "format_version",
+    "kind",
+    "inputs",
+    "lowercase",
+    "language",
+    "whole_words",
     "onnx_sha256",
 }
 
@@ -94,17 +117,34 @@ def softmax(logits: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _check_meta(meta) -> dict:
-    if not isinstance(meta, dict) or set(meta) != _KEYS:
-        raise ValueError(f"model.json must be an object with keys {sorted(_KEYS)}")
-    if meta["format"] != FORMAT or not (
-        type(meta["format_version"]) is int and meta["format_version"] == FORMAT_VERSION
+    if (
+        not isinstance(meta, dict)
+        or meta.get("format") != FORMAT
+        or not (
+            type(meta.get("format_version")) is int
+            and meta["format_version"] == FORMAT_VERSION
+        )
     ):
         raise ValueError(
             f"not an {FORMAT} version {FORMAT_VERSION} export "
             "(export it again with this version of aspectattn)"
         )
-    if meta["kind"] not in ("pairs", "categories"):
-        raise ValueError("kind must be 'pairs' or 'categories'")
+    if meta.get("kind") not in ("pairs", "categories", "terms"):
+        raise ValueError("kind must be 'pairs', 'categories' or 'terms'")
+    keys = _TERM_KEYS if meta["kind"] == "terms" else _KEYS
+    if set(meta) != keys:
+        raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
+    _check_sha(meta["onnx_sha256"])
+    if meta["kind"] == "terms":
+        if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
+            raise ValueError("lowercase and whole_words must be true or false")
+        language = meta["language"]
+        if not (
+            language is None
+            or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
+        ):
+            raise ValueError("language must be an ISO 639 code or null")
+        return meta
     if meta["aspect_type"] not in ("category", "term"):
         raise ValueError("aspect_type must be 'category' or 'term'")
     for key in ("uses_position", "shares_encoder"):
@@ -120,10 +160,12 @@ def _check_meta(meta) -> dict:
         raise ValueError("a category model has aspect_type 'category' and categories")
     if meta["kind"] == "pairs" and meta["not_mentioned"] is not None:
         raise ValueError("not_mentioned is for category models only")
-    sha = meta["onnx_sha256"]
+    return meta
+
+
+def _check_sha(sha) -> None:
     if not (isinstance(sha, str) and re.fullmatch("[0-9a-f]{64}", sha)):
         raise ValueError("onnx_sha256 must be 64 hex digits")
-    return meta
 
 
 def load_onnx(directory, *, threads: int | None = None, providers=None):
@@ -140,7 +182,7 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
 
     Returns
     -------
-    OnnxPairClassifier or OnnxCategoryClassifier
+    OnnxPairClassifier, OnnxCategoryClassifier or OnnxTermExtractor
 
     Raises
     ------
@@ -154,9 +196,14 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
     raw = _read(directory / "model.json", MAX_JSON_BYTES)
     try:
         meta = _check_meta(json.loads(raw.decode("utf-8")))
-        pipeline = pipeline_from_state(meta["text_pipeline"])
-        classes = _labels(meta["classes"])
-        aspects = np.asarray(_strings(meta["aspects"], "aspects"), dtype=object)
+        if meta["kind"] == "terms":
+            inputs = inputs_from_state(
+                meta["inputs"], lowercase=meta["lowercase"], language=meta["language"]
+            )
+        else:
+            pipeline = pipeline_from_state(meta["text_pipeline"])
+            classes = _labels(meta["classes"])
+            aspects = np.asarray(_strings(meta["aspects"], "aspects"), dtype=object)
     except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
         raise ExportFileError(f"{directory / 'model.json'}: {exc}") from None
     graph = _read(directory / "model.onnx", MAX_ONNX_BYTES)
@@ -185,10 +232,25 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
                 f"{directory / 'model.onnx'} is not a graph onnxruntime can load: "
                 f"{str(exc)[:300]}"
             ) from None
+    if meta["kind"] == "terms":
+        extractor = OnnxTermExtractor(session, meta, inputs)
+        extractor._check_graph()
+        return extractor
     cls = OnnxPairClassifier if meta["kind"] == "pairs" else OnnxCategoryClassifier
     model = cls(session, meta, pipeline, classes, aspects)
     model._check_graph()
     return model
+
+
+def _session_run(session, feeds: dict):
+    """``session.run``, its errors (onnxruntime's own types) as one of ours."""
+    try:
+        return session.run(None, feeds)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
+        raise ExportFileError(
+            "onnxruntime could not run the exported graph on this input: "
+            f"{type(exc).__name__}: {str(exc)[:300]}"
+        ) from None
 
 
 class _OnnxModel:
@@ -233,14 +295,7 @@ class _OnnxModel:
             )
 
     def _session_run(self, feeds: dict):
-        """``session.run``, its errors (onnxruntime's own types) as one of ours."""
-        try:
-            return self.session.run(None, feeds)
-        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
-            raise ExportFileError(
-                "onnxruntime could not run the exported graph on this input: "
-                f"{type(exc).__name__}: {str(exc)[:300]}"
-            ) from None
+        return _session_run(self.session, feeds)
 
     def _batches(self, lengths: np.ndarray):
         """Row indices in length order, ``batch_size`` at a time."""
@@ -403,3 +458,126 @@ class OnnxCategoryClassifier(_OnnxModel):
             self.not_mentioned,
             min_probability,
         )
+
+
+class OnnxTermExtractor:
+    """An exported :class:`~aspectattn.AspectTermExtractor`: each text's aspect
+    terms as character spans, read from the graph's tags exactly as the
+    estimator reads them (:func:`~aspectattn.extraction.reading.read_terms`).
+
+    Attributes
+    ----------
+    inputs_ : WordInputs or SubwordInputs
+        How texts become the graph's tokens.
+    language_ : str or None
+    """
+
+    def __init__(self, session, meta, inputs):
+        self.session = session
+        self.inputs_ = inputs
+        self.language_ = meta["language"]
+        self._whole_words = meta["whole_words"]
+        self._chars = bool(inputs.n_characters)
+
+    def _check_graph(self) -> None:
+        names = tuple(i.name for i in self.session.get_inputs())
+        outputs = tuple(o.name for o in self.session.get_outputs())
+        expected = ("tokens", "lengths") + (("chars",) if self._chars else ())
+        if names != expected or outputs != ("logits",):
+            raise ExportFileError(
+                f"the graph takes {names} and gives {outputs}; this extractor needs "
+                f"{expected} and ('logits',)"
+            )
+        shape = list(self.session.get_outputs()[0].shape)
+        if len(shape) != 3 or shape[2] != 3:
+            raise ExportFileError(
+                f"the graph gives logits of shape {shape}; an extractor's are "
+                "(sentences, tokens, 3): the tags O, B, I"
+            )
+
+    def _tag_proba(self, ids, lengths, chars) -> np.ndarray:
+        feeds = {"tokens": ids, "lengths": lengths}
+        if self._chars:
+            feeds["chars"] = chars
+        (logits,) = _session_run(self.session, feeds)
+        return softmax(logits.astype(np.float64), axis=-1)  # (B, T, 3)
+
+    def predict_spans(self, X) -> list[list[dict]]:
+        """Each text's terms: ``{"span": (start, end), "term": str, "score":
+        float}``, as :meth:`aspectattn.AspectTermExtractor.predict_spans`."""
+        texts = check_texts(X, "X")
+        return read_terms(
+            texts,
+            self.inputs_.encode(texts),
+            self._tag_proba,
+            whole_words=self._whole_words,
+            language=self.language_,
+        )
+
+    def predict(self, X) -> list[list[tuple[int, int]]]:
+        """Each text's terms as ``(start, end)`` character spans, in text order."""
+        return [[t["span"] for t in terms] for terms in self.predict_spans(X)]
+
+    def score(self, X, y) -> float:
+        """Exact-span micro F1 of :meth:`predict` against ``y``, the
+        ``(start, end)`` spans of each text's terms."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts))
+
+
+class OnnxSentimentPipeline:
+    """An exported extractor and an exported term classifier end to end, as
+    :class:`~aspectattn.AspectSentimentPipeline` (the same functions join them):
+    sentences in, each term with its polarity out.
+
+    Parameters
+    ----------
+    extractor : OnnxTermExtractor
+    classifier : OnnxPairClassifier
+        Of ``(text, term, (start, end))`` pairs (a classifier fitted on terms).
+    aspect_names : dict of str to str or None, default=None
+        For :meth:`analyze`: a term's aspect where the grouping of
+        :mod:`aspectattn.extraction.aspects` does not group it.
+    """
+
+    def __init__(self, extractor, classifier, aspect_names=None):
+        if not isinstance(extractor, OnnxTermExtractor):
+            raise TypeError(
+                "extractor must be an exported extractor (OnnxTermExtractor), got "
+                f"{type(extractor).__name__}"
+            )
+        if not (
+            isinstance(classifier, OnnxPairClassifier)
+            and classifier.aspect_type_ == "term"
+        ):
+            raise TypeError(
+                "classifier must be an exported classifier of aspect terms (fitted "
+                "on (text, term, span) pairs)"
+            )
+        self.extractor = extractor
+        self.classifier = classifier
+        self.names = AspectNames(aspect_names, extractor.language_)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.classifier.classes_
+
+    def predict(self, X) -> list[list[dict]]:
+        """Each sentence's terms: ``{"span", "term", "polarity", "probability",
+        "score"}``, as :meth:`aspectattn.AspectSentimentPipeline.predict`."""
+        texts = check_texts(X, "X")
+        found = self.extractor.predict_spans(texts)
+        return classify_terms(texts, found, self.classifier)
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """As :meth:`aspectattn.AspectSentimentPipeline.analyze` (what
+        :func:`aspectattn.reviews.analyze_reviews` reads)."""
+        check_min_probability(min_probability)
+        texts = check_texts(X, "X")
+        return analyzed_terms(texts, self.predict(texts), self.names, min_probability)
+
+    def score(self, X, y) -> float:
+        """End-to-end micro F1: a term counts when its span and polarity are a
+        gold term's (``y``: each text's ``(start, end, polarity)``)."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)

@@ -1,0 +1,195 @@
+"""From the tagger's probabilities to each text's terms (:func:`read_terms`),
+the terms with their polarities (:func:`classify_terms`) and as the review
+analysis reads them (:func:`analyzed_terms`).
+
+One code path for the estimators (in torch) and the torch-free runtime (ONNX
+graphs): :func:`read_terms` takes a function from a padded batch to tag
+probabilities, :func:`classify_terms` any classifier of ``(text, term, span)``
+pairs with ``predict_proba`` and ``classes_``. numpy only.
+
+Shapes: ``B`` texts in a batch, ``T`` tokens (its longest text), ``W`` characters
+(its longest word), ``K`` tags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .inputs import Encoded, pad_characters, token_rows
+from .words import O, decode, word_offsets
+
+__all__ = ["read_terms", "classify_terms", "analyzed_terms", "PREDICT_BATCH"]
+
+#: Texts per prediction (or validation) batch.
+PREDICT_BATCH = 256
+
+#: ``tag_proba(tokens (B, T), lengths (B,), chars (B, T, W)) -> (B, T, K)``
+#: float probabilities of the tags (O, B, I) of every token.
+TagProba = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def read_terms(
+    texts: list[str],
+    encoded: Encoded,
+    tag_proba: TagProba,
+    *,
+    whole_words: bool,
+    language: str | None,
+) -> list[list[dict]]:
+    """Each text's terms, found by ``tag_proba`` in ``encoded`` (the texts as the
+    encoder reads them).
+
+    Parameters
+    ----------
+    texts : list of str
+    encoded : Encoded
+        ``texts`` as the inputs encode them.
+    tag_proba : callable
+        A padded batch -> its tokens' tag probabilities (:data:`TagProba`).
+    whole_words : bool
+        Widen each term to the words it touches (sub-word tokens), found in the
+        text with the tokenizer of ``language``.
+    language : str or None
+
+    Returns
+    -------
+    list of list of dict
+        Per text, in text order: ``{"span": (start, end), "term": str,
+        "score": float}``, ``text[start:end] == term``; the score is the mean
+        over the term's tokens of their probability of being in a term.
+    """
+    flat = encoded.taggable()  # (n_tokens,)
+    lengths = encoded.ids.lengths
+    taggable = np.split(flat, np.cumsum(lengths)[:-1])
+    out: list[list[dict]] = [[] for _ in texts]
+    words: dict[int, np.ndarray] = {}  # a text's words, found once
+    has_tokens = np.flatnonzero(lengths > 0)
+    order = has_tokens[np.argsort(lengths[has_tokens], kind="stable")]
+    step = PREDICT_BATCH
+    batches = [order[i : i + step] for i in range(0, len(order), step)]
+    for index in batches[::-1]:  # the longest first: the largest arrays first
+        ids, size = encoded.ids.pad(index)  # (B, T), (B,)
+        rows = token_rows(encoded.ids, index)
+        proba = tag_proba(ids, size, pad_characters(size, encoded.chars[rows]))
+        keep = np.zeros(ids.shape, dtype=bool)  # (B, T): tokens that hold text
+        keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
+        proba = proba[keep]  # (n_tokens, K)
+        row, first, last, score = decode(proba.argmax(-1), 1 - proba[:, O], keep.sum(1))
+        for r, a, b, p in zip(index[row], first, last, score, strict=True):
+            spans = encoded.offsets[r][taggable[r]]
+            span = (int(spans[a, 0]), int(spans[b, 1]))
+            if whole_words:
+                span = _whole_words(texts[r], span, words, r, language)
+                if span is None:
+                    continue
+            _add(out[r], texts[r], span, float(p))
+    return out
+
+
+def _whole_words(text: str, span, memo: dict, key, language) -> tuple | None:
+    """A sub-word span as the words it touches, whole; ``memo[key]`` keeps
+    ``text``'s words for its other spans. None: it touches no word (only spaces
+    or formatting characters)."""
+    found = memo.get(key)
+    if found is None:
+        found = np.asarray(word_offsets(text, language), dtype=np.int64)
+        found = memo[key] = found.reshape(-1, 2)
+    start, end = span
+    touched = found[(found[:, 0] < end) & (found[:, 1] > start)]
+    if not len(touched):
+        return None
+    # (a SentencePiece token carries the space before it)
+    return int(touched[0, 0]), int(touched[-1, 1])
+
+
+def _add(found: list[dict], text: str, span: tuple[int, int], score: float) -> None:
+    """Append a term to its text's, merged with the previous one when both
+    were widened to the same word (pieces of one word tagged as two terms)."""
+    start, end = span
+    if found and start < found[-1]["span"][1]:
+        start, score = found[-1]["span"][0], (found.pop()["score"] + score) / 2
+    found.append({"span": (start, end), "term": text[start:end], "score": score})
+
+
+def classify_terms(texts: list[str], found: list[list[dict]], classifier):
+    """Each found term with its polarity: ``found`` (per text, the extractor's
+    ``{"span", "term", "score"}``) classified as ``(text, term, span)`` pairs,
+    all in one ``classifier.predict_proba`` call.
+
+    Returns
+    -------
+    list of list of dict
+        Per text, in text order: ``{"span", "term", "polarity", "probability",
+        "score"}`` -- ``probability`` the classifier's for the polarity,
+        ``score`` the extractor's for the span.
+    """
+    pairs = [
+        (text, term["term"], term["span"])
+        for text, terms in zip(texts, found, strict=True)
+        for term in terms
+    ]
+    if not pairs:
+        return [[] for _ in texts]
+    proba = classifier.predict_proba(pairs)  # (P, C)
+    best = proba.argmax(axis=1)
+    polarities = classifier.classes_[best].tolist()  # (plain Python values)
+    k = iter(range(len(pairs)))
+    out = []
+    for terms in found:
+        row = []
+        for term in terms:
+            i = next(k)
+            row.append(
+                {
+                    "span": term["span"],
+                    "term": term["term"],
+                    "polarity": polarities[i],
+                    "probability": float(proba[i, best[i]]),
+                    "score": term["score"],
+                }
+            )
+        out.append(row)
+    return out
+
+
+def analyzed_terms(
+    texts: list[str], predicted: list[list[dict]], names, min_probability: float
+) -> list[list[dict]]:
+    """Per text, its terms (:func:`classify_terms`'s) as the review analysis
+    reads them (:func:`aspectattn.reviews.analyze_reviews`): ``aspect`` (the
+    term's group, ``names(term)``: :class:`~aspectattn.extraction.aspects.AspectNames`),
+    ``label``, ``probability``, ``mention_probability`` (the extractor's span
+    score; terms below ``min_probability`` are left out), and ``tokens`` and
+    ``weights`` -- the text's words, weight 1 on the term's (the report
+    highlights them)."""
+    from ..reviews.mentions import check_min_probability
+
+    check_min_probability(min_probability)
+    out = []
+    for text, terms in zip(texts, predicted, strict=True):
+        words = np.asarray(word_offsets(text, names.language), dtype=np.int64)
+        words = words.reshape(-1, 2)
+        tokens = [text[a:b] for a, b in words]
+        entries = []
+        for term in terms:
+            if term["score"] < min_probability:
+                continue
+            start, end = term["span"]
+            inside = (words[:, 0] < end) & (words[:, 1] > start)
+            entries.append(
+                {
+                    "text": text,
+                    "aspect": names(term["term"]),
+                    "term": term["term"],
+                    "span": term["span"],
+                    "label": term["polarity"],
+                    "probability": term["probability"],
+                    "mention_probability": term["score"],
+                    "tokens": tokens,
+                    "weights": inside / max(int(inside.sum()), 1),
+                }
+            )
+        out.append(entries)
+    return out
