@@ -106,9 +106,12 @@ LEARN = {**FAST, "max_epochs": 30}
 def make_tiny_checkpoint(path, family: str = "bert") -> Path:
     """A tiny checkpoint directory (random weights, a tokenizer over the words of
     :func:`make_pairs`), loadable offline like a real one. ``family``:
-    ``"bert"`` (a word-level tokenizer, two token types), ``"roberta"``
-    (byte-level BPE trained here, one token type) or ``"xlmr"`` (a SentencePiece
-    unigram model trained here, one token type)."""
+    ``"bert"`` (a word-level tokenizer, two token types), ``"distilbert"`` (the
+    same tokenizer, no token types), ``"electra"`` (the same, embeddings smaller
+    than the states), ``"roberta"`` (byte-level BPE trained here, one token
+    type), ``"xlmr"`` (a SentencePiece unigram model trained here, one token
+    type) or ``"deberta"`` (DeBERTa-v3: relative positions, no absolute ones, a
+    SentencePiece model with [CLS]/[SEP])."""
     import tokenizers
     import torch
     import transformers
@@ -122,7 +125,7 @@ def make_tiny_checkpoint(path, family: str = "bert") -> Path:
         num_attention_heads=2,
         intermediate_size=32,
     )
-    if family == "bert":
+    if family in ("bert", "distilbert", "electra"):
         vocab = {
             w: i
             for i, w in enumerate(
@@ -135,10 +138,49 @@ def make_tiny_checkpoint(path, family: str = "bert") -> Path:
         tok.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
         special = dict(unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
                        cls_token="[CLS]", mask_token="[MASK]")  # fmt: skip
-        config = transformers.BertConfig(
-            vocab_size=len(vocab), max_position_embeddings=64, **shape
+        if family == "distilbert":
+            config = transformers.DistilBertConfig(
+                vocab_size=len(vocab), max_position_embeddings=64, dim=16,
+                n_layers=1, n_heads=2, hidden_dim=32,
+            )  # fmt: skip
+            model_class = transformers.DistilBertModel
+        elif family == "electra":
+            config = transformers.ElectraConfig(
+                vocab_size=len(vocab), max_position_embeddings=64, embedding_size=8,
+                **shape,
+            )  # fmt: skip
+            model_class = transformers.ElectraModel
+        else:
+            config = transformers.BertConfig(
+                vocab_size=len(vocab), max_position_embeddings=64, **shape
+            )
+            model_class = transformers.BertModel
+    elif family == "deberta":
+        specials = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"]
+        corpus = [" ".join(words[i : i + 6]) for i in range(len(words))] * 3
+        tok = tokenizers.Tokenizer(models.Unigram())
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        tok.train_from_iterator(
+            corpus,
+            trainers.UnigramTrainer(
+                vocab_size=120, special_tokens=specials, unk_token="[UNK]"
+            ),
         )
-        model_class = transformers.BertModel
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B [SEP]",
+            special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
+        )
+        special = dict(unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
+                       cls_token="[CLS]", mask_token="[MASK]")  # fmt: skip
+        config = transformers.DebertaV2Config(
+            vocab_size=tok.get_vocab_size(), max_position_embeddings=64,
+            type_vocab_size=0, relative_attention=True, position_buckets=16,
+            pos_att_type=["p2c", "c2p"], position_biased_input=False, pad_token_id=0,
+            **shape,
+        )  # fmt: skip
+        model_class = transformers.DebertaV2Model
     else:
         specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
         corpus = [" ".join(words[i : i + 6]) for i in range(len(words))] * 3

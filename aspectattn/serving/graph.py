@@ -29,7 +29,8 @@ import numpy as np
 __all__ = ["check_graph", "OPERATORS", "GraphError"]
 
 #: The operators the exporter emits (torch's TorchScript exporter at opset 17, over
-#: every encoder, attention form, variant and term option, and the extractor's
+#: every encoder (the checkpoint families of tests/test_checkpoints.py too),
+#: attention form, variant and term option, and the extractor's
 #: taggers with their character convolution; and onnxruntime's int8
 #: quantisation of its matrix products), and a few element-wise ones of the same
 #: kind. No control flow (Loop, Scan, If), nothing that reads files.
@@ -38,8 +39,8 @@ OPERATORS = frozenset(
     Equal Erf Exp Expand Flatten Floor Gather GatherElements Gemm Greater
     GreaterOrEqual Identity IsNaN LSTM LayerNormalization Less LessOrEqual Log
     MatMul Max Min Mul Neg Not Or Pad Pow Range Reciprocal ReduceMax ReduceMean
-    ReduceSum Relu Reshape ScatterND Shape Sigmoid Sin Slice Softmax Split Sqrt
-    Squeeze Sub Tanh Transpose Unsqueeze Where
+    ReduceSum Relu Reshape ScatterND Shape Sigmoid Sign Sin Slice Softmax Split Sqrt
+    Squeeze Sub Tanh Tile Transpose Unsqueeze Where
     DequantizeLinear DynamicQuantizeLinear MatMulInteger""".split()
 )
 OPSET = 17

@@ -83,10 +83,11 @@ class PretrainedEncoder(nn.Module):
     @staticmethod
     def check_config(config: dict) -> None:
         """The checkpoint's layers and heads in range (a file may come from an
-        attacker: 10**8 layers would be built before anything else failed)."""
-        pretrained = config["pretrained_config"]
+        attacker: 10**8 layers would be built before anything else failed),
+        under each family's own names (DistilBERT's ``n_layers``...)."""
+        pretrained = _checkpoint_config(config["pretrained_config"])
         for key in ("num_hidden_layers", "num_attention_heads"):
-            value = pretrained.get(key, 1)
+            value = getattr(pretrained, key, 1)
             if not Interval(Integral, 1, 256, closed="both").is_satisfied_by(value):
                 raise ValueError(
                     f"the checkpoint configuration's {key} is out of range"
@@ -94,16 +95,25 @@ class PretrainedEncoder(nn.Module):
 
     @staticmethod
     def embedding_size(config: dict) -> int:
-        pretrained = config["pretrained_config"]
-        return int(pretrained.get("embedding_size") or pretrained["hidden_size"])
+        """The size of the checkpoint's token embeddings (ELECTRA's are smaller
+        than its states)."""
+        pretrained = _checkpoint_config(config["pretrained_config"])
+        return int(getattr(pretrained, "embedding_size", 0) or pretrained.hidden_size)
 
     def __init__(
         self, *, pretrained_config: dict, pair_input: bool = False, sep_id: int = 102
     ):
         super().__init__()
         tf = _transformers()
-        config = tf.AutoConfig.for_model(**pretrained_config)
-        self.model = tf.AutoModel.from_config(config, attn_implementation="sdpa")
+        config = _checkpoint_config(pretrained_config)
+        # PyTorch's fused attention where the family has it; DeBERTa, whose
+        # attention adds relative positions, runs its own
+        self.attention_implementation = "sdpa"
+        try:
+            self.model = tf.AutoModel.from_config(config, attn_implementation="sdpa")
+        except ValueError:
+            self.attention_implementation = "eager"
+            self.model = tf.AutoModel.from_config(config, attn_implementation="eager")
         self.output_size = config.hidden_size
         self.aspect_in_tokens = pair_input
         self.sep_id = sep_id
@@ -159,5 +169,11 @@ class PretrainedEncoder(nn.Module):
         try:
             maps = self._run(tokens, lengths, output_attentions=True).attentions
         finally:
-            self.model.set_attn_implementation("sdpa")
+            self.model.set_attn_implementation(self.attention_implementation)
         return list(maps)
+
+
+def _checkpoint_config(pretrained_config: dict):
+    """The transformers configuration object of a checkpoint's ``config.json``
+    (its attribute map gives every family the same names)."""
+    return _transformers().AutoConfig.for_model(**pretrained_config)
