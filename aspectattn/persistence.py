@@ -29,7 +29,10 @@ trained on a GPU loads anywhere.
 
 This module does not import the estimators: they register themselves with
 :func:`register` and provide ``_fitted_state``, ``_module_tensors`` and
-``_from_saved``.
+``_from_saved``. A meta-estimator of fitted parts (the end-to-end pipeline)
+keeps each part's description in its fitted state (:func:`describe`) and its
+tensors under the part's name; a parameter that is itself an estimator is not
+data and is not written.
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ __all__ = [
     "ModelFileError",
     "check_fitted_state",
     "module_tensors",
+    "module_from_tensors",
+    "describe",
+    "from_description",
 ]
 
 FORMAT = "aspectattn-model"
@@ -88,6 +94,7 @@ _ESTIMATOR_MODULES = (
     "aspectattn.estimators.pairs",
     "aspectattn.estimators.categories",
     "aspectattn.extraction.extractor",
+    "aspectattn.extraction.pipeline",
 )
 
 
@@ -159,6 +166,22 @@ def module_tensors(module) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
 
 
+def module_from_tensors(build, tensors: dict[str, torch.Tensor]) -> torch.nn.Module:
+    """The module ``build()`` makes, holding ``tensors``: built first on the
+    meta device (nothing allocated, no random draws), so that a configuration
+    that asks for more than the file holds fails on its shapes, strictly, before
+    any memory is taken; built for real only where a library module keeps
+    buffers outside its state dict (position ids), its sizes now the file's."""
+    with torch.device("meta"):
+        module = build()
+    module.load_state_dict(tensors, assign=True)  # strict: every name and shape
+    if any(t.is_meta for t in module.buffers()):
+        with torch.random.fork_rng(devices=[]):
+            module = build()
+        module.load_state_dict(tensors)
+    return module
+
+
 def _digest(metadata: str, tensors: dict[str, torch.Tensor]) -> str:
     h = hashlib.sha256(metadata.encode("utf-8"))
     for name in sorted(tensors):
@@ -190,25 +213,10 @@ def to_payload(estimator) -> dict:
     ``format_version``, ``metadata`` (a JSON string), ``sha256`` and ``tensors``
     (name -> CPU tensor). Pickles and skops files of the estimators hold it too
     (with numpy arrays as tensors), so that they load through the same checks."""
-    from sklearn.utils.validation import check_is_fitted
-
     from . import __version__
 
-    check_is_fitted(estimator, "module_")
-    params = {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
-    if params.get("teacher") is not None:
-        params["teacher"] = None  # the student alone: no teacher in its file
-    if not (params["random_state"] is None or isinstance(params["random_state"], int)):
-        params["random_state"] = None  # a RandomState object is not data
-    metadata = json.dumps(
-        {
-            "library_version": __version__,
-            "estimator": type(estimator).__name__,
-            "params": _to_json(params),
-            "fitted": _to_json(estimator._fitted_state()),
-        }
-    )
-    tensors = estimator._module_tensors()
+    description, tensors = describe(estimator)
+    metadata = json.dumps({"library_version": __version__, **description})
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -216,6 +224,47 @@ def to_payload(estimator) -> dict:
         "sha256": _digest(metadata, tensors),
         "tensors": tensors,
     }
+
+
+def describe(estimator) -> tuple[dict, dict[str, torch.Tensor]]:
+    """A fitted estimator as data: ``{"estimator", "params", "fitted"}`` (JSON-able)
+    and its tensors. Parameters that are estimators (a teacher, a pipeline's
+    parts) are written as None: the fitted parts are in the fitted state."""
+    from sklearn.base import BaseEstimator
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
+    params = {
+        k: None if isinstance(v, BaseEstimator) else plain(v)
+        for k, v in estimator.get_params(deep=False).items()
+    }
+    if not (
+        params.get("random_state") is None or isinstance(params["random_state"], int)
+    ):
+        params["random_state"] = None  # a RandomState object is not data
+    description = {
+        "estimator": type(estimator).__name__,
+        "params": _to_json(params),
+        "fitted": _to_json(estimator._fitted_state()),
+    }
+    return description, estimator._module_tensors()
+
+
+def from_description(description, tensors: dict[str, torch.Tensor], classes=None):
+    """The fitted estimator :func:`describe` described, every field checked
+    (``ValueError`` or ``TypeError`` otherwise); ``classes``: the estimator
+    classes it may be."""
+    if not isinstance(description, dict):
+        raise ValueError("an estimator's description must be a JSON object")
+    cls = _registered(description.get("estimator"))
+    if cls is None or (classes is not None and not issubclass(cls, classes)):
+        raise ValueError(
+            f"unknown estimator {str(description.get('estimator'))[:80]!r}"
+        )
+    params = _from_json(description.get("params"))
+    if not isinstance(params, dict):
+        raise ValueError("the parameters are not a JSON object")
+    return cls._from_saved(params, description.get("fitted"), tensors)
 
 
 # ------------------------------------------------------------------------ load
@@ -347,13 +396,7 @@ def from_payload(payload, where="the model"):
             raise ValueError("the metadata is not a JSON object")
         if version == 1:
             meta, tensors = _upgrade_v1(meta, tensors)
-        cls = _registered(meta.get("estimator"))
-        if cls is None:
-            raise ValueError(f"unknown estimator {str(meta.get('estimator'))[:80]!r}")
-        params = _from_json(meta.get("params"))
-        if not isinstance(params, dict):
-            raise ValueError("the parameters are not a JSON object")
-        return cls._from_saved(params, meta.get("fitted"), tensors)
+        return from_description(meta, tensors)
     except ModelFileError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as exc:

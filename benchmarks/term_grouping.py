@@ -68,13 +68,9 @@ def main() -> None:
     joined: dict[str, set] = defaultdict(set)
     for term in lower:
         joined[aspect_key(term, "en")].add(term)
-    plural_merges = sorted(
-        (k, sorted(v)) for k, v in joined.items() if len(v) > 1
-    )
+    plural_merges = sorted((k, sorted(v)) for k, v in joined.items() if len(v) > 1)
     keys = set(joined)
-    apart = sorted(
-        (k, k + end) for k in keys for end in ("s", "es") if k + end in keys
-    )
+    apart = sorted((k, k + end) for k in keys for end in ("s", "es") if k + end in keys)
     results = {
         "mentions": len(found),
         "rows": rows,

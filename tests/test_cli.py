@@ -1199,3 +1199,26 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
     )
     assert report["e2e_true"] == sum(map(len, y)) and 0 <= report["e2e_f1"] <= 1
     assert report["e2e_correct"] <= report["e2e_predicted"]
+    # the two as one model file: the whole pipeline, used as they are together
+    from aspectattn import AspectSentimentPipeline
+    from aspectattn.persistence import load, save
+
+    pipeline = AspectSentimentPipeline.from_fitted(
+        load(tmp_path / "ex.aam"), load(tmp_path / "terms.aam")
+    )
+    save(pipeline, tmp_path / "pipeline.aam")
+    again = run("evaluate", "pipeline.aam", "terms.xml", "--json", cwd=tmp_path)
+    assert json.loads(again.stdout) == report
+    rows = list(
+        csv.DictReader(
+            io.StringIO(run("predict", "pipeline.aam", "new.txt", cwd=tmp_path).stdout)
+        )
+    )
+    assert rows[0]["polarity"] in ("positive", "negative") and rows[0]["probability"]
+    assert all(bool(r["polarity"]) == bool(r["term"]) for r in rows)  # (none: "")
+    run("analyze", "reviews.csv", "--model", "pipeline.aam", "--out", "p.html",
+        cwd=tmp_path)  # fmt: skip
+    assert (tmp_path / "p.html").is_file()
+    wrong = run("analyze", "reviews.csv", "--model", "pipeline.aam", "--extractor",
+                "ex.aam", "--out", "q.html", cwd=tmp_path, check=False)  # fmt: skip
+    assert wrong.returncode == 2 and "drop --extractor" in wrong.stderr

@@ -371,7 +371,9 @@ def test_the_language_is_read_from_the_texts_unless_set():
 
 
 # -- a pretrained checkpoint as the encoder -----------------------------------------
-@pytest.mark.parametrize("family", ["bert", "roberta", "xlmr"])
+@pytest.mark.parametrize(
+    "family", ["bert", "roberta", "xlmr", "distilbert", "electra", "deberta"]
+)
 def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
     family, sentences, tmp_path
 ):
@@ -453,3 +455,67 @@ def test_the_pipeline_feeds_the_review_report(pipeline, tmp_path):
     assert table.loc["steak", "mentions"] == 2  # "steak" and "steaks": one aspect
     path = write_report(summary, tmp_path / "report.html")
     assert "steak" in path.read_text()
+
+
+def test_the_pipeline_is_one_model_file(pipeline, fitted, sentences, tmp_path):
+    """Both parts in one file (each checked by its own class), loaded as
+    from_fitted makes them; a file whose parts are swapped, stray or of another
+    kind is refused."""
+    import json
+
+    from aspectattn.persistence import (
+        ModelFileError,
+        _digest,
+        from_payload,
+        load,
+        save,
+        to_payload,
+    )
+
+    texts = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
+    save(pipeline, tmp_path / "pipeline.aam")
+    again = load(tmp_path / "pipeline.aam")
+    assert isinstance(again, AspectSentimentPipeline)
+    assert again.predict(texts) == pipeline.predict(texts)
+    assert again.analyze(texts) and again.score(*sentences) == pipeline.score(
+        *sentences
+    )
+    # parts fitted on their own (frozen), and a user's aspect names, kept
+    frozen = AspectSentimentPipeline(
+        FrozenEstimator(fitted),
+        FrozenEstimator(pipeline.classifier_),
+        aspect_names={"soup": "dishes"},
+    ).fit(*sentences)
+    save(frozen, tmp_path / "frozen.aam")
+    loaded = load(tmp_path / "frozen.aam")
+    assert loaded.aspect_names == {"soup": "dishes"}
+    assert loaded.predict(texts) == frozen.predict(texts)
+
+    def broken(change, match):
+        payload = to_payload(pipeline)
+        meta = json.loads(payload["metadata"])
+        change(meta, payload["tensors"])
+        payload["metadata"] = json.dumps(meta)
+        payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+        with pytest.raises(ModelFileError, match=match):
+            from_payload(payload)
+
+    def swap(meta, tensors):
+        fitted = meta["fitted"]
+        fitted["extractor"], fitted["classifier"] = (
+            fitted["classifier"],
+            fitted["extractor"],
+        )
+
+    broken(swap, "unknown estimator")
+    broken(lambda m, t: t.update(stray=t["extractor.embedding.weight"]), "belongs")
+    broken(lambda m, t: m["params"].update(aspect_names={"a": 1}), "aspect_names")
+    broken(lambda m, t: m["fitted"].pop("classifier"), "extractor and classifier")
+    broken(lambda m, t: m["fitted"]["extractor"]["fitted"].update(x=1), "keys")
+    with pytest.raises(TypeError, match="own estimators"):
+        from sklearn.dummy import DummyClassifier
+
+        odd = AspectSentimentPipeline.from_fitted(
+            fitted, DummyClassifier().fit([[0]], ["positive"])
+        )
+        save(odd, tmp_path / "odd.aam")

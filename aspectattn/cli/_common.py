@@ -180,7 +180,8 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
     predict with ``quantize`` ("int8" or None)."""
     model = _read_model(path, trust_pickle)
     if quantize is not None:
-        model.set_params(quantize=quantize)
+        # (a pipeline's classifier: its extractor has no int8 form)
+        getattr(model, "classifier_", model).set_params(quantize=quantize)
     return model
 
 
@@ -210,10 +211,11 @@ def _read_model(path: str, trust_pickle: bool):
         import joblib
 
         from ..estimators._base import AspectAttentionBase
-        from ..extraction import AspectTermExtractor
+        from ..extraction import AspectSentimentPipeline, AspectTermExtractor
 
         model = joblib.load(path)
-        if not isinstance(model, (AspectAttentionBase, AspectTermExtractor)):
+        kinds = (AspectAttentionBase, AspectTermExtractor, AspectSentimentPipeline)
+        if not isinstance(model, kinds):
             raise CLIError(f"{path} holds a {type(model).__name__}, not a model")
         return model
     from ..persistence import load

@@ -32,6 +32,12 @@ def is_extractor(model) -> bool:
     return isinstance(model, AspectTermExtractor)
 
 
+def is_pipeline(model) -> bool:
+    from ..extraction import AspectSentimentPipeline
+
+    return isinstance(model, AspectSentimentPipeline)
+
+
 def load_spans(source: str, args):
     """``(texts, y)``, every sentence with its terms as spans, from a data-set
     name of :data:`~aspectattn.datasets.spans.SPAN_DATASETS` or a SemEval/MAMS
@@ -99,10 +105,17 @@ def evaluate_extractor(extractor, args) -> int:
 
 def pipeline_of(classifier, args):
     """The extractor of ``--extractor`` and the pair classifier of ``--model``,
-    end to end."""
+    end to end (or the pipeline ``--model`` holds, without ``--extractor``)."""
     from ..extraction import AspectSentimentPipeline
     from ._common import is_detector, load_model
 
+    if is_pipeline(classifier):
+        if args.extractor:
+            raise CLIError(
+                f"{args.model} holds a whole pipeline (an extractor and a "
+                "classifier): drop --extractor"
+            )
+        return classifier
     extractor = load_model(args.extractor, args.trust_pickle)
     if not is_extractor(extractor):
         raise CLIError(
@@ -135,22 +148,24 @@ def evaluate_pipeline(classifier, args) -> int:
     return 0
 
 
-def extraction_rows(extractor, texts: list[str]) -> list[dict]:
-    """One row per term found (its sentence, character span, term and score);
-    a sentence without any gives one row with empty term fields."""
+def extraction_rows(model, texts: list[str]) -> list[dict]:
+    """One row per term found (its sentence, character span, term and score;
+    with a pipeline, its polarity and the polarity's probability too); a
+    sentence without any gives one row with empty term fields."""
+    pipeline = is_pipeline(model)
+    found = model.predict(texts) if pipeline else model.predict_spans(texts)
+    keys = ["start", "end", "term", "score"]
+    keys += ["polarity", "probability"] if pipeline else []
     rows = []
-    for text, terms in zip(texts, extractor.predict_spans(texts), strict=True):
+    for text, terms in zip(texts, found, strict=True):
         if not terms:
-            rows.append({"text": text, "start": "", "end": "", "term": "", "score": ""})
+            rows.append({"text": text, **dict.fromkeys(keys, "")})
         for term in terms:
             start, end = term["span"]
-            rows.append(
-                {
-                    "text": text,
-                    "start": start,
-                    "end": end,
-                    "term": term["term"],
-                    "score": round(term["score"], 6),
-                }
-            )
+            row = {"text": text, "start": start, "end": end, "term": term["term"]}
+            row["score"] = round(term["score"], 6)
+            if pipeline:
+                row["polarity"] = str(term["polarity"])
+                row["probability"] = round(term["probability"], 6)
+            rows.append(row)
     return rows

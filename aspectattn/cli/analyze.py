@@ -19,7 +19,7 @@ from ._common import (
     load_model,
     output_path,
 )
-from ._extraction import pipeline_of
+from ._extraction import is_pipeline, pipeline_of
 
 #: Position in ``aspectattn --help``.
 ORDER = 5
@@ -31,8 +31,8 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--model",
         required=True,
-        help="category detector model file; with --extractor, a pair classifier "
-        "of aspect terms",
+        help="category detector or end-to-end pipeline model file; with "
+        "--extractor, a pair classifier of aspect terms",
     )
     p.add_argument(
         "--extractor",
@@ -186,7 +186,7 @@ def run(args) -> int:
     check_outputs(inputs, [args.out, args.table])
     check_min_probability(args.min_probability)
     clf = load_model(args.model, args.trust_pickle, args.quantize)
-    if args.extractor:
+    if args.extractor or is_pipeline(clf):
         clf = pipeline_of(clf, args)
     elif not is_detector(clf):
         raise CLIError(

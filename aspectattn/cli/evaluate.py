@@ -18,7 +18,12 @@ from ._common import (
     load_table,
     print_report,
 )
-from ._extraction import evaluate_extractor, evaluate_pipeline, is_extractor
+from ._extraction import (
+    evaluate_extractor,
+    evaluate_pipeline,
+    is_extractor,
+    is_pipeline,
+)
 
 #: Position in ``aspectattn --help``.
 ORDER = 2
@@ -49,7 +54,7 @@ def run(args) -> int:
     )
 
     clf = load_model(args.model, args.trust_pickle, args.quantize)
-    if args.extractor:
+    if args.extractor or is_pipeline(clf):
         return evaluate_pipeline(clf, args)
     if is_extractor(clf):
         return evaluate_extractor(clf, args)

@@ -21,7 +21,7 @@ from ._common import (
     load_data,
     load_model,
 )
-from ._extraction import extraction_rows, is_extractor
+from ._extraction import extraction_rows, is_extractor, is_pipeline
 
 #: Position in ``aspectattn --help``.
 ORDER = 3
@@ -133,7 +133,7 @@ def run(args) -> int:
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     rows = []
     show = not args.quiet
-    if is_extractor(clf):  # every sentence's terms, with their spans
+    if is_extractor(clf) or is_pipeline(clf):  # every sentence's terms, as spans
         _write_rows(extraction_rows(clf, _sentences(args.data, args)), args.out)
         return 0
     if is_detector(clf):  # every sentence on every category: a table

@@ -5,6 +5,8 @@ model file and a pickle hold, and how they are rebuilt, every field checked
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -208,13 +210,9 @@ class FittedState:
 
 def build_module(config: dict, tensors: dict, device: str) -> AspectAttentionModel:
     """The module of ``config`` with weights ``tensors`` (CPU), on ``device``."""
-    with torch.device("meta"):  # no random init: the weights come next
-        module = AspectAttentionModel(**config)
-    module.load_state_dict(tensors, assign=True)
-    if any(t.is_meta for t in module.buffers()):
-        # A library module registered buffers outside the state dict (e.g.
-        # position ids): build for real, without touching the global RNG.
-        with torch.random.fork_rng(devices=[]):
-            module = AspectAttentionModel(**config)
-        module.load_state_dict(tensors)
+    from ..persistence import module_from_tensors
+
+    module = module_from_tensors(
+        functools.partial(AspectAttentionModel, **config), tensors
+    )
     return module.to(device).eval()

@@ -454,14 +454,13 @@ class AspectTermExtractor(BaseEstimator):
             inputs, lowercase=extractor.lowercase, language=language
         )
         if isinstance(extractor.inputs_, SubwordInputs):
-            module = extractor._saved_pretrained(config)
+            build = extractor._saved_pretrained(config)
         else:
-            module = extractor._saved_words(tensors)
-        module.load_state_dict(tensors)  # strict: every name and shape
-        extractor.module_ = module.eval()
+            build = extractor._saved_words(tensors)
+        extractor.module_ = persistence.module_from_tensors(build, tensors).eval()
         return extractor
 
-    def _saved_words(self, tensors: dict) -> torch.nn.Module:
+    def _saved_words(self, tensors: dict) -> _Build:
         """The LSTM tagger the tensors fill, its sizes theirs."""
         vocab_size, embedding_dim = tensors["embedding.weight"].shape
         if vocab_size != len(self.inputs_.vocabulary.words_):
@@ -469,7 +468,8 @@ class AspectTermExtractor(BaseEstimator):
         n_characters = self.inputs_.n_characters
         if n_characters and tensors["char_embedding.weight"].shape[0] != n_characters:
             raise ValueError("the character table does not match the characters")
-        return TermTagger(
+        return _Build(
+            TermTagger,
             vocab_size=vocab_size,
             embedding_dim=embedding_dim,
             n_characters=n_characters,
@@ -477,7 +477,7 @@ class AspectTermExtractor(BaseEstimator):
             dropout=self.resolved_params_["dropout"],
         )
 
-    def _saved_pretrained(self, config) -> torch.nn.Module:
+    def _saved_pretrained(self, config) -> _Build:
         """The pretrained tagger of the checkpoint ``config`` (checked)."""
         from ..nn.encoders.pretrained import PretrainedEncoder
 
@@ -485,8 +485,10 @@ class AspectTermExtractor(BaseEstimator):
             raise ValueError("pretrained_config must be a bounded JSON object")
         PretrainedEncoder.check_config({"pretrained_config": config})
         self.pretrained_config_ = config
-        return PretrainedTagger(
-            pretrained_config=config, dropout=self.resolved_params_["dropout"]
+        return _Build(
+            PretrainedTagger,
+            pretrained_config=config,
+            dropout=self.resolved_params_["dropout"],
         )
 
     def __sklearn_tags__(self):

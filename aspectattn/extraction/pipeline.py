@@ -6,6 +6,7 @@ from __future__ import annotations
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .. import persistence
 from .._validation import check_texts
 from ..exceptions import InputError
 from ..reviews.mentions import check_min_probability
@@ -17,6 +18,7 @@ from .reading import analyzed_terms, classify_terms
 __all__ = ["AspectSentimentPipeline"]
 
 
+@persistence.register
 class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
     """Find the aspect terms of sentences and tell each one's polarity.
 
@@ -43,6 +45,8 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
 
     Parts trained on their own data are used as they are when wrapped in
     :class:`sklearn.frozen.FrozenEstimator` (``fit`` then leaves them alone).
+    A fitted pipeline is one model file (:func:`aspectattn.persistence.save`):
+    both parts, loaded as :meth:`from_fitted` makes them.
 
     Attributes
     ----------
@@ -176,3 +180,79 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         polarity are both a gold term's."""
         texts = check_texts(X, "X")
         return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
+
+    # -- the model file (aspectattn.persistence.save / load) ---------------------
+    _PARTS = ("extractor", "classifier")
+
+    def _parts(self) -> dict:
+        from sklearn.frozen import FrozenEstimator
+
+        check_is_fitted(self, "classifier_")
+        parts = {"extractor": self.extractor_, "classifier": self.classifier_}
+        for name, part in parts.items():
+            if isinstance(part, FrozenEstimator):  # (a part fitted on its own)
+                parts[name] = part = part.estimator
+            if not hasattr(part, "_fitted_state"):
+                raise TypeError(
+                    f"the model file holds aspectattn's own estimators; this "
+                    f"pipeline's {name} is a {type(part).__name__} (pickle it, or "
+                    "save it with skops)"
+                )
+        return parts
+
+    def _fitted_state(self) -> dict:
+        """Each part's description (:func:`aspectattn.persistence.describe`)."""
+        return {
+            name: persistence.describe(part)[0] for name, part in self._parts().items()
+        }
+
+    def _module_tensors(self) -> dict:
+        """Each part's tensors, under ``<part>.``."""
+        return {
+            f"{name}.{key}": tensor
+            for name, part in self._parts().items()
+            for key, tensor in persistence.describe(part)[1].items()
+        }
+
+    @classmethod
+    def _from_saved(cls, params: dict, state: dict, tensors: dict):
+        """Rebuild the fitted parts from their descriptions and tensors, each
+        checked by its own class."""
+        from ..estimators.pairs import AspectAttentionClassifier
+
+        if set(params) != {"extractor", "classifier", "aspect_names"} or any(
+            params[name] is not None for name in cls._PARTS
+        ):
+            raise ValueError("a pipeline's parameters are its parts and aspect_names")
+        names = params["aspect_names"]
+        if names is not None and not (
+            isinstance(names, dict)
+            and len(names) <= 1_000_000
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+        ):
+            raise ValueError("aspect_names must map terms to aspect names")
+        if not isinstance(state, dict) or set(state) != set(cls._PARTS):
+            raise ValueError(
+                "a pipeline's fitted state is its extractor and classifier"
+            )
+        if any(
+            "." not in key or key.split(".")[0] not in cls._PARTS for key in tensors
+        ):
+            raise ValueError("every tensor of a pipeline belongs to one of its parts")
+        kinds = {
+            "extractor": AspectTermExtractor,
+            "classifier": AspectAttentionClassifier,
+        }
+        parts = {
+            name: persistence.from_description(
+                state[name],
+                {
+                    key.split(".", 1)[1]: tensor
+                    for key, tensor in tensors.items()
+                    if key.split(".", 1)[0] == name
+                },
+                kinds[name],
+            )
+            for name in cls._PARTS
+        }
+        return cls.from_fitted(parts["extractor"], parts["classifier"], names)

@@ -85,6 +85,10 @@ def words_and_offsets(texts, tokenizer: Tokenizer):
     for text in texts:
         spans = word_offsets(text, tokenizer.language)
         offsets.append(spans)
+        if text.isascii():  # normalising keeps every offset: once for the text
+            norm = tokenizer.normalize(text)
+            words.append([norm[s:e][:MAX_TOKEN_CHARS] for s, e in spans])
+            continue
         words.append(
             [
                 tokenizer.normalize(text[s:e])[:MAX_TOKEN_CHARS] or "<unk>"

@@ -197,7 +197,14 @@ AspectTermExtractor
     True
     """
     from ..extraction.extractor import AspectTermExtractor
+    from ..extraction.pipeline import AspectSentimentPipeline
 
+    if isinstance(estimator, AspectSentimentPipeline):
+        raise TypeError(
+            "export the pipeline's parts, each to its directory: "
+            "export_onnx(pipeline.extractor_, ...) and export_onnx("
+            "pipeline.classifier_, ...); OnnxSentimentPipeline joins them"
+        )
     check_is_fitted(estimator, "module_")
     if quantize not in (None, "int8"):
         raise ValueError(f"quantize must be None or 'int8'; got {quantize!r}")
