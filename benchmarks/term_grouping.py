@@ -9,9 +9,10 @@ entity is the group's most common one (a group that joins ``service`` and
 
 Rows: the terms as written; lower-cased (the tokenizer's folding); and the
 report's grouping (:func:`aspectattn.extraction.aspects.aspect_key`: lower case,
-spaces collapsed, the English plural). Also listed: the groups the plural rule
-made (terms it joined), and keys that still differ only by a final ``s`` or
-``es`` -- merges the rule left undone or rightly refused.
+spaces collapsed, the English plural, names kept). Also listed: the groups the
+plural rule made (terms it joined), keys that still differ only by a final
+``s`` or ``es`` (merges the rule left undone or rightly refused), and the terms
+of SemEval-2014 laptops (no categories there) that the rule keeps as names.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 
 from aspectattn.datasets import get_data_home
-from aspectattn.extraction.aspects import aspect_key
+from aspectattn.extraction.aspects import aspect_key, opens_sentence
 from benchmarks.common import RESULTS
 
 FILES = (
@@ -31,22 +32,27 @@ FILES = (
 OUT = RESULTS / "term_grouping"
 
 
-def mentions() -> list[tuple[str, str]]:
-    """(target as written, entity) of every opinion with a target."""
+def mentions() -> list[tuple[str, bool, str]]:
+    """(target as written, whether its sentence opens with it, entity) of every
+    opinion with a target."""
     out = []
     for name in FILES:
         root = ET.parse(get_data_home() / name).getroot()
-        for opinion in root.iter("Opinion"):
-            target = opinion.get("target")
-            if target and target != "NULL":
-                out.append((target, opinion.get("category").split("#")[0]))
+        for sentence in root.iter("sentence"):
+            text = sentence.findtext("text") or ""
+            for opinion in sentence.iter("Opinion"):
+                target = opinion.get("target")
+                if target and target != "NULL":
+                    opens = opens_sentence(text, int(opinion.get("from")))
+                    entity = opinion.get("category").split("#")[0]
+                    out.append((target, opens, entity))
     return out
 
 
-def measure(found: list[tuple[str, str]], key) -> dict:
+def measure(found: list[tuple[str, bool, str]], key) -> dict:
     groups: dict[str, Counter] = defaultdict(Counter)
-    for term, entity in found:
-        groups[key(term)][entity] += 1
+    for term, opens, entity in found:
+        groups[key(term, opens)][entity] += 1
     majority = sum(c.most_common(1)[0][1] for c in groups.values())
     return {
         "groups": len(groups),
@@ -58,21 +64,31 @@ def measure(found: list[tuple[str, str]], key) -> dict:
 def main() -> None:
     found = mentions()
     rows = {
-        "as written": measure(found, lambda t: t),
-        "lower-cased": measure(found, lambda t: aspect_key(t, None)),
+        "as written": measure(found, lambda t, _: t),
+        "lower-cased": measure(found, lambda t, _: aspect_key(t, None)),
         "the report's (case, spaces, English plural)": measure(
-            found, lambda t: aspect_key(t, "en")
+            found, lambda t, opens: aspect_key(t, "en", opens)
         ),
     }
-    lower = {aspect_key(t, None) for t, _ in found}
     joined: dict[str, set] = defaultdict(set)
-    for term in lower:
-        joined[aspect_key(term, "en")].add(term)
+    for term, opens, _ in found:
+        joined[aspect_key(term, "en", opens)].add(aspect_key(term, None))
     plural_merges = sorted((k, sorted(v)) for k, v in joined.items() if len(v) > 1)
     keys = set(joined)
     apart = sorted((k, k + end) for k in keys for end in ("s", "es") if k + end in keys)
+    from aspectattn.datasets import fetch_term_spans
+
+    names: Counter = Counter()
+    for split in ("train", "test"):
+        texts, spans = fetch_term_spans("semeval2014-laptops", split)
+        for text, terms in zip(texts, spans, strict=True):
+            for start, end, *_ in terms:
+                term, opens = text[start:end], opens_sentence(text, start)
+                if aspect_key(term, "en", opens) != aspect_key(term.lower(), "en"):
+                    names[term] += 1
     results = {
         "mentions": len(found),
+        "laptop_names": dict(names.most_common()),
         "rows": rows,
         "plural_merges": plural_merges,
         "still_apart": apart,
@@ -98,6 +114,11 @@ def main() -> None:
         "",
         f"Keys still apart that differ by a final s/es ({len(apart)}): "
         + "; ".join(f"{a} / {b}" for a, b in apart)
+        + ".",
+        "",
+        f"SemEval-2014 laptops, train and test: {sum(names.values())} term "
+        f"mentions kept as names ({len(names)} forms): "
+        + "; ".join(f"{t} ({n})" for t, n in names.most_common(30))
         + ".",
     ]
     OUT.with_suffix(".json").write_text(json.dumps(results, indent=1))

@@ -432,6 +432,18 @@ def test_terms_that_name_one_aspect_are_grouped():
     assert aspect_key("IŞIK", "tr") == "ışık"
     names = AspectNames({"Battery": "battery life"}, "en")
     assert names("batteries") == "battery life" and names("Keyboards") == "keyboard"
+    # a name keeps its s where its capital says so: not where the sentence opens
+    assert aspect_key("Windows", "en", opens_sentence=False) == "windows"
+    assert aspect_key("Windows", "en", opens_sentence=True) == "window"
+    assert aspect_key("Microsoft Windows", "en", opens_sentence=True) == (
+        "microsoft windows"
+    )
+    assert aspect_key("windows", "en", opens_sentence=False) == "window"
+    assert aspect_key("DVDs", "en", opens_sentence=False) == "dvd"  # an acronym's
+    assert aspect_key("KEYS", "en", opens_sentence=False) == "key"
+    names = AspectNames({"Windows": "operating system"}, "en")
+    assert names("Windows", opens_sentence=False) == "operating system"
+    assert names("windows", opens_sentence=False) == "operating system"
 
 
 def test_the_pipeline_feeds_the_review_report(pipeline, tmp_path):

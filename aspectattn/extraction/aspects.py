@@ -4,8 +4,11 @@ A term's aspect is its *key*: the term lower-cased (as the tokenizer of its
 language lower-cases: Turkish ``I`` is ``ı``), its spaces collapsed, and, in
 English only, its last word made singular by the regular endings (``screens``
 -> ``screen``, ``batteries`` -> ``battery``, ``dishes`` -> ``dish``; ``glass``,
-``menus``... keep their ``s``). A user's table (term -> aspect, its terms keyed
-the same way) names groups beyond that: ``{"battery": "battery life"}``.
+``menus``... keep their ``s``) -- unless that word is written as a name, with a
+capital and then small letters where the sentence does not begin with it
+(``Windows``, ``Pages``, ``Mavericks`` stay themselves; an acronym's plural,
+``DVDs``, is a plural). A user's table (term -> aspect, its terms keyed the
+same way) names groups beyond that: ``{"battery": "battery life"}``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import re
 
 from ..text.tokens import Tokenizer
 
-__all__ = ["aspect_key", "AspectNames"]
+__all__ = ["aspect_key", "AspectNames", "opens_sentence"]
 
 _SPACES = re.compile(r"\s+")
 #: English endings that are not a plural's ``s``.
@@ -31,13 +34,33 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-def aspect_key(term: str, language: str | None = "en") -> str:
-    """The key that groups ``term`` with the other spellings of its aspect."""
+def _a_name(term: str, opens_sentence: bool | None) -> bool:
+    """Whether the term's last word is written as a name (``Windows``): a capital
+    then small letters, not where the sentence begins with it (nor where that is
+    not known); an acronym's plural (``DVDs``) is no name."""
+    words = term.split()
+    if not words or opens_sentence is None or (opens_sentence and len(words) == 1):
+        return False
+    last = words[-1]
+    return last[:1].isupper() and not last.isupper() and not last[:-1].isupper()
+
+
+def aspect_key(
+    term: str, language: str | None = "en", opens_sentence: bool | None = None
+) -> str:
+    """The key that groups ``term`` with the other spellings of its aspect;
+    ``opens_sentence``: whether the term is the first word(s) of its sentence,
+    where a capital says nothing (None: not known, so no capital does)."""
     key = _SPACES.sub(" ", Tokenizer(language=language).normalize(term)).strip()
-    if language != "en" or not key:
+    if language != "en" or not key or _a_name(term, opens_sentence):
         return key
     head, _, last = key.rpartition(" ")
     return f"{head} {_singular(last)}".strip()
+
+
+def opens_sentence(text: str, start: int) -> bool:
+    """Whether no letter or digit of ``text`` comes before ``start``."""
+    return not any(c.isalnum() for c in text[:start])
 
 
 class AspectNames:
@@ -53,10 +76,11 @@ class AspectNames:
 
     def __init__(self, table: dict | None, language: str | None):
         self.language = language
-        self.table = {
-            aspect_key(str(k), language): str(v) for k, v in (table or {}).items()
-        }
+        self.table = {}
+        for term, name in (table or {}).items():  # "Windows": the name, or windows
+            for where in (None, False):
+                self.table.setdefault(aspect_key(str(term), language, where), str(name))
 
-    def __call__(self, term: str) -> str:
-        key = aspect_key(term, self.language)
+    def __call__(self, term: str, opens_sentence: bool | None = None) -> str:
+        key = aspect_key(term, self.language, opens_sentence)
         return self.table.get(key, key)

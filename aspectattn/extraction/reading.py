@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .aspects import opens_sentence
 from .inputs import Encoded, pad_characters, token_rows
 from .words import O, decode, word_offsets
 
@@ -181,7 +182,7 @@ def analyzed_terms(
             entries.append(
                 {
                     "text": text,
-                    "aspect": names(term["term"]),
+                    "aspect": names(term["term"], opens_sentence(text, start)),
                     "term": term["term"],
                     "span": term["span"],
                     "label": term["polarity"],

@@ -33,6 +33,7 @@ RESULTS = {
     "behaviour_categories": ("Aspect-level behaviour: categories", "behaviour"),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
+    "extraction_analyze": ("The review report on extracted aspects", "extraction"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
 }
 
