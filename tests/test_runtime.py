@@ -672,7 +672,7 @@ def test_extractor_export_finds_the_same_terms(extractors, chars, tmp_path):
     served = load_onnx(export_onnx(extractor, tmp_path / "extractor"))
     assert isinstance(served, OnnxTermExtractor)
     inputs = [i.name for i in served.session.get_inputs()]
-    assert inputs == ["tokens", "lengths"] + (["chars"] if chars else [])
+    assert inputs == ["tokens", "lengths"] + (["chars", "char_index"] if chars else [])
     _same_terms(
         served.predict_spans(EXTRACTOR_TEXTS), extractor.predict_spans(EXTRACTOR_TEXTS)
     )

@@ -16,7 +16,7 @@ from torch.utils.data import Dataset
 
 from ..engine.batching import length_sorted_batches
 from ..text.tokens import EncodedTexts
-from .inputs import pad_characters, token_rows
+from .inputs import Encoded, batch_characters, token_rows
 from .reading import PREDICT_BATCH
 from .words import decode
 
@@ -31,47 +31,77 @@ LOSS_WEIGHT = 1e-4
 
 
 class TagDataset(Dataset):
-    """Sentences as token ids, their tokens' character ids and their tags
-    (``-100``: a token not tagged), batched padded to the batch's longest
-    sentence and word (``__getitems__``, which the DataLoader calls with a
+    """Sentences as token ids, their tokens' written forms and the forms'
+    character ids (:class:`~aspectattn.extraction.inputs.Encoded`), and their
+    tags (``-100``: a token not tagged), batched padded to the batch's longest
+    sentence and form (``__getitems__``, which the DataLoader calls with a
     batch's indices)."""
 
-    def __init__(self, words: EncodedTexts, chars: np.ndarray, tags: EncodedTexts):
-        self.words, self.chars, self.tags = words, chars, tags  # chars (n_words, W)
-        self.lengths = words.lengths
-        self.sentence = np.arange(len(words))  # (BucketLoader's groups)
+    def __init__(self, encoded: Encoded, tags: EncodedTexts):
+        self.encoded, self.tags = encoded, tags
+        self.lengths = encoded.ids.lengths
+        self.sentence = np.arange(len(self.lengths))  # (BucketLoader's groups)
 
     def __len__(self) -> int:
         return len(self.lengths)
 
     def __getitems__(self, index):
-        ids, lengths = self.words.pad(index)  # (B, T), (B,)
+        ids, lengths = self.encoded.ids.pad(index)  # (B, T), (B,)
         tags, _ = self.tags.pad(index)  # (B, T)
         tags[np.arange(ids.shape[1])[None, :] >= lengths[:, None]] = IGNORE
-        X = batch_inputs(ids, lengths, self.chars[token_rows(self.words, index)])
-        return X, torch.from_numpy(tags)
+        return batch_inputs(self.encoded, index), torch.from_numpy(tags)
 
     def subset(self, index) -> TagDataset:
-        rows = token_rows(self.words, index)
-        return TagDataset(
-            self.words.take(index), self.chars[rows], self.tags.take(index)
-        )
+        encoded = self.encoded
+        rows = token_rows(encoded.ids, index)
+        part = Encoded(encoded.ids.take(index), encoded.forms[rows], encoded.chars, [])
+        return TagDataset(part, self.tags.take(index))
 
 
-def batch_inputs(ids: np.ndarray, lengths: np.ndarray, chars: np.ndarray) -> dict:
-    """The tagger's inputs as tensors: word ids (B, T), lengths (B,), and the
-    character ids (B, T, W) of the batch's words (``chars``: (n_words, W'), text
-    after text; :func:`~aspectattn.extraction.inputs.pad_characters`)."""
+def batch_inputs(encoded: Encoded, index) -> dict:
+    """The tagger's inputs for the texts at ``index``, as tensors: token ids
+    (B, T), lengths (B,), the batch's distinct forms' character ids (U, W) and
+    each token's form (B, T)
+    (:func:`~aspectattn.extraction.inputs.batch_characters`)."""
+    ids, lengths = encoded.ids.pad(index)
+    forms = encoded.forms[token_rows(encoded.ids, index)]
+    chars, char_index = batch_characters(lengths, forms, encoded.chars)
     return {
         "tokens": torch.from_numpy(ids),
         "lengths": torch.from_numpy(lengths),
-        "chars": torch.from_numpy(pad_characters(lengths, chars)),
+        "characters": Characters(torch.from_numpy(chars), torch.from_numpy(char_index)),
     }
+
+
+class Characters:
+    """A batch's distinct forms' character ids (U, W) and each token's form
+    (B, T), as one item of the batch's inputs: its length is the batch's B
+    sentences, as skorch counts a batch (U differs)."""
+
+    def __init__(self, chars: torch.Tensor, index: torch.Tensor):
+        self.chars, self.index = chars, index
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def to(self, device) -> Characters:
+        return Characters(self.chars.to(device), self.index.to(device))
+
+
+def module_inputs(X: dict) -> dict:
+    """A batch's inputs (:func:`batch_inputs`) as the tagger's keyword arguments."""
+    X = dict(X)
+    characters = X.pop("characters")
+    return {**X, "chars": characters.chars, "char_index": characters.index}
 
 
 class TaggerNet(NeuralNet):
     """skorch's net with the loss over every word: the module gives (B, T, K)
     logits, the targets (B, T) tags (``-100`` at padding)."""
+
+    def infer(self, x, **fit_params):
+        """The module on a batch, its characters unpacked (:func:`module_inputs`)."""
+        return super().infer(module_inputs(x), **fit_params)
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
         y_true = to_tensor(y_true, device=self.device)
@@ -96,7 +126,8 @@ class ValidSpanF1(Callback):
         for index in length_sorted_batches(self.dataset.lengths, PREDICT_BATCH):
             X, tags = self.dataset.__getitems__(index)
             with torch.no_grad():
-                logits = module(**{k: v.to(net.device) for k, v in X.items()})
+                inputs = module_inputs(X)
+                logits = module(**{k: v.to(net.device) for k, v in inputs.items()})
             real = tags != IGNORE  # (B, T): the tagged tokens
             lengths = real.sum(1).numpy()
             predicted = logits.argmax(-1).cpu()[real].numpy()

@@ -259,7 +259,7 @@ class AspectTermExtractor(BaseEstimator):
         empty = [i for i, t in enumerate(tags) if not (t != IGNORE).any()]
         if empty:
             raise InputError(f"X[{empty[0]}] ({_short(texts[empty[0]])}) has no words.")
-        data = TagDataset(encoded.ids, encoded.chars, EncodedTexts.from_lists(tags))
+        data = TagDataset(encoded, EncodedTexts.from_lists(tags))
         # the validation sentences, then training under the fit's seed
         rng = np.random.default_rng([seed, SPLIT_STREAM])
         held = np.zeros(len(texts), dtype=bool)
@@ -504,11 +504,12 @@ class _TagProba:
     def __init__(self, module: torch.nn.Module, device):
         self.module, self.device = module, device
 
-    def __call__(self, ids, lengths, chars) -> np.ndarray:
+    def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
         inputs = {
             "tokens": torch.from_numpy(ids),
             "lengths": torch.from_numpy(lengths),
             "chars": torch.from_numpy(chars),
+            "char_index": torch.from_numpy(char_index),
         }
         with torch.inference_mode():
             logits = self.module(**{k: v.to(self.device) for k, v in inputs.items()})

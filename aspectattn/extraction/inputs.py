@@ -23,7 +23,7 @@ import numpy as np
 
 from .._fields import _is_int
 from ..text.tokens import EncodedTexts, Tokenizer, Vocabulary
-from .words import character_ids, character_table, words_and_offsets
+from .words import MAX_WORD_CHARS, character_ids, character_table, words_and_offsets
 
 __all__ = [
     "Encoded",
@@ -32,7 +32,7 @@ __all__ = [
     "MAX_TOKENS",
     "inputs_from_state",
     "token_rows",
-    "pad_characters",
+    "batch_characters",
 ]
 
 #: Tokens read per text; a term after them is not found (split long reviews into
@@ -48,13 +48,17 @@ class Encoded:
     ----------
     ids : EncodedTexts
         Token ids, text after text.
-    chars : ndarray of shape (n_tokens, W) int64
-        Each token's character ids (one zero column where none are read).
+    forms : ndarray of shape (n_tokens,) int64
+        Each token's written form: its row in ``chars`` (0: no characters read).
+    chars : ndarray of shape (n_forms, W) int64
+        The character ids of each distinct written form (row 0: none, all 0):
+        a word's characters are read once however often it occurs.
     offsets : list of ndarray of shape (n_tokens_i, 2) int64
         Each text's tokens' character spans; ``(0, 0)`` for special tokens.
     """
 
     ids: EncodedTexts
+    forms: np.ndarray
     chars: np.ndarray
     offsets: list
 
@@ -75,15 +79,27 @@ def token_rows(words: EncodedTexts, index) -> np.ndarray:
     return (starts[:, None] + cols)[cols < lengths[:, None]]
 
 
-def pad_characters(lengths: np.ndarray, chars: np.ndarray) -> np.ndarray:
-    """(B, T, W) int64 character ids of a batch's tokens, ``chars`` (n_tokens, W')
-    those of its texts' tokens text after text, ``lengths`` (B,) its texts'
-    tokens; T the longest text, W the longest word (at least 1)."""
+def batch_characters(
+    lengths: np.ndarray, forms: np.ndarray, chars: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A batch's characters, each written form once: ``chars`` (U, W) int64, the
+    character ids of the batch's distinct forms (row 0 all 0 where the batch has
+    padding), and ``index`` (B, T) int64, each token's row in it. ``forms``
+    (n_tokens,): the rows in ``chars`` (an :class:`Encoded`'s table) of the
+    batch's texts' tokens, text after text; ``lengths`` (B,) their tokens; T the
+    longest text, W the longest form (at least 1)."""
     real = np.arange(int(lengths.max(initial=0)))[None, :] < lengths[:, None]
-    width = max(int((chars > 0).sum(1).max(initial=1)), 1)
-    padded = np.zeros((*real.shape, width), dtype=np.int64)  # (B, T, W)
-    padded[real] = chars[:, :width]
-    return padded
+    padded = np.zeros(real.shape, dtype=np.int64)  # (B, T): 0 is no characters
+    padded[real] = forms
+    used, index = np.unique(padded, return_inverse=True)
+    table = chars[used]  # (U, W')
+    width = max(int((table > 0).sum(1).max(initial=1)), 1)
+    return table[:, :width], index.reshape(real.shape)
+
+
+def _without_characters(ids: EncodedTexts, offsets: list) -> Encoded:
+    forms = np.zeros(len(ids.ids), dtype=np.int64)
+    return Encoded(ids, forms, np.zeros((1, 1), dtype=np.int64), offsets)
 
 
 def _as_array(spans) -> np.ndarray:
@@ -126,14 +142,20 @@ class WordInputs:
         words, offsets = words_and_offsets(texts, self.tokenizer)
         offsets = [_as_array(o[:MAX_TOKENS]) for o in offsets]
         ids = self.vocabulary.encode([w[:MAX_TOKENS] for w in words])
-        cased = [
-            text[s:e] for text, o in zip(texts, offsets, strict=True) for s, e in o
-        ]
         if self.characters is None:
-            chars = np.zeros((len(cased), 1), dtype=np.int64)
-        else:
-            chars = character_ids(cased, self.characters)
-        return Encoded(ids, chars, offsets)
+            return _without_characters(ids, offsets)
+        cut = MAX_WORD_CHARS  # (what is read of a word: its forms' key too)
+        cased = [
+            text[s : min(e, s + cut)]
+            for text, o in zip(texts, offsets, strict=True)
+            for s, e in o
+        ]
+        written, forms = np.unique(
+            np.array(cased, dtype=f"<U{cut}"), return_inverse=True
+        )
+        chars = character_ids(["", *written.tolist()], self.characters)
+        chars = chars if chars.shape[1] else np.zeros((len(chars), 1), np.int64)
+        return Encoded(ids, forms.reshape(-1).astype(np.int64) + 1, chars, offsets)
 
     def to_state(self) -> dict:
         """The vocabulary and character table as JSON-able data (the tokenizer's
@@ -187,8 +209,7 @@ class SubwordInputs:
         texts = list(texts)
         ids = self.tokenizer.encode(texts, MAX_TOKENS)
         offsets = [_as_array(o) for o in self.tokenizer.offsets(texts, MAX_TOKENS)]
-        chars = np.zeros((len(ids.ids), 1), dtype=np.int64)
-        return Encoded(ids, chars, offsets)
+        return _without_characters(ids, offsets)
 
     n_characters = 0
 

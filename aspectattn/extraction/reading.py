@@ -7,8 +7,8 @@ graphs): :func:`read_terms` takes a function from a padded batch to tag
 probabilities, :func:`classify_terms` any classifier of ``(text, term, span)``
 pairs with ``predict_proba`` and ``classes_``. numpy only.
 
-Shapes: ``B`` texts in a batch, ``T`` tokens (its longest text), ``W`` characters
-(its longest word), ``K`` tags.
+Shapes: ``B`` texts in a batch, ``T`` tokens (its longest text), ``U`` its
+distinct written forms, ``W`` characters (its longest form), ``K`` tags.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .aspects import opens_sentence
-from .inputs import Encoded, pad_characters, token_rows
+from .inputs import Encoded, batch_characters, token_rows
 from .words import O, decode, word_offsets
 
 __all__ = ["read_terms", "classify_terms", "analyzed_terms", "PREDICT_BATCH"]
@@ -26,9 +26,9 @@ __all__ = ["read_terms", "classify_terms", "analyzed_terms", "PREDICT_BATCH"]
 #: Texts per prediction (or validation) batch.
 PREDICT_BATCH = 256
 
-#: ``tag_proba(tokens (B, T), lengths (B,), chars (B, T, W)) -> (B, T, K)``
-#: float probabilities of the tags (O, B, I) of every token.
-TagProba = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``tag_proba(tokens (B, T), lengths (B,), chars (U, W), char_index (B, T)) ->
+#: (B, T, K)`` float probabilities of the tags (O, B, I) of every token.
+TagProba = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def read_terms(
@@ -73,7 +73,8 @@ def read_terms(
     for index in batches[::-1]:  # the longest first: the largest arrays first
         ids, size = encoded.ids.pad(index)  # (B, T), (B,)
         rows = token_rows(encoded.ids, index)
-        proba = tag_proba(ids, size, pad_characters(size, encoded.chars[rows]))
+        chars, char_index = batch_characters(size, encoded.forms[rows], encoded.chars)
+        proba = tag_proba(ids, size, chars, char_index)
         keep = np.zeros(ids.shape, dtype=bool)  # (B, T): tokens that hold text
         keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
         proba = proba[keep]  # (n_tokens, K)

@@ -4,8 +4,9 @@ without the CRF: :mod:`aspectattn.extraction.words` decodes any tag sequence
 into valid spans). Exact on right-padded batches without packing, as the
 classifier's LSTM encoder (which is also what exports to ONNX exactly).
 
-Shapes: ``B`` batch, ``T`` words (the batch's longest sentence), ``W``
-characters (the batch's longest word, cut), ``E`` word-vector size, ``F``
+Shapes: ``B`` batch, ``T`` words (the batch's longest sentence), ``U`` the
+batch's distinct written words, ``W`` characters (its longest word, cut), ``E``
+word-vector size, ``F``
 character filters, ``H`` LSTM units per direction, ``K`` tags (3: O, B, I).
 """
 
@@ -62,25 +63,29 @@ class TermTagger(nn.Module):
         self.backward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
         self.tags = nn.Linear(2 * hidden_size, n_tags)
 
-    def _characters(self, chars: torch.Tensor) -> torch.Tensor:
-        """chars (B, T, W) -> (B, T, F): each word's filters, max over its
-        characters (0 for padding words)."""
-        b, t, w = chars.shape
-        flat = chars.reshape(b * t, w)  # (BT, W)
-        x = self.char_embedding(flat).transpose(1, 2)  # (BT, C, W)
-        x = self.char_conv(x)  # (BT, F, W)
+    def _characters(self, chars: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        """chars (U, W) of the batch's distinct written forms, index (B, T) each
+        word's form -> (B, T, F): each form's filters, max over its characters
+        (0 for a form without any: padding), computed once per form."""
+        x = self.char_embedding(chars).transpose(1, 2)  # (U, C, W)
+        x = self.char_conv(x)  # (U, F, W)
         lowest = torch.finfo(x.dtype).min
-        x = x.masked_fill((flat == 0)[:, None, :], lowest).amax(-1)  # (BT, F)
-        x = x * (flat[:, :1] > 0)  # a padding word (no characters): 0
-        return x.reshape(b, t, -1)
+        x = x.masked_fill((chars == 0)[:, None, :], lowest).amax(-1)  # (U, F)
+        x = x * (chars[:, :1] > 0)  # a padding word (no characters): 0
+        return x[index]  # (B, T, F)
 
     def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, chars: torch.Tensor
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        chars: torch.Tensor,
+        char_index: torch.Tensor,
     ) -> torch.Tensor:
-        """tokens (B, T), lengths (B,), chars (B, T, W) -> tag logits (B, T, K)."""
+        """tokens (B, T), lengths (B,), chars (U, W), char_index (B, T) -> tag
+        logits (B, T, K)."""
         x = self.embedding(tokens)  # (B, T, E)
         if self.char_filters:
-            x = torch.cat([x, self._characters(chars)], dim=-1)  # (B, T, E + F)
+            x = torch.cat([x, self._characters(chars, char_index)], dim=-1)
         x = self.dropout(x)
         forward = _run(self.forward_lstm, x)  # (B, T, H)
         backward, _ = backward_states(self.backward_lstm, x, lengths)  # (B, T, H)
@@ -118,7 +123,9 @@ class PretrainedTagger(nn.Module):
         tokens: torch.Tensor,
         lengths: torch.Tensor,
         chars: torch.Tensor | None = None,
+        char_index: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """tokens (B, T), lengths (B,) -> tag logits (B, T, K); ``chars`` unused."""
+        """tokens (B, T), lengths (B,) -> tag logits (B, T, K); the characters
+        unused."""
         states, _ = self.encoder(tokens, lengths)  # (B, T, D)
         return self.tags(self.dropout(states))  # (B, T, K)

@@ -25,10 +25,11 @@ Three graphs, by estimator:
   category and ``attention`` (B, K, T), one encoder pass per sentence.
 * :class:`~aspectattn.AspectTermExtractor` (``kind="terms"``): inputs ``tokens``
   (B, T), ``lengths`` (B,) and, for an LSTM tagger that reads characters,
-  ``chars`` (B, T, W) int64; output ``logits`` (B, T, 3), the tags O, B, I of
-  every token. ``model.json`` holds the tagger's inputs (vocabulary and
-  character table, or the checkpoint's tokenizer files) in place of a text
-  pipeline.
+  ``chars`` (U, W) int64 (the batch's U distinct written words) and
+  ``char_index`` (B, T) int64 (each token's row in ``chars``); output
+  ``logits`` (B, T, 3), the tags O, B, I of every token. ``model.json`` holds
+  the tagger's inputs (vocabulary and character table, or the checkpoint's
+  tokenizer files) in place of a text pipeline.
 
 Every encoder: the LSTM and transformer with their vocabulary, the pretrained one
 with its checkpoint's tokenizer files (the runtime tokenizes with Hugging Face's
@@ -282,9 +283,9 @@ class _TaggerGraph(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, tokens, lengths, chars=None):
-        # tokens (B, T), lengths (B,), chars (B, T, W) -> logits (B, T, K)
-        return self.model(tokens, lengths, chars)
+    def forward(self, tokens, lengths, chars=None, char_index=None):
+        # tokens (B, T), lengths (B,), chars (U, W), char_index (B, T)
+        return self.model(tokens, lengths, chars, char_index)  # (B, T, K)
 
 
 def _extractor_export(extractor) -> _Export:
@@ -298,11 +299,12 @@ def _extractor_export(extractor) -> _Export:
         "lengths": {0: "sentences"},
         "logits": {0: "sentences", 1: "tokens"},
     }
-    if inputs.n_characters:  # 4 characters per word (id 1, any character)
-        chars = torch.ones(2, 3, 4, dtype=torch.long)
-        chars[1, 2] = 0  # (a padding word)
-        args, names = (*args, chars), [*names, "chars"]
-        axes["chars"] = {0: "sentences", 1: "tokens", 2: "characters"}
+    if inputs.n_characters:  # 2 forms of 4 characters (id 1, any) and padding
+        chars = torch.tensor([[0, 0, 0, 0], [1, 1, 1, 1], [1, 1, 1, 0]])
+        char_index = torch.tensor([[1, 2, 1], [2, 1, 0]])
+        args, names = (*args, chars, char_index), [*names, "chars", "char_index"]
+        axes["chars"] = {0: "forms", 1: "characters"}
+        axes["char_index"] = {0: "sentences", 1: "tokens"}
     meta = {
         "kind": "terms",
         "inputs": inputs.to_state(),

@@ -482,7 +482,8 @@ class OnnxTermExtractor:
     def _check_graph(self) -> None:
         names = tuple(i.name for i in self.session.get_inputs())
         outputs = tuple(o.name for o in self.session.get_outputs())
-        expected = ("tokens", "lengths") + (("chars",) if self._chars else ())
+        expected = ("tokens", "lengths")
+        expected += ("chars", "char_index") if self._chars else ()
         if names != expected or outputs != ("logits",):
             raise ExportFileError(
                 f"the graph takes {names} and gives {outputs}; this extractor needs "
@@ -495,10 +496,10 @@ class OnnxTermExtractor:
                 "(sentences, tokens, 3): the tags O, B, I"
             )
 
-    def _tag_proba(self, ids, lengths, chars) -> np.ndarray:
+    def _tag_proba(self, ids, lengths, chars, char_index) -> np.ndarray:
         feeds = {"tokens": ids, "lengths": lengths}
         if self._chars:
-            feeds["chars"] = chars
+            feeds |= {"chars": chars, "char_index": char_index}
         (logits,) = _session_run(self.session, feeds)
         return softmax(logits.astype(np.float64), axis=-1)  # (B, T, 3)
 
