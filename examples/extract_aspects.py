@@ -7,14 +7,18 @@ aspect term extractor on them, then the end-to-end pipeline (the extractor and
 the aspect classifier), and runs it on reviews it has never seen::
 
     python examples/extract_aspects.py [--epochs N] [--limit N] [--report PATH]
+                                       [--model PATH]
 
 It prints the extractor's exact-span F1 on the test sentences and each review's
 terms with their polarity, and writes the review report on them
 (``extracted_aspects.html``): per aspect -- terms grouped by case, spacing and
 the English plural -- its mentions, polarity shares with intervals, and example
-sentences with the term highlighted. Nothing about the models is set but the
-seed: what it prints is what the defaults give (for a quick try, ``--epochs``
-caps both models' epochs and ``--limit`` trains on the first sentences only).
+sentences with the term highlighted -- and saves the pipeline as one model file
+(``laptop_aspects.aam``: ``aspectattn predict laptop_aspects.aam sentences.txt``
+writes each sentence's terms with their polarity). Nothing about the models is
+set but the seed: what it prints is what the defaults give (for a quick try,
+``--epochs`` caps both models' epochs and ``--limit`` trains on the first
+sentences only).
 
 The data come from the data home (``$ASPECTATTN_DATA``, downloaded there when
 missing); the test sentences only score, they choose nothing.
@@ -29,6 +33,7 @@ from aspectattn import (
 )
 from aspectattn.datasets import fetch_term_spans
 from aspectattn.extraction import span_scores
+from aspectattn.persistence import load, save
 from aspectattn.reviews import analyze_reviews, write_report
 
 REVIEWS = [
@@ -47,6 +52,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--report", default="extracted_aspects.html")
+    parser.add_argument("--model", default="laptop_aspects.aam")
     args = parser.parse_args()
 
     texts, y = fetch_term_spans("semeval2014-laptops", "train")
@@ -85,6 +91,9 @@ def main() -> None:
     print("aspects over the reviews:")
     print(table[["aspect", "mentions"]].to_string(index=False) if len(table) else "-")
     print("report:", write_report(summary, args.report))
+    save(pipeline, args.model)  # both parts, in the safe format
+    assert load(args.model).predict(REVIEWS) == pipeline.predict(REVIEWS)
+    print("model:", args.model)
 
 
 if __name__ == "__main__":

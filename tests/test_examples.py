@@ -213,11 +213,12 @@ def test_other_languages_example(run_example):
 
 @requires_shared_data("semeval2014_laptops/Laptop_Train_v2.xml")
 def test_extract_aspects_example(run_example, tmp_path):
-    report = tmp_path / "report.html"
+    report, model = tmp_path / "report.html", tmp_path / "aspects.aam"
     out = run_example(
-        "extract_aspects.py", "--epochs", "1", "--limit", "400", "--report", report
-    )
+        "extract_aspects.py", "--epochs", "1", "--limit", "400", "--report", report,
+        "--model", model,
+    )  # fmt: skip
     assert "400 train sentences" in out
     assert "extraction on the test sentences: precision" in out
     assert "Windows 8 is a pain" in out and "aspects over the reviews:" in out
-    assert report.is_file()
+    assert report.is_file() and model.is_file()
