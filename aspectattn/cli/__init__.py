@@ -61,6 +61,16 @@ def commands() -> list:
     return sorted(modules, key=lambda m: m.ORDER)
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each flag's default after its help, unless the help says it already
+    (``(default: row number)`` is not followed by ``(default: None)``)."""
+
+    def _get_help_string(self, action):
+        if "(default:" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aspectattn",
@@ -76,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
             module.__name__.rsplit(".", 1)[1],
             help=module.HELP,
             description=getattr(module, "DESCRIPTION", None),
-            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+            formatter_class=_DefaultsFormatter,
         )
         module.add_arguments(p)
         p.set_defaults(func=module.run)

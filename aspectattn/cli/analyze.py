@@ -57,7 +57,8 @@ def add_arguments(p) -> None:
         "--min-probability",
         type=float,
         default=0.5,
-        help="a category is mentioned above this probability",
+        help="a category is mentioned above this probability (with an extractor: "
+        "a term whose span score is above it)",
     )
     p.add_argument("--chunk-size", type=int, default=10_000, help="reviews per chunk")
     p.add_argument("--title", default="Aspect sentiment report", help="report title")
