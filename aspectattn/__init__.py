@@ -14,9 +14,8 @@ The estimators are imported on first use (PEP 562), so that ``import
 aspectattn.serving.runtime`` does not import torch.
 """
 
-from importlib import import_module
-
 from . import _aliases
+from ._lazy import lazy_names
 from .exceptions import (
     AspectAttnError,
     AspectAttnWarning,
@@ -65,13 +64,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value  # later lookups skip this function
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -32,6 +32,14 @@ from aspectattn.extraction.words import (
     word_offsets,
     words_and_offsets,
 )
+from aspectattn.persistence import (
+    ModelFileError,
+    _digest,
+    from_payload,
+    load,
+    save,
+    to_payload,
+)
 
 FAST_EXTRACTOR = dict(
     embeddings=None,
@@ -45,6 +53,8 @@ FAST_EXTRACTOR = dict(
     random_state=0,
 )
 NOT_TERMS = ["day", "evening", "visit", "night", "time", "week"]
+#: Sentences no model here was fitted on.
+NEW_TEXTS = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
 
 
 def make_sentences(n: int, seed: int = 0):
@@ -300,15 +310,7 @@ def test_the_pipeline_routes_parameters_and_needs_polarities(sentences):
 def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_path):
     import torch
 
-    from aspectattn.persistence import (
-        ModelFileError,
-        from_payload,
-        load,
-        save,
-        to_payload,
-    )
-
-    texts = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
+    texts = NEW_TEXTS
     save(fitted, tmp_path / "extractor.aam")
     again = load(tmp_path / "extractor.aam")
     assert again.predict_spans(texts) == fitted.predict_spans(texts)
@@ -317,8 +319,6 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
     def broken(change):
         payload = to_payload(fitted)
         change(payload)
-        from aspectattn.persistence import _digest
-
         payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
         with pytest.raises(ModelFileError):
             from_payload(payload)
@@ -379,8 +379,6 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
 ):
     pytest.importorskip("transformers")
     from conftest import make_tiny_checkpoint
-
-    from aspectattn.persistence import load, save
 
     checkpoint = make_tiny_checkpoint(tmp_path / family, family)
     texts, y = sentences[0][:120], sentences[1][:120]
@@ -475,16 +473,7 @@ def test_the_pipeline_is_one_model_file(pipeline, fitted, sentences, tmp_path):
     kind is refused."""
     import json
 
-    from aspectattn.persistence import (
-        ModelFileError,
-        _digest,
-        from_payload,
-        load,
-        save,
-        to_payload,
-    )
-
-    texts = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
+    texts = NEW_TEXTS
     save(pipeline, tmp_path / "pipeline.aam")
     again = load(tmp_path / "pipeline.aam")
     assert isinstance(again, AspectSentimentPipeline)

@@ -186,6 +186,20 @@ assert not loaded & {"torch", "sklearn", "scipy"}, loaded
 """
 
 
+def _without_torch(script: str, directory, data):
+    """``script`` run in a fresh process where torch, sklearn... cannot be
+    imported, on the export in ``directory`` and ``data`` (JSON): what it
+    prints, read as JSON."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(directory), json.dumps(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
 def test_runtime_needs_no_torch(pairs, tmp_path):
     X, y = pairs
     clf = AspectAttentionClassifier(**_params("lstm", variant="at")).fit(
@@ -193,20 +207,7 @@ def test_runtime_needs_no_torch(pairs, tmp_path):
     )
     export_onnx(clf, tmp_path / "export")
     test = [list(p) for p in X[100:110]]
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            RUN_WITHOUT_TORCH,
-            str(tmp_path / "export"),
-            json.dumps(test),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    proba = np.array(json.loads(out.stdout))
+    proba = np.array(_without_torch(RUN_WITHOUT_TORCH, tmp_path / "export", test))
     np.testing.assert_allclose(
         proba, clf.predict_proba([tuple(p) for p in test]), atol=TOL
     )
@@ -274,17 +275,11 @@ def test_pretrained_int8_export_is_smaller_close_and_torch_free(
     assert np.mean(p_float.argmax(1) == p_int8.argmax(1)) >= 0.95
     # the runtime tokenizes with the checkpoint's files, without torch
     test = [list(p) for p in X_test[:5]]
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_WITHOUT_TORCH, str(int8), json.dumps(test)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = _without_torch(RUN_WITHOUT_TORCH, int8, test)
     # (the same batch: int8 activations are quantised per batch, so a pair's
     # probabilities move by ~1e-4 with the other pairs of its batch)
     same_batch = load_onnx(int8).predict_proba(X_test[:5])
-    np.testing.assert_allclose(np.array(json.loads(out.stdout)), same_batch, atol=TOL)
+    np.testing.assert_allclose(np.array(out), same_batch, atol=TOL)
     # the detector too
     texts, Y = make_table(40, 0)
     detector = AspectCategoryClassifier(**pretrained_params).fit(texts, Y)
@@ -697,23 +692,10 @@ assert not loaded & {"torch", "sklearn", "scipy"}, loaded
 def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
     extractor = extractors[True]
     export_onnx(extractor, tmp_path / "extractor")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            RUN_EXTRACTOR_WITHOUT_TORCH,
-            str(tmp_path / "extractor"),
-            json.dumps(EXTRACTOR_TEXTS),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = _without_torch(
+        RUN_EXTRACTOR_WITHOUT_TORCH, tmp_path / "extractor", EXTRACTOR_TEXTS
     )
-    assert out.returncode == 0, out.stderr[-2000:]
-    found = [
-        [{**t, "span": tuple(t["span"])} for t in terms]
-        for terms in json.loads(out.stdout)
-    ]
+    found = [[{**t, "span": tuple(t["span"])} for t in terms] for terms in out]
     _same_terms(found, extractor.predict_spans(EXTRACTOR_TEXTS))
 
 

@@ -11,25 +11,17 @@ Names are imported on first use: the torch-free runtime
 :mod:`.words`, :mod:`.inputs` and :mod:`.reading` without importing torch.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 __all__ = ["AspectTermExtractor", "AspectSentimentPipeline", "span_f1", "span_scores"]
 
-_LAZY = {
-    "AspectTermExtractor": ".extractor",
-    "AspectSentimentPipeline": ".pipeline",
-    "span_f1": ".metrics",
-    "span_scores": ".metrics",
-}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "AspectTermExtractor": ".extractor",
+        "AspectSentimentPipeline": ".pipeline",
+        "span_f1": ".metrics",
+        "span_scores": ".metrics",
+    },
+    globals(),
+)

@@ -7,7 +7,7 @@ Names are imported on first use, so ``import aspectattn.serving.runtime`` (or
 ``from aspectattn.serving import load_onnx``) does not import torch.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 __all__ = [
     "export_onnx",
@@ -18,17 +18,15 @@ __all__ = [
     "OnnxSentimentPipeline",
 ]
 
-_LAZY = {
-    "export_onnx": ".export",
-    "load_onnx": ".runtime",
-    "OnnxPairClassifier": ".runtime",
-    "OnnxCategoryClassifier": ".runtime",
-    "OnnxTermExtractor": ".runtime",
-    "OnnxSentimentPipeline": ".runtime",
-}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "export_onnx": ".export",
+        "load_onnx": ".runtime",
+        "OnnxPairClassifier": ".runtime",
+        "OnnxCategoryClassifier": ".runtime",
+        "OnnxTermExtractor": ".runtime",
+        "OnnxSentimentPipeline": ".runtime",
+    },
+    globals(),
+)
