@@ -55,9 +55,37 @@ def server(tmp_path_factory):
     X, Y = make_table(300, 0)
     path = tmp_path_factory.mktemp("page") / "detector.aam"
     AspectCategoryClassifier(**{**FAST, "max_epochs": 30}).fit(X, Y).save(path)
+    yield from _serve("--model", str(path))
+
+
+@pytest.fixture(scope="module")
+def extractor_server(tmp_path_factory):
+    """The app with an aspect term extractor and a term classifier."""
+    from test_extraction import FAST_EXTRACTOR, make_sentences
+
+    from aspectattn import AspectAttentionClassifier, AspectTermExtractor
+    from aspectattn.persistence import save
+
+    texts, y = make_sentences(160, seed=0)
+    pairs = [
+        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
+    ]
+    labels = [p for spans in y for *_, p in spans]
+    folder = tmp_path_factory.mktemp("page")
+    save(AspectTermExtractor(**FAST_EXTRACTOR).fit(texts, y), folder / "e.aam")
+    classifier = AspectAttentionClassifier(**{**FAST, "max_epochs": 20})
+    classifier.fit(pairs, labels).save(folder / "terms.aam")
+    yield from _serve(
+        "--model", str(folder / "terms.aam"), "--extractor", str(folder / "e.aam")
+    )
+
+
+def _serve(*args):
+    """The example app serving ``args``' models on a free port of 127.0.0.1:
+    its URL, the server stopped afterwards."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE), "--model", str(path), "--port", str(port)],
+        [sys.executable, str(EXAMPLE), *args, "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -113,6 +141,39 @@ def test_paste_a_review_and_see_its_aspects(server, tmp_path):
         assert page.title() == "Aspect sentiment"
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         assert (tmp_path / "page.png").stat().st_size > 10_000
+
+
+def test_the_page_shows_the_terms_an_extractor_finds(extractor_server, tmp_path):
+    """With an extractor, each sentence's rows are the terms it finds, each with
+    its polarity and its own words shaded."""
+    review = "The soup was great but the waiter was rude. What a lovely day!"
+    with browser_page(
+        extractor_server + "/", viewport={"width": 900, "height": 600}
+    ) as page:
+        page.fill("#review", review)
+        page.click("#submit")
+        page.wait_for_selector("#results[data-done='1']", timeout=20_000)
+        sentences = page.locator(".sentence")
+        assert sentences.count() == 2
+        rows = sentences.nth(0).locator(".aspect")
+        assert {rows.nth(i).get_attribute("data-aspect") for i in range(2)} == {
+            "soup",
+            "waiter",
+        }
+        soup = sentences.nth(0).locator(".aspect[data-aspect='soup']")
+        assert soup.get_attribute("data-label") == "positive"
+        waiter = sentences.nth(0).locator(".aspect[data-aspect='waiter']")
+        assert waiter.get_attribute("data-label") == "negative"
+        words = soup.locator(".word")
+        shaded = [
+            words.nth(i).inner_text()
+            for i in range(words.count())
+            if float(words.nth(i).get_attribute("title")) > 0
+        ]
+        assert shaded == ["soup"]  # the term itself, in its sentence
+        assert sentences.nth(1).locator(".none").inner_text() == "no aspect"
+        page.screenshot(path=str(tmp_path / "terms.png"), full_page=True)
+        assert (tmp_path / "terms.png").stat().st_size > 10_000
 
 
 def test_the_page_shows_a_bad_request_as_an_error(server):
