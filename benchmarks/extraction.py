@@ -32,9 +32,9 @@ are left out, so some found terms count as errors that are not.
 ``--speed`` fits the defaults on laptops (seed 0, two epochs: the cost of
 ``predict`` does not depend on the training's length) and times ``predict``
 of every laptop sentence (3,845, each once: repeated ones would share their
-words), extraction alone and end to end, best of 3 (MiniLM: one run, fitted on
-300 sentences for one epoch), on ``$OMP_NUM_THREADS`` threads; run it with
-nothing else running.
+words), extraction alone and end to end, after a first pass that warms up,
+best of 3 (MiniLM: one run, fitted on 300 sentences for one epoch), on
+``$OMP_NUM_THREADS`` threads; run it with nothing else running.
 
 ``--analyze`` fits the defaults (extractor and term classifier, seed 0) on the
 laptops' training sentences and runs ``aspectattn analyze --extractor`` on 1k to
@@ -215,7 +215,7 @@ def speed() -> None:
             ("extraction", pipeline.extractor_),
             ("end to end", pipeline),
         ):
-            model.predict(texts[:200])  # warm up
+            model.predict(texts)  # warm up (the tokenizers' lazy tables too)
             best = min(_timed(model, texts) for _ in range(3 if tier == "LSTM" else 1))
             out[f"{tier} {name} sentences/s"] = len(texts) / best
             print(out)

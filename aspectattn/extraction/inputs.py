@@ -139,16 +139,15 @@ class WordInputs:
         return cls(tokenizer, Vocabulary().fit(words), table), words
 
     def encode(self, texts) -> Encoded:
-        words, offsets = words_and_offsets(texts, self.tokenizer)
-        offsets = [_as_array(o[:MAX_TOKENS]) for o in offsets]
+        words, spans = words_and_offsets(texts, self.tokenizer)
+        spans = [o[:MAX_TOKENS] for o in spans]  # (lists of tuples: fast to read)
+        offsets = [_as_array(o) for o in spans]
         ids = self.vocabulary.encode([w[:MAX_TOKENS] for w in words])
         if self.characters is None:
             return _without_characters(ids, offsets)
         cut = MAX_WORD_CHARS  # (what is read of a word: its forms' key too)
         cased = [
-            text[s : min(e, s + cut)]
-            for text, o in zip(texts, offsets, strict=True)
-            for s, e in o
+            text[s:e][:cut] for text, o in zip(texts, spans, strict=True) for s, e in o
         ]
         written, forms = np.unique(
             np.array(cased, dtype=f"<U{cut}"), return_inverse=True
