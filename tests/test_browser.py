@@ -61,16 +61,13 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def extractor_server(tmp_path_factory):
     """The app with an aspect term extractor and a term classifier."""
-    from test_extraction import FAST_EXTRACTOR, make_sentences
+    from test_extraction import FAST_EXTRACTOR, make_sentences, term_pairs
 
     from aspectattn import AspectAttentionClassifier, AspectTermExtractor
     from aspectattn.persistence import save
 
     texts, y = make_sentences(160, seed=0)
-    pairs = [
-        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
-    ]
-    labels = [p for spans in y for *_, p in spans]
+    pairs, labels = term_pairs(texts, y)
     folder = tmp_path_factory.mktemp("page")
     save(AspectTermExtractor(**FAST_EXTRACTOR).fit(texts, y), folder / "e.aam")
     classifier = AspectAttentionClassifier(**{**FAST, "max_epochs": 20})

@@ -83,6 +83,17 @@ def make_sentences(n: int, seed: int = 0):
     return texts, y
 
 
+def term_pairs(texts, y):
+    """The ``(text, term, (start, end))`` pairs of :func:`make_sentences`'s
+    spans and their polarities: what a term classifier trains on."""
+    pairs = [
+        (t, t[a:b], (a, b))
+        for t, spans in zip(texts, y, strict=True)
+        for a, b, _ in spans
+    ]
+    return pairs, [p for spans in y for *_, p in spans]
+
+
 @pytest.fixture(scope="module")
 def sentences():
     return make_sentences(160, seed=0)

@@ -749,15 +749,10 @@ def test_a_convolution_with_huge_padding_is_refused(extractors, tmp_path):
 
 @pytest.fixture(scope="module")
 def term_classifier():
-    from test_extraction import make_sentences
+    from test_extraction import make_sentences, term_pairs
 
     texts, y = make_sentences(120, seed=0)
-    pairs = [
-        (t, t[a:b], (a, b))
-        for t, spans in zip(texts, y, strict=True)
-        for a, b, _ in spans
-    ]
-    labels = [p for spans in y for *_, p in spans]
+    pairs, labels = term_pairs(texts, y)
     return AspectAttentionClassifier(**_params("lstm")).fit(pairs, labels)
 
 

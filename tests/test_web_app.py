@@ -233,7 +233,7 @@ def test_a_review_sentence_without_a_word_is_skipped(detector_client):
 @pytest.fixture(scope="module")
 def extractor_app(tmp_path_factory):
     """The app with an aspect term extractor and a term classifier."""
-    from test_extraction import FAST_EXTRACTOR, make_sentences
+    from test_extraction import FAST_EXTRACTOR, make_sentences, term_pairs
 
     from aspectattn import AspectTermExtractor
     from aspectattn.persistence import save
@@ -242,10 +242,7 @@ def extractor_app(tmp_path_factory):
     web_app = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(web_app)
     texts, y = make_sentences(120, seed=0)
-    pairs = [
-        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
-    ]
-    labels = [p for spans in y for *_, p in spans]
+    pairs, labels = term_pairs(texts, y)
     folder = tmp_path_factory.mktemp("app")
     save(AspectTermExtractor(**FAST_EXTRACTOR).fit(texts, y), folder / "e.aam")
     AspectAttentionClassifier(**FAST).fit(pairs, labels).save(folder / "terms.aam")
