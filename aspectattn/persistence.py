@@ -215,8 +215,8 @@ def to_payload(estimator) -> dict:
     (with numpy arrays as tensors), so that they load through the same checks."""
     from . import __version__
 
-    description, tensors = describe(estimator)
-    metadata = json.dumps({"library_version": __version__, **description})
+    metadata = json.dumps({"library_version": __version__, **describe(estimator)})
+    tensors = estimator._module_tensors()
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -226,10 +226,11 @@ def to_payload(estimator) -> dict:
     }
 
 
-def describe(estimator) -> tuple[dict, dict[str, torch.Tensor]]:
-    """A fitted estimator as data: ``{"estimator", "params", "fitted"}`` (JSON-able)
-    and its tensors. Parameters that are estimators (a teacher, a pipeline's
-    parts) are written as None: the fitted parts are in the fitted state."""
+def describe(estimator) -> dict:
+    """A fitted estimator as data, but for its tensors (``_module_tensors()``):
+    ``{"estimator", "params", "fitted"}``, JSON-able. Parameters that are
+    estimators (a teacher, a pipeline's parts) are written as None: the fitted
+    parts are in the fitted state."""
     from sklearn.base import BaseEstimator
     from sklearn.utils.validation import check_is_fitted
 
@@ -242,12 +243,11 @@ def describe(estimator) -> tuple[dict, dict[str, torch.Tensor]]:
         params.get("random_state") is None or isinstance(params["random_state"], int)
     ):
         params["random_state"] = None  # a RandomState object is not data
-    description = {
+    return {
         "estimator": type(estimator).__name__,
         "params": _to_json(params),
         "fitted": _to_json(estimator._fitted_state()),
     }
-    return description, estimator._module_tensors()
 
 
 def from_description(description, tensors: dict[str, torch.Tensor], classes=None):

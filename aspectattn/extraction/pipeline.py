@@ -203,7 +203,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
     def _fitted_state(self) -> dict:
         """Each part's description (:func:`aspectattn.persistence.describe`)."""
         return {
-            name: persistence.describe(part)[0] for name, part in self._parts().items()
+            name: persistence.describe(part) for name, part in self._parts().items()
         }
 
     def _module_tensors(self) -> dict:
@@ -211,7 +211,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         return {
             f"{name}.{key}": tensor
             for name, part in self._parts().items()
-            for key, tensor in persistence.describe(part)[1].items()
+            for key, tensor in part._module_tensors().items()
         }
 
     @classmethod
