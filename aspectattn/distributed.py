@@ -13,7 +13,7 @@ cluster through joblib's ``dask`` backend::
 
 Estimators are pickled to the workers; word vectors given by path are loaded (and
 cached) once per worker process, so every worker needs the file at that path (or use
-``embeddings="word2vec"``).
+``LSTMEncoder(embeddings="word2vec")``).
 
 Scoring a large table of reviews: :func:`predict_dataframe` maps the fitted model over
 the partitions of a Dask DataFrame; the model enters the task graph once, so each

@@ -235,9 +235,12 @@ def describe(estimator) -> dict:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
+    # (the attention estimators' parameters under the table's names: their
+    # encoder's spelled out, as files have always held them)
+    table_params = getattr(estimator, "_table_params", None)
+    own = table_params() if table_params else estimator.get_params(deep=False)
     params = {
-        k: None if isinstance(v, BaseEstimator) else plain(v)
-        for k, v in estimator.get_params(deep=False).items()
+        k: None if isinstance(v, BaseEstimator) else plain(v) for k, v in own.items()
     }
     if not (
         params.get("random_state") is None or isinstance(params["random_state"], int)
@@ -286,8 +289,9 @@ def load(path):
     >>> from aspectattn.persistence import load, save
     >>> X = [("great pasta", "food"), ("rude waiter", "service")] * 5
     >>> y = ["positive", "negative"] * 5
-    >>> clf = AspectAttentionClassifier(embeddings=None, max_epochs=1,
-    ...                                 random_state=0).fit(X, y)
+    >>> from aspectattn.encoders import LSTMEncoder
+    >>> clf = AspectAttentionClassifier(encoder=LSTMEncoder(embeddings=None),
+    ...                                 max_epochs=1, random_state=0).fit(X, y)
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.aam"
     >>> save(clf, path)
     >>> bool((load(path).predict_proba(X) == clf.predict_proba(X)).all())

@@ -49,7 +49,14 @@ from aspectattn.datasets import (
     get_data_home,
 )
 from aspectattn.estimators.categories import detection_f1, mention_f1
-from benchmarks.common import BASE, PRETRAINED, glove, pair_scores, previous_defaults
+from benchmarks.common import (
+    BASE,
+    PRETRAINED,
+    build,
+    glove,
+    pair_scores,
+    previous_defaults,
+)
 from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -276,7 +283,8 @@ def training_pairs(train, data, seed):
 def run_pairs(extra, train, seed, data, embeddings):
     if extra.get("encoder") != "pretrained":
         extra = dict(extra, embeddings=embeddings)
-    clf = AspectAttentionClassifier(
+    clf = build(
+        AspectAttentionClassifier,
         random_state=seed,
         aspect_type="category",
         scoring="accuracy",
@@ -302,8 +310,11 @@ def run_pairs(extra, train, seed, data, embeddings):
 
 def run_detector(extra, train, seed, data, embeddings):
     texts, Y = data["table_train"] if train == "sem14" else mixed_table(data)
-    clf = AspectCategoryClassifier(
-        embeddings=embeddings, random_state=seed, **{**PARAMS, **extra}
+    clf = build(
+        AspectCategoryClassifier,
+        embeddings=embeddings,
+        random_state=seed,
+        **{**PARAMS, **extra},
     ).fit(texts, Y)
     test_texts, Y_test = data["table_test"]
     if train != "sem14":
@@ -351,7 +362,8 @@ def joint_speed(data, embeddings, epochs=4) -> dict:
     ):
         AspectAttentionModel.forward = forward
         try:
-            clf = AspectAttentionClassifier(
+            clf = build(
+                AspectAttentionClassifier,
                 variant="at",
                 embeddings=embeddings,
                 random_state=0,

@@ -34,6 +34,7 @@ from benchmarks.common import (
     PRETRAINED,
     PREVIOUS_DEFAULTS,
     TRANSFORMER,
+    build,
     disagreeing,
     glove,
 )
@@ -91,7 +92,8 @@ def run_one(
     attention=None,
 ):
     if encoder == "pretrained":
-        clf = AspectAttentionClassifier(
+        clf = build(
+            AspectAttentionClassifier,
             variant="at",
             encoder="pretrained",
             random_state=seed,
@@ -106,7 +108,8 @@ def run_one(
 
 
 def _word_model(variant, seed, embeddings, aspect_type, encoder, attention=None):
-    return AspectAttentionClassifier(
+    return build(
+        AspectAttentionClassifier,
         variant=variant,
         embeddings=embeddings,
         random_state=seed,

@@ -42,7 +42,7 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
-from benchmarks.common import RESULTS, glove, pair_scores
+from benchmarks.common import RESULTS, build, glove, pair_scores
 from benchmarks.runlog import work_or_table, worker_parser
 
 DATA = ("restaurant terms", "laptop terms")
@@ -101,14 +101,22 @@ def load(data: str):
 
 def estimator(tier: str, extra: dict, seed: int, teacher=None):
     if tier == "lstm":  # the LSTM's own word vectors (word2vec on the texts)
-        return AspectAttentionClassifier(random_state=seed, **extra)
+        return build(AspectAttentionClassifier, random_state=seed, **extra)
     if tier in ("lstm+glove", "taught"):
-        return AspectAttentionClassifier(
-            embeddings=glove(), random_state=seed, teacher=teacher, **extra
+        return build(
+            AspectAttentionClassifier,
+            embeddings=glove(),
+            random_state=seed,
+            teacher=teacher,
+            **extra,
         )
     minilm = str(get_data_home() / "all-MiniLM-L6-v2")
-    return AspectAttentionClassifier(
-        encoder="pretrained", pretrained_model=minilm, random_state=seed, **extra
+    return build(
+        AspectAttentionClassifier,
+        encoder="pretrained",
+        pretrained_model=minilm,
+        random_state=seed,
+        **extra,
     )
 
 
@@ -231,9 +239,9 @@ def categories(seeds) -> None:
     texts, Y = fetch_category_table("semeval2014", "train")
     runs = []
     for seed in seeds:
-        pairs = AspectAttentionClassifier(random_state=seed).fit(X, y)
+        pairs = build(AspectAttentionClassifier, random_state=seed).fit(X, y)
         suite = score_behaviour(pairs, domains=["restaurants", "hotels"])
-        detector = AspectCategoryClassifier(random_state=seed).fit(texts, Y)
+        detector = build(AspectCategoryClassifier, random_state=seed).fit(texts, Y)
         found = score_detection(detector)
         runs.append(
             {"seed": seed}

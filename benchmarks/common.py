@@ -42,9 +42,16 @@ PREVIOUS_DEFAULTS = dict(
 
 
 def previous_defaults(estimator) -> dict:
-    """:data:`PREVIOUS_DEFAULTS` that ``estimator`` (a class) has as parameters."""
-    own = estimator().get_params()
-    return {k: v for k, v in PREVIOUS_DEFAULTS.items() if k in own}
+    """:data:`PREVIOUS_DEFAULTS` that ``estimator`` (a class) has as settings
+    (its parameters and its encoders')."""
+    return {k: v for k, v in PREVIOUS_DEFAULTS.items() if k in estimator._table_names}
+
+
+def build(estimator, **settings):
+    """``estimator`` (an attention estimator's class) with ``settings`` under the
+    parameter table's names, as the candidates here and the model files write
+    them: the encoder's (``hidden_size``, ``embeddings``...) go to its encoder."""
+    return estimator._from_table_params(settings)
 
 
 # Transformer shape chosen on validation data (select_config.py): one layer scored

@@ -45,7 +45,7 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
 from benchmarks import terms
-from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS
+from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS, build
 from benchmarks.runlog import read_runs
 
 #: The run logs read, and the row names that hold the library's defaults.
@@ -109,7 +109,7 @@ COLUMNS = [
 
 def check_term_row() -> None:
     """The defaults, resolved for aspect terms, are the model of TERM_ROW."""
-    values = {**AspectAttentionClassifier()._values(), **terms.PARAMS}
+    values = {**build(AspectAttentionClassifier)._values(), **terms.PARAMS}
     defaults = {k: P.TABLE[k].default for k in PREVIOUS_DEFAULTS}
     row = P.resolve_auto({**values, **terms.MODELS[TERM_ROW]}, "term")
     mine = P.resolve_auto({**values, **defaults}, "term")

@@ -42,7 +42,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
 from aspectattn import AspectAttentionClassifier
-from benchmarks.common import RESULTS, glove, load
+from benchmarks.common import RESULTS, build, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runlog import (
     mean_std_table,
@@ -308,8 +308,8 @@ def run_detector(candidate: str, seed: int) -> dict:
                 ignore_index=True,
             )
         start = time.perf_counter()
-        clf = AspectCategoryClassifier(
-            embeddings=glove(), random_state=seed, **settings
+        clf = build(
+            AspectCategoryClassifier, embeddings=glove(), random_state=seed, **settings
         ).fit(X_train, Y_train)
         fit_seconds = time.perf_counter() - start
     result = _record(candidate, "restaurant detector", seed, fit_seconds)
@@ -348,8 +348,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
             X_train += extra
             y_train += [-1] * len(extra)
         start = time.perf_counter()
-        clf = AspectAttentionClassifier(
-            embeddings=glove(), random_state=seed, **settings
+        clf = build(
+            AspectAttentionClassifier, embeddings=glove(), random_state=seed, **settings
         ).fit(X_train, y_train)
         fit_seconds = time.perf_counter() - start
     result = _record(candidate, data, seed, fit_seconds)

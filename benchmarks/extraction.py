@@ -58,7 +58,7 @@ from aspectattn import (
 )
 from aspectattn.datasets import fetch_term_spans, get_data_home
 from aspectattn.extraction.metrics import span_scores, without_conflict
-from benchmarks.common import RESULTS, glove
+from benchmarks.common import RESULTS, build, glove
 from benchmarks.runlog import work_or_table, worker_parser
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
@@ -123,7 +123,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out |= {f"test_{k}": 100 * scores[k] for k in ("precision", "recall", "f1")}
     if e2e:  # the classifier's defaults beside this extractor, as it is
         pipeline = AspectSentimentPipeline(
-            FrozenEstimator(ext), AspectAttentionClassifier(random_state=seed)
+            FrozenEstimator(ext), build(AspectAttentionClassifier, random_state=seed)
         ).fit(*train)
         gold, found = without_conflict(test[1], pipeline.predict(test[0]))
         scores = span_scores(gold, found, polarity=True)
@@ -211,7 +211,7 @@ def speed() -> None:
     for tier, (extractor, classifier, data) in tiers.items():
         pipeline = AspectSentimentPipeline(
             AspectTermExtractor(random_state=0, **extractor),
-            AspectAttentionClassifier(random_state=0, **classifier),
+            build(AspectAttentionClassifier, random_state=0, **classifier),
         ).fit(*data)
         for name, model in (
             ("extraction", pipeline.extractor_),
@@ -250,7 +250,8 @@ def analyze() -> None:
     train, valid, test = load("laptops")
     folder = Path(tempfile.mkdtemp())
     pipeline = AspectSentimentPipeline(
-        AspectTermExtractor(random_state=0), AspectAttentionClassifier(random_state=0)
+        AspectTermExtractor(random_state=0),
+        build(AspectAttentionClassifier, random_state=0),
     ).fit(*train)
     save(pipeline.extractor_, folder / "extractor.aam")
     save(pipeline.classifier_, folder / "terms.aam")

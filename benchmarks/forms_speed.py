@@ -16,7 +16,7 @@ import torch
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
-from benchmarks.common import glove
+from benchmarks.common import build, glove
 
 FORMS = [
     ("additive", 1),
@@ -35,7 +35,8 @@ def main():
     out = {"cpu_threads": torch.get_num_threads(), "seconds_per_epoch": {}}
     for variant in ("at", "atae"):
         for score, heads in FORMS:
-            clf = AspectAttentionClassifier(
+            clf = build(
+                AspectAttentionClassifier,
                 variant=variant,
                 embeddings=vectors,
                 attention_score=score,

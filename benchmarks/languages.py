@@ -43,7 +43,7 @@ import torch
 from aspectattn import AspectAttentionClassifier, TfidfEmbeddingVectorizer
 from aspectattn.text.tokens import OOV_ID
 from benchmarks import terms
-from benchmarks.common import RESULTS, load, pair_scores
+from benchmarks.common import RESULTS, build, load, pair_scores
 from benchmarks.pretrained import validation_split
 from benchmarks.runlog import (
     mean_std_table,
@@ -143,7 +143,9 @@ def run(candidate: str, data: str, seed: int) -> dict:
     else:
         spec = dict(spec)
         threshold = spec.pop("threshold", None)
-        clf = AspectAttentionClassifier(**spec, random_state=seed).fit(X_fit, y_fit)
+        clf = build(AspectAttentionClassifier, **spec, random_state=seed).fit(
+            X_fit, y_fit
+        )
         if threshold is not None:  # read at prediction only: training knew all
             clf.text_pipeline_.unseen.threshold = threshold
         val, test = clf.predict(X_val), clf.predict(X_test)

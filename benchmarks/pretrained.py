@@ -56,7 +56,7 @@ import torch
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
-from benchmarks.common import RESULTS, load, pair_scores
+from benchmarks.common import RESULTS, build, load, pair_scores
 from benchmarks.runlog import (
     mean_std_table,
     summarize_by,
@@ -152,7 +152,8 @@ def scores(clf, X, y, prefix: str, probes: bool) -> dict:
 def run(candidate: str, data: str, seed: int) -> dict:
     (X, y), (X_test, y_test) = load_data(data)
     (X_fit, y_fit), (X_val, y_val) = validation_split(X, y)
-    clf = AspectAttentionClassifier(
+    clf = build(
+        AspectAttentionClassifier,
         encoder="pretrained",
         pretrained_model=minilm(),
         random_state=seed,
@@ -240,7 +241,8 @@ def speed(epochs: int = 2) -> dict:
     (X, y), (X_test, _) = load_data("restaurant categories")
     out = {"threads": torch.get_num_threads(), "pairs": len(X), "rows": []}
     for augment, precision, frozen in SPEED_ROWS:
-        clf = AspectAttentionClassifier(
+        clf = build(
+            AspectAttentionClassifier,
             encoder="pretrained",
             pretrained_model=minilm(),
             random_state=0,
@@ -308,8 +310,11 @@ def serving(model_path: str | None = None, exclude: tuple = ()) -> dict:
     if model_path and os.path.exists(model_path):
         clf = AspectAttentionClassifier.load(model_path)
     else:
-        clf = AspectAttentionClassifier(
-            encoder="pretrained", pretrained_model=minilm(), random_state=0
+        clf = build(
+            AspectAttentionClassifier,
+            encoder="pretrained",
+            pretrained_model=minilm(),
+            random_state=0,
         ).fit(X, y)
         if model_path:
             clf.save(model_path)
@@ -416,10 +421,13 @@ def analyze(sentences: int = 3000) -> dict:
     texts, Y = data.load_table("train")
     test_texts, Y_test = data.load_table("test")
     models = {
-        "MiniLM": AspectCategoryClassifier(
-            encoder="pretrained", pretrained_model=minilm(), random_state=0
+        "MiniLM": build(
+            AspectCategoryClassifier,
+            encoder="pretrained",
+            pretrained_model=minilm(),
+            random_state=0,
         ),
-        "LSTM": AspectCategoryClassifier(embeddings=glove(), random_state=0),
+        "LSTM": build(AspectCategoryClassifier, embeddings=glove(), random_state=0),
     }
     out = {"threads": torch.get_num_threads(), "models": {}, "mixed": {}}
     X_test, y_test = load("semeval2014-restaurants-category", "test")

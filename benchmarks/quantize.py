@@ -31,7 +31,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
-from benchmarks.common import disagreeing, glove
+from benchmarks.common import build, disagreeing, glove
 from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -64,8 +64,12 @@ def rate(clf, X) -> float:
 
 def run_one(name, params, seed, data) -> dict:
     (X, y), (X_test, y_test) = data
-    clf = AspectAttentionClassifier(
-        aspect_type="category", random_state=seed, device="cpu", **params
+    clf = build(
+        AspectAttentionClassifier,
+        aspect_type="category",
+        random_state=seed,
+        device="cpu",
+        **params,
     ).fit(X, y)
     y_test = np.asarray(y_test)
     hard = disagreeing(X_test, y_test)

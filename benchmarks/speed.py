@@ -52,7 +52,7 @@ from aspectattn.engine.batching import (
 from aspectattn.engine.inference import INFERENCE_BATCH
 from aspectattn.text.tokens import Tokenizer
 from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
-from benchmarks.common import glove
+from benchmarks.common import build, glove
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -83,7 +83,7 @@ SPEED = {
 
 def model(**kwargs) -> AspectAttentionClassifier:
     params = {**SPEED, "embeddings": glove(), "random_state": 0, **kwargs}
-    return AspectAttentionClassifier(**params)
+    return build(AspectAttentionClassifier, **params)
 
 
 def epoch_seconds(clf) -> float:
@@ -316,7 +316,8 @@ def transformer(data, epochs: int) -> dict:
 
 def pretrained(data) -> dict:
     (X, y), (X_test, _) = data
-    clf = AspectAttentionClassifier(
+    clf = build(
+        AspectAttentionClassifier,
         variant="at",
         encoder="pretrained",
         pretrained_model=str(get_data_home() / "all-MiniLM-L6-v2"),

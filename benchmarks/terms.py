@@ -43,7 +43,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import OPINION_PAIRS, antonym_map, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
 from benchmarks import common
-from benchmarks.common import BASE, glove, pair_scores
+from benchmarks.common import BASE, build, glove, pair_scores
 from benchmarks.runlog import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -197,8 +197,11 @@ def scores(clf, X, y) -> dict:
 
 
 def run(extra, seed, train, test, embeddings) -> dict:
-    clf = AspectAttentionClassifier(
-        embeddings=embeddings, random_state=seed, **{**PARAMS, **extra}
+    clf = build(
+        AspectAttentionClassifier,
+        embeddings=embeddings,
+        random_state=seed,
+        **{**PARAMS, **extra},
     ).fit(*train)
     out = scores(clf, *test)
     out["valid_accuracy"] = 100 * clf.history_[clf.best_epoch_ - 1]["valid_acc"]

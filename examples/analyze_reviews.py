@@ -20,6 +20,7 @@ from _common import glove_or_download
 
 from aspectattn import AspectCategoryClassifier
 from aspectattn.datasets import fetch_category_table, fetch_semeval2015
+from aspectattn.encoders import LSTMEncoder
 from aspectattn.reviews import analyze_reviews
 from aspectattn.reviews.report import write_report
 
@@ -44,7 +45,7 @@ def main() -> None:
 
     texts, Y = fetch_category_table("semeval2015", "train")
     detector = AspectCategoryClassifier(
-        embeddings=glove_or_download(),
+        encoder=LSTMEncoder(embeddings=glove_or_download()),
         max_epochs=args.epochs,
         validation_fraction=0.1,
         early_stopping=True,

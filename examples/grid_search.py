@@ -21,6 +21,7 @@ from sklearn.pipeline import Pipeline
 
 from aspectattn import AspectAttentionClassifier, make_baseline
 from aspectattn.datasets import fetch_semeval2014
+from aspectattn.encoders import LSTMEncoder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--pairs", type=int, default=2500, help="training sample size")
@@ -47,8 +48,7 @@ grid = [
     {
         "model": [
             AspectAttentionClassifier(
-                embeddings=glove,
-                hidden_size=100,
+                encoder=LSTMEncoder(embeddings=glove, hidden_size=100),
                 max_epochs=args.epochs,
                 random_state=0,
             )

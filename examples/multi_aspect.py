@@ -24,6 +24,7 @@ from _common import glove_or_download
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_mams
+from aspectattn.encoders import LSTMEncoder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=12)
@@ -32,7 +33,7 @@ args = parser.parse_args()
 X_train, y_train = fetch_mams("category", "train")
 clf = AspectAttentionClassifier(
     variant="at",
-    embeddings=glove_or_download(),
+    encoder=LSTMEncoder(embeddings=glove_or_download()),
     max_epochs=args.epochs,
     validation_fraction=0.1,
     early_stopping=True,

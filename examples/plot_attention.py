@@ -16,11 +16,12 @@ from _common import glove_or_download
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
+from aspectattn.encoders import LSTMEncoder
 from aspectattn.viz import plot_attention, plot_history
 
 X, y = fetch_semeval2014(subset="train")
 clf = AspectAttentionClassifier(
-    embeddings=glove_or_download(),
+    encoder=LSTMEncoder(embeddings=glove_or_download()),
     max_epochs=4,
     validation_fraction=0.1,
     random_state=0,

@@ -18,11 +18,12 @@ from _common import glove_or_download
 
 from aspectattn import AspectCategoryClassifier
 from aspectattn.datasets import fetch_category_table
+from aspectattn.encoders import LSTMEncoder
 from aspectattn.reviews import analyze_reviews, write_report
 
 texts, Y = fetch_category_table("semeval2014", "train")
 detector = AspectCategoryClassifier(
-    embeddings=glove_or_download(), max_epochs=4, random_state=0
+    encoder=LSTMEncoder(embeddings=glove_or_download()), max_epochs=4, random_state=0
 ).fit(texts, Y)
 
 reviews = [

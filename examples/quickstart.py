@@ -16,6 +16,7 @@ from _common import glove_or_download
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
+from aspectattn.encoders import LSTMEncoder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=12)
@@ -28,7 +29,7 @@ X_test, y_test = fetch_semeval2014(subset="test")
 # 2. Train ATAE-LSTM; 10% of the training sentences choose the best epoch.
 clf = AspectAttentionClassifier(
     variant="atae",
-    embeddings=glove_or_download(),
+    encoder=LSTMEncoder(embeddings=glove_or_download()),
     max_epochs=args.epochs,
     validation_fraction=0.1,
     early_stopping=True,

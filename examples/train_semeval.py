@@ -33,6 +33,7 @@ from sklearn.metrics import accuracy_score, classification_report, f1_score
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
+from aspectattn.encoders import LSTMEncoder
 
 
 def disagreeing(X, y) -> list[int]:
@@ -65,8 +66,9 @@ def main() -> None:
     print(f"SemEval-2014 restaurants: {len(X_train)} train / {len(X_test)} test pairs")
 
     clf = AspectAttentionClassifier(
-        embeddings=args.embeddings or glove_or_download(),
-        hidden_size=300,
+        encoder=LSTMEncoder(
+            embeddings=args.embeddings or glove_or_download(), hidden_size=300
+        ),
         batch_size=25,
         max_epochs=args.epochs,
         validation_fraction=0.1,

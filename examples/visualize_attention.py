@@ -15,6 +15,7 @@ from _common import glove_or_download
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
+from aspectattn.encoders import LSTMEncoder
 from aspectattn.viz import attention_html, plot_attention, plot_history
 
 parser = argparse.ArgumentParser()
@@ -27,7 +28,7 @@ out.mkdir(parents=True, exist_ok=True)
 X_train, y_train = fetch_semeval2014(subset="train")
 clf = AspectAttentionClassifier(
     variant="atae",
-    embeddings=glove_or_download(),
+    encoder=LSTMEncoder(embeddings=glove_or_download()),
     max_epochs=args.epochs,
     validation_fraction=0.1,
     early_stopping=True,

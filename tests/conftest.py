@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from aspectattn.encoders import LSTMEncoder, TransformerEncoder
+
 SHARED_DATA = Path(
     os.environ.get(
         "ASPECTATTN_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -88,10 +90,43 @@ def requires_shared_data(*relative):
 
 # Small, fast settings used by most estimator tests: a few epochs, enough for the
 # contract, the plumbing and the round trips.
+def lstm(**params) -> LSTMEncoder:
+    """The tests' LSTM: 24 units over random 16-d word vectors (no gensim
+    training where it is not what is tested), ``params`` changed."""
+    return LSTMEncoder(
+        **{"embeddings": None, "embedding_dim": 16, "hidden_size": 24, **params}
+    )
+
+
+def transformer(**params) -> TransformerEncoder:
+    """The tests' transformer: one layer of width 24, two heads, over random 16-d
+    word vectors, ``params`` changed."""
+    return TransformerEncoder(
+        **{
+            "embeddings": None,
+            "embedding_dim": 16,
+            "d_model": 24,
+            "n_heads": 2,
+            "n_layers": 1,
+            **params,
+        }
+    )
+
+
+def settings(estimator) -> dict:
+    """Every parameter of ``estimator``, a component's as ``name__param`` only
+    (components, as scikit-learn's estimators, compare by identity)."""
+    from sklearn.base import BaseEstimator
+
+    return {
+        k: v
+        for k, v in estimator.get_params().items()
+        if not isinstance(v, BaseEstimator)
+    }
+
+
 FAST = dict(
-    embeddings=None,
-    embedding_dim=16,
-    hidden_size=24,
+    encoder=lstm(),
     max_epochs=8,
     lr=0.01,
     batch_size=16,

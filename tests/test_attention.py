@@ -143,15 +143,14 @@ def test_sentence_index_scores_pairs_on_shared_sentences(form):
 @pytest.mark.parametrize("form", FORMS)
 def test_every_form_with_every_encoder_round_trips(encoder, form, pairs, tmp_path):
     import numpy as np
-    from conftest import FAST
+    from conftest import FAST, transformer
 
     from aspectattn import AspectAttentionClassifier
 
     X, y = pairs
     params = {**FAST, "max_epochs": 1, "attention_score": form, "variant": "at"}
     if encoder == "transformer":
-        params.update(encoder="transformer", d_model=24, n_heads=2, n_layers=1)
-        params.pop("hidden_size")
+        params["encoder"] = transformer()  # d_model 24, two heads, one layer
     heads = 2 if form != "concat" else 1
     clf = AspectAttentionClassifier(**params, attention_heads=heads).fit(X[:60], y[:60])
     (result,) = clf.explain(X[:1])
@@ -192,26 +191,29 @@ def test_grid_search_over_forms_and_heads(pairs):
 @pytest.mark.parametrize(
     "params, state_size",
     [
-        ({}, 24),
-        ({"bidirectional": True}, 48),
-        ({"encoder": "transformer", "d_model": 24, "n_heads": 2, "n_layers": 1}, 24),
+        ("lstm", 24),
+        ("bidirectional", 48),
+        ("transformer", 24),
     ],
 )
 def test_dot_form_queries_with_v_a_itself(params, state_size, pairs):
     """Single-head dot: v_a has the states' size, no projection (which would make it
     the general form); an explicit other aspect_size needs the projection."""
-    from conftest import FAST
+    from conftest import FAST, lstm, transformer
 
     from aspectattn import AspectAttentionClassifier
 
     X, y = pairs
+    encoder = {
+        "lstm": lstm(),
+        "bidirectional": lstm(bidirectional=True),
+        "transformer": transformer(),
+    }[params]
     base = {**FAST, "max_epochs": 1, "variant": "at", "attention_score": "dot"}
-    if "encoder" in params:
-        base.pop("hidden_size")
-    clf = AspectAttentionClassifier(**base, **params).fit(X[:40], y[:40])
+    clf = AspectAttentionClassifier(**{**base, "encoder": encoder}).fit(X[:40], y[:40])
     module = clf.module_
     assert module.aspect_embedding.weight.shape[1] == state_size
     assert isinstance(module.attention.W_q, torch.nn.Identity)
-    if "encoder" not in params:  # another size: projected, i.e. the general form
-        clf.set_params(aspect_size=8).fit(X[:40], y[:40])
+    if params != "transformer":  # another size: projected, i.e. the general form
+        clf.set_params(encoder=lstm(aspect_size=8)).fit(X[:40], y[:40])
         assert isinstance(clf.module_.attention.W_q, torch.nn.Linear)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, make_pairs
+from conftest import FAST, lstm, make_pairs
 
 from aspectattn import AspectAttentionClassifier, AspectAttnWarning
 from aspectattn.nn.model import AspectAttentionModel
@@ -101,7 +101,8 @@ def test_checkpoint_resume_continues_exactly(pairs, tmp_path, monkeypatch):
 def test_checkpoint_of_another_run_is_ignored(pairs, tmp_path):
     params = {**PARAMS, "max_epochs": 2, "checkpoint_dir": str(tmp_path)}
     AspectAttentionClassifier(**params).fit(*pairs)
-    other = AspectAttentionClassifier(**{**params, "hidden_size": 12}).fit(*pairs)
+    other = AspectAttentionClassifier(**{**params, "encoder": lstm(hidden_size=12)})
+    other.fit(*pairs)
     assert (
         len(other.history_) == 2
         and other.module_.encoder.forward_lstm.hidden_size == 12

@@ -16,6 +16,7 @@ from conftest import make_pairs, make_tiny_checkpoint
 from test_runtime import _term_pairs
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.encoders import PretrainedEncoder
 from aspectattn.persistence import load
 
 pytest.importorskip("transformers")
@@ -33,9 +34,9 @@ def _fit(checkpoint, form):
     "terms" (term spans)."""
     X, y = _term_pairs(40, 0) if form == "terms" else make_pairs(40, 0)
     params = dict(
-        encoder="pretrained",
-        pretrained_model=str(checkpoint),
-        pretrained_input="pair" if form == "pair" else "vector",
+        encoder=PretrainedEncoder(
+            str(checkpoint), input="pair" if form == "pair" else "vector"
+        ),
         max_epochs=1,
         random_state=0,
     )

@@ -141,15 +141,13 @@ def test_evaluate(workdir):
 
 def test_evaluate_and_predict_with_int8(workdir, tmp_path):
     from aspectattn import AspectAttentionClassifier
+    from aspectattn.encoders import TransformerEncoder
 
     X, y = make_pairs(150, seed=0, single_share=0.4)
     AspectAttentionClassifier(
-        encoder="transformer",
-        d_model=32,
-        n_heads=2,
-        n_layers=1,
-        embeddings=None,
-        embedding_dim=16,
+        encoder=TransformerEncoder(
+            d_model=32, n_heads=2, n_layers=1, embeddings=None, embedding_dim=16
+        ),
         max_epochs=3,
         batch_size=16,
         random_state=0,
@@ -979,7 +977,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     run("train", workdir / "train.csv", "--out", "u.aam", "--unseen-words", "none",
         *common, cwd=tmp_path)  # fmt: skip
     unseen = load(tmp_path / "u.aam")
-    assert unseen.unseen_words is None and unseen.text_pipeline_.unseen is None
+    assert unseen.encoder.unseen_words is None and unseen.text_pipeline_.unseen is None
     for rate in ("-1", "nan", "fast"):
         bad = run("train", workdir / "train.csv", "--out", "b.aam", "--head-lr",
                   rate, *common, cwd=tmp_path, check=False)  # fmt: skip

@@ -6,7 +6,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, make_table
+from conftest import FAST, make_table, settings
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
@@ -79,7 +79,7 @@ def test_multi_output_contract(fitted, data):
         assert (fitted.classes_[k][proba[k].argmax(1)] == predicted[:, k]).all()
     assert fitted.n_features_in_ == 1
     fresh = clone(fitted)
-    assert not hasattr(fresh, "module_") and fresh.get_params() == fitted.get_params()
+    assert not hasattr(fresh, "module_") and settings(fresh) == settings(fitted)
 
 
 def test_analyze_lists_the_mentioned_categories(fitted):

@@ -20,7 +20,7 @@ from aspectattn import AspectAttentionClassifier  # noqa: E402
 from aspectattn.distributed import predict_dataframe, set_torch_threads  # noqa: E402
 
 pytestmark = pytest.mark.dask
-GRID = {"hidden_size": [8, 16], "variant": ["at", "atae"]}
+GRID = {"encoder__hidden_size": [8, 16], "variant": ["at", "atae"]}
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,10 @@ import gzip
 
 import numpy as np
 import pytest
-from conftest import FAST, GLOVE, requires_shared_data
+from conftest import FAST, GLOVE, lstm, requires_shared_data
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.encoders import LSTMEncoder
 from aspectattn.exceptions import AspectAttnWarning
 from aspectattn.text import vectors as emb
 
@@ -89,15 +90,10 @@ def test_grid_search_candidates_share_one_load(tmp_path, vectors, monkeypatch, p
     original = emb._load_file
     monkeypatch.setattr(emb, "_load_file", lambda p: calls.append(p) or original(p))
     for hidden in (4, 8, 12):
-        AspectAttentionClassifier(
-            **{
-                **FAST,
-                "max_epochs": 1,
-                "embeddings": str(path),
-                "embedding_dim": None,
-                "hidden_size": hidden,
-            }
-        ).fit(*pairs)
+        encoder = lstm(embeddings=str(path), embedding_dim=None, hidden_size=hidden)
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "encoder": encoder}).fit(
+            *pairs
+        )
     assert len(calls) == 1
 
 
@@ -223,7 +219,7 @@ def test_trained_word2vec_is_reproducible_across_processes(pairs):
 @pytest.mark.parametrize("kind", ["word2vec", "fasttext"])
 def test_estimator_trains_its_own_vectors(kind, pairs):
     clf = AspectAttentionClassifier(
-        **{**FAST, "max_epochs": 1, "embeddings": kind, "embedding_dim": 12}
+        **{**FAST, "max_epochs": 1, "encoder": lstm(embeddings=kind, embedding_dim=12)}
     ).fit(*pairs)
     assert clf.module_.embedding.weight.shape[1] == 12
     assert clf.embedding_coverage_ == 1.0
@@ -234,7 +230,7 @@ def test_embedding_dim_must_match_the_file(tmp_path, vectors, pairs):
     _write("glove", path, vectors)
     with pytest.raises(ValueError, match="does not match the 4-d vectors"):
         AspectAttentionClassifier(
-            **{**FAST, "embeddings": str(path), "embedding_dim": 16}
+            **{**FAST, "encoder": lstm(embeddings=str(path), embedding_dim=16)}
         ).fit(*pairs)
 
 
@@ -247,8 +243,7 @@ def test_category_vectors_start_from_their_names(tmp_path, vectors, pairs):
             **FAST,
             "max_epochs": 1,
             "lr": 1e-12,
-            "embeddings": str(path),
-            "embedding_dim": None,
+            "encoder": lstm(embeddings=str(path), embedding_dim=None),
         }
     ).fit(*pairs)
     food = clf.module_.aspect_embedding.weight[list(clf.aspects_).index("food")]
@@ -273,9 +268,12 @@ def test_extra_vocabulary_reads_words_the_training_text_lacks(tmp_path, vectors)
     _write("glove", path, vectors)  # file order = frequency order
     X = [("the pasta was great", "pasta"), ("the waiter was rude", "waiter")] * 10
     y = ["positive", "negative"] * 10
-    params = {**FAST, "max_epochs": 3, "embeddings": str(path), "embedding_dim": None}
+    words = dict(embeddings=str(path), embedding_dim=None)
+    params = {**FAST, "max_epochs": 3, "encoder": lstm(**words)}
     plain = AspectAttentionClassifier(**params).fit(X, y)
-    extended = AspectAttentionClassifier(**params, extra_vocabulary=8).fit(X, y)
+    extended = AspectAttentionClassifier(
+        **{**params, "encoder": lstm(**words, extra_vocabulary=8)}
+    ).fit(X, y)
     words = extended.text_pipeline_.vocabulary.words_
     # the lower-case words among the first 8 of the file; "soup" stays unknown
     assert words[: len(plain.vocabulary_.words_)] == plain.vocabulary_.words_
@@ -295,7 +293,9 @@ def test_extra_vocabulary_reads_words_the_training_text_lacks(tmp_path, vectors)
 
 
 def test_extra_vocabulary_without_a_vector_file_warns(pairs):
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, extra_vocabulary=10)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1, "encoder": lstm(extra_vocabulary=10)}
+    )
     with pytest.warns(AspectAttnWarning, match="'extra_vocabulary' is not used"):
         clf.fit(*pairs)
 
@@ -316,7 +316,10 @@ def test_a_fasttext_bin_gives_every_word_a_vector_from_its_ngrams(tmp_path):
     X = [("хорошие рестораны и вкусный суп", "ресторан"),
          ("плохие официанты и холодный суп", "официант")] * 10  # fmt: skip
     clf = AspectAttentionClassifier(
-        embeddings=str(path), max_epochs=1, random_state=0, aspect_type="term"
+        encoder=LSTMEncoder(embeddings=str(path)),
+        max_epochs=1,
+        random_state=0,
+        aspect_type="term",
     ).fit(X, ["positive", "negative"] * 10)
     assert clf.embedding_coverage_ == 1.0  # "рестораны", "официанты"... included
     kv = load_facebook_vectors(str(path))
@@ -329,7 +332,8 @@ def test_a_fasttext_bin_gives_every_word_a_vector_from_its_ngrams(tmp_path):
     assert "рестораны" not in kv.key_to_index and row > 1
     # the fitted model keeps the file's n-gram rows that its vocabulary uses: the
     # vector they build for a word the file lacks is the file's own
-    clf.set_params(unseen_words="vectors").fit(X, ["positive", "negative"] * 10)
+    clf.set_params(encoder__unseen_words="vectors")
+    clf.fit(X, ["positive", "negative"] * 10)
     table = clf.text_pipeline_.unseen
     assert table.buckets == kv.bucket and len(table.rows) < kv.bucket
     np.testing.assert_allclose(

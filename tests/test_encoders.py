@@ -96,3 +96,142 @@ def test_lstm_under_cpu_bfloat16_autocast_runs_where_onednn_has_no_bf16_lstm(
     assert out.dtype == torch.float32
     torch.testing.assert_close(out, expected, atol=0.02, rtol=0.02)
     assert module._run(layer, x).dtype == torch.float32  # no autocast: as it was
+
+
+# ------------------------------------------- the components (aspectattn.encoders)
+from conftest import settings as _settings  # noqa: E402
+
+
+def _components():
+    from aspectattn import encoders
+
+    return [
+        encoders.LSTMEncoder,
+        encoders.TransformerEncoder,
+        encoders.PretrainedEncoder,
+    ]
+
+
+@pytest.mark.parametrize("cls", _components(), ids=lambda c: c.__name__)
+def test_each_encoder_states_its_parameters_once(cls):
+    """Defaults and constraints are the parameter table's; the docstring documents
+    every parameter, with its default."""
+    import inspect
+    import re
+
+    from aspectattn import params as P
+
+    signature = inspect.signature(cls).parameters
+    names = cls._param_table_names()
+    assert set(signature) == set(names)
+    for name, table in names.items():
+        assert signature[name].default == P.TABLE[table].default, name
+        assert cls._constraints()[name] == P.TABLE[table].constraints
+        documented = re.search(rf"^    {name} : .*default=(.*)$", cls.__doc__, re.M)
+        if signature[name].default is inspect.Parameter.empty or name == "path":
+            assert re.search(rf"^    {name} : ", cls.__doc__, re.M), name
+        else:
+            assert documented, name
+            default = documented.group(1).strip('"')
+            assert default == str(signature[name].default), name
+
+
+def test_encoders_are_sklearn_components_of_the_estimators():
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    from aspectattn import AspectAttentionClassifier
+    from aspectattn.encoders import LSTMEncoder, TransformerEncoder
+
+    clf = AspectAttentionClassifier(encoder=LSTMEncoder(hidden_size=50))
+    params = clf.get_params()
+    assert params["encoder__hidden_size"] == 50
+    assert "hidden_size" not in params  # the encoder's, not the estimator's
+    copy = clone(clf)
+    assert copy.encoder is not clf.encoder and copy.encoder.hidden_size == 50
+    # a named encoder becomes its component when a grid reaches into it
+    named = AspectAttentionClassifier(encoder="transformer")
+    for grid in ParameterGrid({"encoder__n_layers": [1, 3]}):
+        assert (
+            clone(named).set_params(**grid).encoder.n_layers
+            == grid["encoder__n_layers"]
+        )
+    assert named.encoder == "transformer"  # (the clone's changed, not it)
+    both = clone(named).set_params(encoder="lstm", encoder__hidden_size=7)
+    assert isinstance(both.encoder, LSTMEncoder) and both.encoder.hidden_size == 7
+    assert repr(TransformerEncoder(d_model=64)) == "TransformerEncoder(d_model=64)"
+
+
+def test_the_flat_names_of_earlier_releases_work_with_a_future_warning():
+    import pickle
+
+    from conftest import FAST, make_pairs
+
+    from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+    from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
+
+    with pytest.warns(FutureWarning, match=r"hidden_size= -> LSTMEncoder\(hidden_size"):
+        old = AspectAttentionClassifier(hidden_size=8, embeddings=None, max_epochs=1)
+    new = AspectAttentionClassifier(
+        encoder=LSTMEncoder(hidden_size=8, embeddings=None), max_epochs=1
+    )
+    assert _settings(old) == _settings(new)
+    with pytest.warns(FutureWarning, match=r"pretrained_model= -> PretrainedEncoder"):
+        pretrained = AspectCategoryClassifier(
+            encoder="pretrained", pretrained_model="ckpt"
+        )
+    assert pretrained.encoder.get_params() == PretrainedEncoder("ckpt").get_params()
+    with pytest.warns(FutureWarning, match="encoder__<name>"):
+        new.set_params(min_count=2)
+    assert new.encoder.min_count == 2 and new.encoder.hidden_size == 8
+    with pytest.warns(FutureWarning, match=r"\['hidden_size'\] are not used with"):
+        AspectAttentionClassifier(encoder="transformer", hidden_size=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'hidden_sise'"):
+        AspectAttentionClassifier(hidden_sise=3)
+    # the same model either way, to the bit
+    X, y = make_pairs(40, seed=0)
+    params = {k: v for k, v in FAST.items() if k != "encoder"}
+    with pytest.warns(FutureWarning):
+        flat = AspectAttentionClassifier(
+            **params, embeddings=None, embedding_dim=16, hidden_size=24
+        ).fit(X, y)
+    spelled = AspectAttentionClassifier(**FAST).fit(X, y)
+    assert (flat.predict_proba(X) == spelled.predict_proba(X)).all()
+    # an unfitted pickle of an earlier release held the flat names as attributes
+    state = {**AspectAttentionClassifier().__dict__, "hidden_size": 5}
+    state.pop("encoder")
+    again = AspectAttentionClassifier.__new__(AspectAttentionClassifier)
+    again.__setstate__(state)
+    assert again.encoder.hidden_size == 5
+    assert _settings(pickle.loads(pickle.dumps(again))) == _settings(again)
+
+
+def test_model_files_keep_the_flat_names_so_either_release_reads_them(tmp_path):
+    from conftest import FAST, make_pairs
+
+    from aspectattn import AspectAttentionClassifier
+    from aspectattn.persistence import describe, load
+
+    X, y = make_pairs(30, seed=0)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    params = describe(clf)["params"]
+    assert params["hidden_size"] == 24 and params["encoder"] == "lstm"
+    clf.save(tmp_path / "m.aam")
+    loaded = load(tmp_path / "m.aam")
+    assert _settings(loaded) == _settings(clf)
+    assert (loaded.predict_proba(X) == clf.predict_proba(X)).all()
+    # the encoder's name alone when its parameters are its defaults
+    default = AspectAttentionClassifier._from_table_params(
+        AspectAttentionClassifier()._table_params()
+    )
+    assert default.encoder == "lstm"
+
+
+def test_the_detector_refuses_what_only_pairs_have():
+    from aspectattn import AspectCategoryClassifier
+    from aspectattn.encoders import PretrainedEncoder
+
+    with pytest.raises(ValueError, match="input='vector' only"):
+        AspectCategoryClassifier(encoder=PretrainedEncoder("x", input="pair")).fit(
+            ["a"], [["positive"]]
+        )

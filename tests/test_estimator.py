@@ -14,7 +14,7 @@ import joblib
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, FOOD, LEARN, SERVICE, make_pairs
+from conftest import FAST, FOOD, LEARN, SERVICE, lstm, make_pairs
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -28,6 +28,7 @@ from aspectattn import (
     UnknownAspectError,
 )
 from aspectattn import params as P
+from aspectattn.encoders import LSTMEncoder
 
 
 @pytest.fixture(scope="module")
@@ -163,11 +164,15 @@ def test_numpy_object_array_input(fitted, pairs):
     "params, message",
     [
         (
-            {"hidden_size": -3},
-            r"The 'hidden_size' parameter of AspectAttentionClassifier "
-            r"must be an int in the range \[1, 100000\]. Got -3 instead.",
+            {"encoder": lstm(hidden_size=-3)},
+            r"The 'hidden_size' parameter of LSTMEncoder \(encoder of "
+            r"AspectAttentionClassifier\) must be an int in the range \[1, 100000\]. "
+            "Got -3 instead.",
         ),
-        ({"hidden_size": 2.5}, "'hidden_size' parameter .* must be an int in the"),
+        (
+            {"encoder": lstm(hidden_size=2.5)},
+            "'hidden_size' parameter .* must be an int in the",
+        ),
         (
             {"variant": "lstm"},
             "'variant' parameter .* must be a str among .*'at'",
@@ -184,13 +189,13 @@ def test_numpy_object_array_input(fitted, pairs):
         ),
         ({"validation_fraction": 1.5}, "'validation_fraction'"),
         (
-            {"embeddings": 3},
+            {"encoder": lstm(embeddings=3)},
             "'embeddings' parameter .* must be None, an instance of 'str'",
         ),
         ({"random_state": -1}, "'random_state'"),
         # 1 == True, but a number is not a boolean
         (
-            {"bidirectional": 1},
+            {"encoder": lstm(bidirectional=1)},
             "'bidirectional' parameter .* must be an instance of 'bool'",
         ),
         (
@@ -200,13 +205,21 @@ def test_numpy_object_array_input(fitted, pairs):
         # non-finite rates and penalties would train to NaN without a word
         ({"lr": float("inf")}, "'lr' parameter .* Got inf instead"),
         ({"head_lr": float("inf")}, "'head_lr' parameter .* Got inf instead"),
-        ({"embedding_lr": float("inf")}, "'embedding_lr' parameter .* Got inf"),
+        (
+            {"encoder": lstm(embedding_lr=float("inf"))},
+            "'embedding_lr' parameter .* Got inf",
+        ),
         ({"weight_decay": float("inf")}, "'weight_decay' parameter .* Got inf"),
         ({"lr": float("nan")}, "'lr' parameter .* Got nan instead"),
         ({"gradient_clip": float("inf")}, "'gradient_clip' parameter .* Got inf"),
         ({"class_weight": "auto"}, "'class_weight'"),
         ({"early_stopping": True}, "early_stopping=True needs a validation split"),
-        ({"embedding_dim": 20, "embeddings": "missing/vectors.txt"}, "not found"),
+        (
+            {"encoder": lstm(embedding_dim=20, embeddings="missing/vectors.txt")},
+            "not found",
+        ),
+        ({"encoder": "gru"}, "'encoder' parameter .* must be a str among"),
+        ({"encoder": LSTMEncoder}, "'encoder' parameter .* must be a str among"),
     ],
 )
 def test_invalid_hyperparameters_are_reported_in_fit(params, message, pairs):
@@ -216,14 +229,20 @@ def test_invalid_hyperparameters_are_reported_in_fit(params, message, pairs):
 
 
 def test_init_stores_parameters_verbatim_and_clone_round_trips():
-    clf = AspectAttentionClassifier(hidden_size=-3, variant="nonsense", lr="x")
-    assert clf.get_params()["hidden_size"] == -3  # validated in fit, not __init__
-    params = AspectAttentionClassifier(**FAST).get_params()
+    clf = AspectAttentionClassifier(
+        encoder=LSTMEncoder(hidden_size=-3), variant="nonsense", lr="x"
+    )
+    assert clf.get_params()["encoder__hidden_size"] == -3  # validated in fit
+    params = AspectAttentionClassifier(**FAST).get_params(deep=False)
     again = AspectAttentionClassifier(**params)
-    assert again.get_params() == params
+    assert again.get_params() == AspectAttentionClassifier(**FAST).get_params()
     cloned = clone(again)
-    assert cloned.get_params() == params and cloned is not again
-    assert clone(again.set_params(hidden_size=7)).hidden_size == 7
+    assert cloned.get_params(deep=False).keys() == params.keys()
+    assert cloned.encoder is not again.encoder  # the encoder is cloned too
+    assert cloned.encoder.get_params() == again.encoder.get_params()
+    again = clone(again).set_params(encoder__hidden_size=7)  # (FAST's stays)
+    assert clone(again).encoder.hidden_size == 7
+    assert FAST["encoder"].hidden_size == 24
 
 
 def test_clone_of_fitted_is_unfitted(fitted):
@@ -285,13 +304,14 @@ def test_grid_search(n_jobs, pairs):
     X, y = pairs
     grid = GridSearchCV(
         AspectAttentionClassifier(**{**FAST, "max_epochs": 4}),
-        {"hidden_size": [8, 16], "variant": ["at", "atae"]},
+        {"encoder__hidden_size": [8, 16], "variant": ["at", "atae"]},
         cv=2,
         n_jobs=n_jobs,
     )
     grid.fit(X, y)
     assert len(grid.cv_results_["params"]) == 4
-    assert grid.best_params_["hidden_size"] in (8, 16)
+    assert grid.best_params_["encoder__hidden_size"] in (8, 16)
+    assert grid.best_estimator_.encoder.hidden_size in (8, 16)
     assert grid.predict(X[:5]).shape == (5,)
 
 
@@ -300,13 +320,13 @@ def test_numpy_scalars_are_parameters_like_python_ones(pairs, tmp_path):
     X, y = pairs
     grid = GridSearchCV(
         AspectAttentionClassifier(**{**FAST, "max_epochs": 1}),
-        {"hidden_size": np.array([8, 16]), "lr": np.array([1e-3])},
+        {"encoder__hidden_size": np.array([8, 16]), "lr": np.array([1e-3])},
         cv=2,
     ).fit(X, y)
-    assert grid.best_params_["hidden_size"] in (8, 16)
-    clf = AspectAttentionClassifier(
-        **{**FAST, "max_epochs": 1},
-    ).set_params(random_state=np.int64(3), freeze_embeddings=np.bool_(False))
+    assert grid.best_params_["encoder__hidden_size"] in (8, 16)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).set_params(
+        random_state=np.int64(3), encoder=lstm(freeze_embeddings=np.bool_(False))
+    )
     clf.fit(X, y)
     path = tmp_path / "m.aam"
     clf.save(path)
@@ -332,7 +352,12 @@ def test_cross_val_score(pairs):
 # ------------------------------------------------------------------ reproducibility
 def test_same_random_state_gives_identical_results(pairs):
     X, y = pairs
-    params = {**FAST, "dropout": 0.3, "max_epochs": 3, "embeddings": "word2vec"}
+    params = {
+        **FAST,
+        "dropout": 0.3,
+        "max_epochs": 3,
+        "encoder": lstm(embeddings="word2vec"),
+    }
     a = AspectAttentionClassifier(**params).fit(X, y).predict_proba(X)
     b = AspectAttentionClassifier(**params).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(a, b)
@@ -408,7 +433,7 @@ def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path)
         )
     )
     clf = AspectAttentionClassifier(
-        **{**FAST, "embeddings": str(vec_file), "embedding_dim": None}
+        **{**FAST, "encoder": lstm(embeddings=str(vec_file), embedding_dim=None)}
     ).fit(X, y)
     vec_file.unlink()
     proba, stdout = _reload_in_fresh_process(
@@ -542,9 +567,10 @@ def test_class_weight_with_unknown_label(pairs):
 
 def test_freeze_embeddings_keeps_word_vectors(pairs):
     params = {**FAST, "max_epochs": 2}
-    frozen = AspectAttentionClassifier(**params, freeze_embeddings=True).fit(*pairs)
+    params_frozen = {**params, "encoder": lstm(freeze_embeddings=True)}
+    frozen = AspectAttentionClassifier(**params_frozen).fit(*pairs)
     init = AspectAttentionClassifier(
-        **{**params, "max_epochs": 1, "lr": 1e-12}, freeze_embeddings=True
+        **{**params_frozen, "max_epochs": 1, "lr": 1e-12}
     ).fit(*pairs)
     np.testing.assert_array_equal(
         frozen.module_.embedding.weight.detach(), init.module_.embedding.weight.detach()
@@ -568,7 +594,9 @@ def test_optimizers_change_the_weights(optimizer, pairs):
 
 
 def test_bidirectional_and_max_len(pairs):
-    clf = AspectAttentionClassifier(**FAST, bidirectional=True, max_len=4).fit(*pairs)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "encoder": lstm(bidirectional=True)}, max_len=4
+    ).fit(*pairs)
     (res,) = clf.explain([("the pasta was great but the waiter was rude", "food")])
     assert len(res["tokens"]) == 4
 
@@ -593,14 +621,6 @@ def test_explicit_cuda_without_cuda_is_an_error(pairs):
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        (
-            {"encoder": "transformer", "hidden_size": 64},
-            "'hidden_size' is not used when",
-        ),
-        (
-            {"encoder": "lstm", "n_layers": 3},
-            "'n_layers' is not used when encoder='lstm'",
-        ),
         ({"variant": "ae", "attention_score": "dot"}, "used when variant='ae'"),
         ({"variant": "ae", "final_state": False}, "'final_state' is not used when"),
     ],
@@ -618,9 +638,7 @@ def test_defaults_give_no_unused_parameter_warning(pairs):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        AspectAttentionClassifier(**{**FAST, "max_epochs": 1, "hidden_size": 300}).fit(
-            *pairs
-        )
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
 
 
 def test_binary_decision_function_is_one_dimensional(fitted, pairs):
@@ -798,7 +816,10 @@ def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not(
 
     defaults = AspectAttentionClassifier(**LEARN).fit(X, y)
     before = AspectAttentionClassifier(
-        **LEARN, variant="atae", final_state=True, bidirectional=False, augment=None
+        **{**LEARN, "encoder": lstm(bidirectional=False)},
+        variant="atae",
+        final_state=True,
+        augment=None,
     ).fit(X, y)
     assert sentences_right(defaults) >= 0.9
     assert sentences_right(before) <= 0.2

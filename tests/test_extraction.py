@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 import pytest
-from conftest import BAD, FOOD, GOOD, SERVICE
+from conftest import BAD, FOOD, GOOD, SERVICE, lstm
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
@@ -288,9 +288,7 @@ def test_parameters_are_validated_in_fit(sentences):
 @pytest.fixture(scope="module")
 def pipeline(sentences, fitted):
     classifier = AspectAttentionClassifier(
-        embeddings=None,
-        embedding_dim=16,
-        hidden_size=24,
+        encoder=lstm(),
         max_epochs=15,
         lr=0.01,
         random_state=0,

@@ -190,6 +190,37 @@ PARAMS.append(
           "bag width", type="int", needs=("bag",), goes="model", doc="Width.")
 )
 """
+BAG_COMPONENT = '''
+
+@register
+class BagEncoder(_WordEncoder):
+    """The word vectors themselves as states.
+
+    Parameters
+    ----------
+    bag_width : int, default=8
+        Width of the states.
+    %(words)s
+    """
+
+    kind = "bag"
+
+    def __init__(self, *, bag_width=8, embeddings="word2vec", embedding_dim=None,
+                 aspect_size=None, embedding_dropout=0.5, freeze_embeddings="auto",
+                 embedding_lr=None, lowercase=True, min_count=1, extra_vocabulary=0,
+                 unseen_words="auto"):
+        self.bag_width = bag_width
+        self.embeddings = embeddings
+        self.embedding_dim = embedding_dim
+        self.aspect_size = aspect_size
+        self.embedding_dropout = embedding_dropout
+        self.freeze_embeddings = freeze_embeddings
+        self.embedding_lr = embedding_lr
+        self.lowercase = lowercase
+        self.min_count = min_count
+        self.extra_vocabulary = extra_vocabulary
+        self.unseen_words = unseen_words
+'''
 TOY_DATASET = '''
 """A throwaway data set."""
 
@@ -222,7 +253,8 @@ def run(args):
 
 def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
     """Added to a copy of the package the way the layout says -- an encoder is its
-    module and its table entries, a data set one module, a command one module --
+    torch module, its table entries and its component, a data set one module, a
+    command one module --
     each works everywhere: fit, save, load, the CLI's choices and its commands."""
     import shutil
 
@@ -231,6 +263,8 @@ def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
     (copy / "nn" / "encoders" / "bag.py").write_text(BAG_ENCODER)
     table = copy / "params" / "encoders.py"
     table.write_text(table.read_text() + BAG_ENTRY)  # its table entries
+    components = copy / "encoders.py"
+    components.write_text(components.read_text() + BAG_COMPONENT)  # its component
     (copy / "datasets" / "toy.py").write_text(TOY_DATASET)
     (copy / "cli" / "hello.py").write_text(HELLO_COMMAND)
     code = (
@@ -245,9 +279,11 @@ def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
         "m = A.load(sys.argv[1])\n"
         "assert m.module_config_['encoder'] == 'bag'\n"
         "assert m.predict([('the soup was great', 'food')]).shape == (1,)\n"
-        "m2 = A(encoder='bag', bag_width=4, embeddings=None, embedding_dim=8,\n"
-        "       max_epochs=1).fit(*__import__('aspectattn.datasets',\n"
+        "from aspectattn.encoders import BagEncoder\n"
+        "bag = BagEncoder(bag_width=4, embeddings=None, embedding_dim=8)\n"
+        "m2 = A(encoder=bag, max_epochs=1).fit(*__import__('aspectattn.datasets',\n"
         "       fromlist=['x']).DATASETS['toy'].load())\n"
+        "assert m2.get_params()['encoder__bag_width'] == 4\n"
         "assert m2.module_config_['encoder_config']['bag_width'] == 4\n"
         "print('ok')\n"
     )

@@ -12,6 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import FAST, lstm
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.persistence import ModelFileError, load, save, to_payload
@@ -25,7 +26,6 @@ from aspectattn.text.ngrams import (
 )
 from aspectattn.text.pipelines import WordPipeline, pipeline_from_state
 from aspectattn.text.tokens import OOV_ID
-from tests.conftest import FAST
 
 WORDS = ["привет", "ресторанах", "İstanbul", "ışık", "日本語", "a", "😀x", "café",
          "naïve", "खाना", "שָׁלוֹם", "ab"]  # fmt: skip
@@ -100,7 +100,7 @@ def test_table_is_none_without_ngrams_and_vectors_mode_says_so():
         ValueError, match="unseen_words='vectors'.*embeddings='word2vec'"
     ):
         AspectAttentionClassifier(
-            **{**FAST, "embeddings": "word2vec"}, unseen_words="vectors"
+            **{**FAST, "encoder": lstm(embeddings="word2vec", unseen_words="vectors")}
         ).fit(X, y)
 
 
@@ -183,7 +183,7 @@ def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
     X = [("the pastas were delicious", "food"), ("the waiter was rude", "service")]
     X, y = X * 10, ["positive", "negative"] * 10
     clf = AspectAttentionClassifier(
-        **{**FAST, "embeddings": "fasttext"}, unseen_words=unseen_words
+        **{**FAST, "encoder": lstm(embeddings="fasttext", unseen_words=unseen_words)}
     ).fit(X, y)
     pipeline = clf.text_pipeline_
     ids = pipeline.encode(["the pasta was delicious"]).ids
@@ -198,7 +198,7 @@ def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
     if unseen_words == "vectors":
         assert type(pipeline.unseen.vectors) is np.ndarray
         # seeded: the same fit gives the same table
-        again = AspectAttentionClassifier(**clf.get_params()).fit(X, y)
+        again = AspectAttentionClassifier(**clf.get_params(deep=False)).fit(X, y)
         assert again.text_pipeline_.unseen.to_state() == pipeline.unseen.to_state()
     new = [("the pasta was delicious", "food"), ("a ruder waiter", "service")]
     proba = clf.predict_proba(new)
@@ -224,7 +224,11 @@ def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
 def test_a_model_file_with_a_bad_table_is_refused(tmp_path):
     X = [("the pastas were delicious", "pasta"), ("the waiter was rude", "waiter")]
     clf = AspectAttentionClassifier(
-        **{**FAST, "embeddings": "fasttext", "max_epochs": 1}, unseen_words="vectors"
+        **{
+            **FAST,
+            "encoder": lstm(embeddings="fasttext", unseen_words="vectors"),
+            "max_epochs": 1,
+        }
     ).fit(X * 4, ["positive", "negative"] * 4)
     payload = to_payload(clf)
     meta = json.loads(payload["metadata"])

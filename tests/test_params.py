@@ -12,32 +12,47 @@ import pytest
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn import params as P
+from aspectattn.encoders import (
+    LSTMEncoder,
+    PretrainedEncoder,
+    TransformerEncoder,
+    encoder_params,
+)
 from aspectattn.estimators import categories as category_module
 from aspectattn.estimators import pairs as pair_module
 
 #: Where the parameter table is written for people (the user guide's training page).
 README = Path(__file__).resolve().parents[1] / "docs" / "guide" / "training.md"
 ESTIMATORS = [
-    (AspectAttentionClassifier, pair_module.PARAMETERS, P.CATEGORY_GROUPS),
-    (AspectCategoryClassifier, category_module.PARAMETERS, P.PAIR_GROUPS),
+    (AspectAttentionClassifier, pair_module.SIGNATURE, P.CATEGORY_GROUPS),
+    (AspectCategoryClassifier, category_module.SIGNATURE, P.PAIR_GROUPS),
 ]
 
 
 @pytest.mark.parametrize("cls, names, excluded", ESTIMATORS)
 def test_signature_and_constraints_are_the_tables(cls, names, excluded):
     signature = inspect.signature(cls.__init__).parameters
-    assert list(signature)[1:] == names  # keyword-only, in table order
+    # keyword-only, in table order; then the flat names of earlier releases
+    assert list(signature)[1:] == [*names, "legacy"]
+    assert signature["legacy"].kind is inspect.Parameter.VAR_KEYWORD
     for name in names:
         assert signature[name].kind is inspect.Parameter.KEYWORD_ONLY
-        assert signature[name].default is P.TABLE[name].default
+        assert signature[name].default == P.TABLE[name].default, name
+        assert type(signature[name].default) is type(P.TABLE[name].default), name
     assert set(cls._parameter_constraints) == set(names)
     groups = {P.TABLE[n].group for n in names}
     assert not groups & set(excluded)  # a parameter that does not apply is absent
     assert cls().get_params() == {n: P.TABLE[n].default for n in names}
+    # the encoders' parameters are theirs, not the estimator's
+    assert not set(names) & encoder_params()
+    assert set(cls._table_names) == set(names) | (
+        encoder_params() - {p.name for p in P.PARAMS if p.group in excluded}
+    )
 
 
 def test_no_parameter_is_left_out_and_the_two_share_the_rest():
     pair, det = set(pair_module.PARAMETERS), set(category_module.PARAMETERS)
+    assert set(pair_module.SIGNATURE) | encoder_params() == pair
     assert pair | det == set(P.TABLE)
     shared = {p.name for p in P.PARAMS if p.group not in (*P.PAIR_GROUPS, "categories")}
     assert pair & det == shared
@@ -45,8 +60,10 @@ def test_no_parameter_is_left_out_and_the_two_share_the_rest():
 
 
 def test_init_only_stores_its_arguments():
-    clf = AspectCategoryClassifier(hidden_size=-3, not_mentioned="")
-    assert clf.hidden_size == -3 and clf.not_mentioned == ""  # checked in fit only
+    clf = AspectCategoryClassifier(
+        encoder=LSTMEncoder(hidden_size=-3), not_mentioned=""
+    )
+    assert clf.encoder.hidden_size == -3 and clf.not_mentioned == ""  # fit checks
     with pytest.raises(TypeError):
         AspectCategoryClassifier(variant="at")  # not a parameter of the detector
     with pytest.raises(TypeError):
@@ -57,10 +74,11 @@ def test_init_only_stores_its_arguments():
 def test_constraint_messages_name_the_estimator(cls):
     with pytest.raises(
         ValueError,
-        match=rf"The 'hidden_size' parameter of "
-        rf"{cls.__name__} must be an int in the range \[1, 100000\]. Got -3 instead.",
+        match=rf"The 'hidden_size' parameter of LSTMEncoder \(encoder of "
+        rf"{cls.__name__}\) must be an int in the range \[1, 100000\]. Got -3 "
+        "instead.",
     ):
-        cls(hidden_size=-3).fit(None, None)
+        cls(encoder=LSTMEncoder(hidden_size=-3)).fit(None, None)
 
 
 def test_methods_that_do_not_apply_are_absent():
@@ -102,11 +120,12 @@ def test_docstrings_document_every_parameter_from_the_table(cls, names, _):
         ),
         (
             AspectAttentionClassifier,
-            dict(encoder="transformer", d_model=10, n_heads=4),
+            dict(encoder=TransformerEncoder(d_model=10, n_heads=4)),
             "divisible",
         ),
         (AspectCategoryClassifier, dict(early_stopping=True), "validation_fraction"),
-        (AspectAttentionClassifier, dict(encoder="pretrained"), "pretrained_model"),
+        (AspectAttentionClassifier, dict(encoder="pretrained"), "checkpoint"),
+        (AspectAttentionClassifier, dict(encoder=PretrainedEncoder()), "path="),
     ],
 )
 def test_combinations_are_checked_before_any_data_work(cls, params, message):
@@ -131,7 +150,7 @@ def test_auto_aspects_are_checked_after_resolving_them_before_the_vocabulary(
 
 def test_unused_parameters_warn_in_sklearn_words():
     values = {
-        **AspectAttentionClassifier().get_params(),
+        **AspectAttentionClassifier()._table_params(),
         "encoder": "transformer",
         "hidden_size": 10,
         "variant": "ae",
@@ -165,7 +184,7 @@ def test_configs_take_their_fields_from_the_table():
     config = P.ModelConfig.from_params({"hidden_size": 7, "lr": 0.5})
     assert config.hidden_size == 7 and config.encoder == "lstm"
     assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
-    config = P.ModelConfig.from_params(AspectAttentionClassifier().get_params())
+    config = P.ModelConfig.from_params(AspectAttentionClassifier()._table_params())
     assert config.encoder_params == {"hidden_size": 300, "bidirectional": "auto"}
     # a leftover value (no parameter of the table) is an error, never dropped
     with pytest.raises(ValueError, match="not parameters: \\['not_a_field'\\]"):
@@ -183,10 +202,7 @@ def test_the_module_schema_is_the_tables_constraints():
     lstm = get_encoder("lstm").config_schema
     assert lstm["hidden_size"] == P.value_constraints("hidden_size")
     assert (
-        AspectAttentionClassifier(hidden_size=100_001)._parameter_constraints[
-            "hidden_size"
-        ]
-        == P.TABLE["hidden_size"].constraints
+        LSTMEncoder._constraints()["hidden_size"] == P.TABLE["hidden_size"].constraints
     )
     for name in P.ENCODERS:
         assert isinstance(get_encoder(name).config_schema, dict), name
@@ -226,9 +242,9 @@ def test_cli_help_comes_from_the_table(capsys):
         assert " ".join(P.cli_help(name).split()) in out, name
 
 
-def _readme_parameter_rows():
+def _readme_parameter_rows(heading="| parameter | default | meaning |"):
     text = README.read_text()
-    start = text.index("| parameter | default | meaning |")
+    start = text.index(heading)
     rows = {}
     for line in text[start:].splitlines()[2:]:
         if not line.startswith("|"):
@@ -243,9 +259,20 @@ def _readme_parameter_rows():
 
 def test_readme_parameter_table_matches_the_table():
     rows = _readme_parameter_rows()
-    assert set(rows) == set(pair_module.PARAMETERS)
+    assert set(rows) == set(pair_module.SIGNATURE)
     for name, default in rows.items():
         assert ast.literal_eval(default) == P.TABLE[name].default, name
+    # the encoders' table: each parameter of each encoder, with its default
+    rows = _readme_parameter_rows("| encoder parameter | default | meaning |")
+    signatures = [
+        inspect.signature(cls).parameters
+        for cls in (LSTMEncoder, TransformerEncoder, PretrainedEncoder)
+    ]
+    assert set(rows) == {name for params in signatures for name in params}
+    for name, default in rows.items():
+        for params in signatures:
+            if name in params:
+                assert ast.literal_eval(default) == params[name].default, name
     text = "".join(p.read_text() for p in sorted(README.parent.glob("*.md")))
     for name in set(category_module.PARAMETERS) - set(pair_module.PARAMETERS):
         assert f"`{name}`" in text, name
@@ -253,7 +280,7 @@ def test_readme_parameter_table_matches_the_table():
 
 # ---------------------------------------------------------------- "auto" values
 def test_auto_values_resolve_by_aspect_type_and_labels():
-    values = AspectAttentionClassifier().get_params()
+    values = AspectAttentionClassifier()._table_params()
     labels = ["negative", "neutral", "positive"]
     terms = P.resolve_auto(values, "term", labels)
     assert terms == {
@@ -338,7 +365,9 @@ def test_every_auto_default_is_resolved():
     autos = {p.name for p in P.PARAMS if p.default == "auto" and p.name != "device"}
     assert autos == set(P.AUTO_PARAMS)
     for aspect_type in ("category", "term"):
-        resolved = P.resolve_auto(AspectAttentionClassifier().get_params(), aspect_type)
+        resolved = P.resolve_auto(
+            AspectAttentionClassifier()._table_params(), aspect_type
+        )
         assert "auto" not in [v for v in resolved.values() if isinstance(v, str)]
 
 
@@ -355,7 +384,6 @@ TEXT_INPUT_CHECKS = [
     "check_estimator_cloneable",
     "check_estimator_tags_renamed",
     "check_valid_tag_types",
-    "check_do_not_raise_errors_in_init_or_set_params",
     "check_mixin_order",
     "check_estimator_sparse_tag",
     "check_estimators_unfitted",
@@ -368,6 +396,16 @@ def test_sklearn_estimator_checks_that_apply_to_text_pass(cls, check):
     from sklearn.utils import estimator_checks
 
     getattr(estimator_checks, check)(cls.__name__, cls(max_epochs=1, random_state=0))
+
+
+@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
+def test_init_and_set_params_never_raise_on_their_parameters(cls):
+    # scikit-learn's check_do_not_raise_errors_in_init_or_set_params, less the
+    # catch-all of the flat names of earlier releases, which it would pass a value
+    names = [n for n in inspect.signature(cls).parameters if n != "legacy"]
+    for value in [-1, 3.0, "helloworld", np.array([1.0, 4.0]), [1], {}, []]:
+        params = dict.fromkeys(names, value)
+        cls(**params).set_params(**params)
 
 
 @pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])

@@ -5,9 +5,10 @@ import sys
 import numpy as np
 import pytest
 import torch
-from conftest import FAST
+from conftest import FAST, settings
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.encoders import PretrainedEncoder
 from aspectattn.persistence import FORMAT_VERSION, ModelFileError, load
 
 
@@ -46,7 +47,7 @@ def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
     loaded = AspectAttentionClassifier.load(path)
     X = test_pairs[0]
     np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
-    assert loaded.get_params() == fitted.get_params()
+    assert settings(loaded) == settings(fitted)
     assert loaded.classes_.tolist() == fitted.classes_.tolist()
     assert_same_fitted_state(loaded, fitted)
     assert loaded.predict(X).dtype == fitted.predict(X).dtype
@@ -256,7 +257,7 @@ def test_a_pretrained_models_resolved_recipe_survives_every_format(
 
     X, y = make_pairs(30, 0)
     clf = AspectAttentionClassifier(
-        encoder="pretrained", pretrained_model=str(tiny_checkpoint), random_state=0
+        encoder=PretrainedEncoder(str(tiny_checkpoint)), random_state=0
     ).fit(X, y)
     recipe = {k: clf.resolved_params_[k] for k in P.PRETRAINED_TRAINING}
     assert recipe == P.PRETRAINED_TRAINING

@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import FAST
+from conftest import FAST, lstm, settings
 from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn._validation import check_pairs
+from aspectattn.encoders import PretrainedEncoder
 from aspectattn.exceptions import InputError
 from aspectattn.nn.model import MAX_DISTANCE, AspectAttentionModel
 from aspectattn.nn.ops import distance_weights, span_mask, span_mean, token_distances
@@ -330,9 +331,11 @@ def same_term_pairs(n_sentences, seed=0):
     ids=["linear", "learned", "marker", "states", "term-state"],
 )
 def test_a_tiny_model_learns_which_opinion_belongs_to_which_term(options):
+    options = dict(options)
+    encoder_options = {"bidirectional": options.pop("bidirectional", "auto")}
     X, y = same_term_pairs(220)
     clf = AspectAttentionClassifier(
-        **{**FAST, "embedding_dropout": 0.0},
+        **{**FAST, "encoder": lstm(embedding_dropout=0.0, **encoder_options)},
         variant="at",
         aspect_type="term",
         **options,
@@ -344,7 +347,7 @@ def test_without_the_position_the_same_term_rule_cannot_be_learned():
     # the control: identical inputs, opposite labels -- at most half right
     X, y = same_term_pairs(220)
     clf = AspectAttentionClassifier(
-        **{**FAST, "embedding_dropout": 0.0},
+        **{**FAST, "encoder": lstm(embedding_dropout=0.0)},
         variant="at",
         aspect_type="term",
         position_weighting="none",
@@ -396,7 +399,7 @@ def test_position_models_round_trip(positional, tmp_path):
     again = pickle.loads(pickle.dumps(clf))
     for other in (loaded, again):
         np.testing.assert_array_equal(other.predict_proba(X), clf.predict_proba(X))
-    assert loaded.get_params() == clf.get_params()
+    assert settings(loaded) == settings(clf)
     assert clone(clf).get_params()["term_query"] == "both"
 
 
@@ -417,8 +420,7 @@ def test_position_options_warn_where_they_are_not_used():
 def test_pretrained_term_states_are_its_sub_words(tiny_checkpoint):
     X, y = two_term_pairs(30)
     clf = AspectAttentionClassifier(
-        encoder="pretrained",
-        pretrained_model=str(tiny_checkpoint),
+        encoder=PretrainedEncoder(str(tiny_checkpoint)),
         variant="at",
         aspect_type="term",
         term_query="states",

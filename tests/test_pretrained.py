@@ -13,11 +13,11 @@ import torch
 from conftest import SHARED_DATA, make_pairs
 
 from aspectattn import AspectAttentionClassifier, MissingDependencyError
+from aspectattn.encoders import PretrainedEncoder
 
 CHECKPOINT = SHARED_DATA / "all-MiniLM-L6-v2"
 pytestmark = pytest.mark.skipif(not CHECKPOINT.is_dir(), reason="no MiniLM checkpoint")
 PARAMS = dict(
-    encoder="pretrained",
     variant="at",
     lr=5e-5,
     dropout=0.1,
@@ -39,7 +39,7 @@ def fitted(request, data, tmp_path_factory):
     copy = tmp_path_factory.mktemp("ckpt") / "minilm"
     shutil.copytree(CHECKPOINT, copy)
     clf = AspectAttentionClassifier(
-        **PARAMS, pretrained_model=str(copy), pretrained_input=request.param
+        **PARAMS, encoder=PretrainedEncoder(str(copy), input=request.param)
     ).fit(*data)
     shutil.rmtree(copy)
     return clf
@@ -48,7 +48,7 @@ def fitted(request, data, tmp_path_factory):
 def test_explain_uses_the_checkpoints_subword_tokens(fitted):
     (res,) = fitted.explain([("The sushi was wonderful.", "food")])
     assert res["tokens"][:4] == ["[CLS]", "the", "su", "##shi"]
-    if fitted.pretrained_input == "pair":
+    if fitted.encoder.input == "pair":
         assert res["tokens"][-3:] == ["[SEP]", "food", "[SEP]"]
     assert np.isclose(res["weights"].sum(), 1.0)
 
@@ -135,15 +135,16 @@ def test_safe_format_round_trip(fitted, data, tmp_path):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"pretrained_model": None}, "needs pretrained_model="),
+        ({"encoder": PretrainedEncoder()}, "needs path="),
+        ({"encoder": "pretrained"}, "needs its checkpoint"),
         ({"variant": "atae"}, "supports variant='at' only"),
-        ({"pretrained_model": "/nowhere"}, "not a directory"),
+        ({"encoder": PretrainedEncoder("/nowhere")}, "not a directory"),
     ],
 )
 def test_bad_configuration(params, message, data):
     pytest.importorskip("transformers")
     clf = AspectAttentionClassifier(
-        **{**PARAMS, "pretrained_model": str(CHECKPOINT), **params}
+        **{**PARAMS, "encoder": PretrainedEncoder(str(CHECKPOINT)), **params}
     )
     with pytest.raises((ValueError, FileNotFoundError), match=message):
         clf.fit(*data)
@@ -151,6 +152,8 @@ def test_bad_configuration(params, message, data):
 
 def test_missing_transformers_gives_an_install_hint(monkeypatch, data):
     monkeypatch.setitem(sys.modules, "transformers", None)
-    clf = AspectAttentionClassifier(**PARAMS, pretrained_model=str(CHECKPOINT))
+    clf = AspectAttentionClassifier(
+        **PARAMS, encoder=PretrainedEncoder(str(CHECKPOINT))
+    )
     with pytest.raises(MissingDependencyError, match=r"aspectattn\[pretrained\]"):
         clf.fit(*data)

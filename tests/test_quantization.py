@@ -14,18 +14,22 @@ from aspectattn import (
     AspectAttnWarning,
     AspectCategoryClassifier,
 )
+from aspectattn.encoders import LSTMEncoder, PretrainedEncoder, TransformerEncoder
 from aspectattn.engine.quantization import quantize_module
 
+#: random 16-d word vectors
+WORDS = dict(embeddings=None, embedding_dim=16)
 TINY = dict(
     variant="at",
-    embeddings=None,
-    embedding_dim=16,
+    encoder=LSTMEncoder(**WORDS),
     max_epochs=3,
     batch_size=16,
     random_state=0,
     device="cpu",
 )
-TRANSFORMER = dict(encoder="transformer", d_model=32, n_heads=2, n_layers=1)
+TRANSFORMER = dict(
+    encoder=TransformerEncoder(d_model=32, n_heads=2, n_layers=1, **WORDS)
+)
 
 
 @pytest.fixture(scope="module", params=["transformer", "pretrained"])
@@ -34,12 +38,8 @@ def fitted(request, pairs):
         params = TRANSFORMER
     else:
         checkpoint = request.getfixturevalue("tiny_checkpoint")
-        params = dict(encoder="pretrained", pretrained_model=str(checkpoint), lr=1e-3)
-        return AspectAttentionClassifier(
-            **{k: v for k, v in TINY.items() if not k.startswith("embedding")},
-            **params,
-        ).fit(*pairs)
-    return AspectAttentionClassifier(**TINY, **params).fit(*pairs)
+        params = dict(encoder=PretrainedEncoder(str(checkpoint)), lr=1e-3)
+    return AspectAttentionClassifier(**{**TINY, **params}).fit(*pairs)
 
 
 def _quantized_layers(module):
@@ -125,7 +125,9 @@ def test_bfloat16_predictions_are_close_to_float_and_switch_back(fitted, test_pa
 
 def test_lstm_model_is_left_unchanged_with_a_warning(pairs, test_pairs):
     X, _ = test_pairs
-    model = AspectAttentionClassifier(**TINY, hidden_size=16).fit(*pairs)
+    model = AspectAttentionClassifier(
+        **{**TINY, "encoder": LSTMEncoder(hidden_size=16, **WORDS)}
+    ).fit(*pairs)
     expected = model.predict_proba(X)
     model.set_params(quantize="int8")
     with pytest.warns(AspectAttnWarning, match="leaves this model unchanged"):
@@ -134,11 +136,11 @@ def test_lstm_model_is_left_unchanged_with_a_warning(pairs, test_pairs):
 
 def test_refit_replaces_the_int8_copy(pairs, test_pairs):
     X, _ = test_pairs
-    model = AspectAttentionClassifier(**TINY, **TRANSFORMER, quantize="int8")
+    model = AspectAttentionClassifier(**{**TINY, **TRANSFORMER}, quantize="int8")
     first = model.fit(*pairs).predict_proba(X)
     X2, y2 = make_pairs(120, seed=5)
     second = model.fit(X2, y2).predict_proba(X)
-    fresh = AspectAttentionClassifier(**TINY, **TRANSFORMER, quantize="int8")
+    fresh = AspectAttentionClassifier(**{**TINY, **TRANSFORMER}, quantize="int8")
     np.testing.assert_array_equal(second, fresh.fit(X2, y2).predict_proba(X))
     assert not np.array_equal(first, second)
 
@@ -159,8 +161,6 @@ def test_detector_predicts_with_int8():
     Y = [["positive", "negative"]] * 20 + [["negative", "none"]] * 20
     det = AspectCategoryClassifier(
         **TRANSFORMER,
-        embeddings=None,
-        embedding_dim=16,
         max_epochs=2,
         random_state=0,
         device="cpu",

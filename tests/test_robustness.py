@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import FAST
+from conftest import FAST, lstm
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -142,8 +142,8 @@ def test_failed_fit_leaves_a_fitted_estimator_unchanged(model, pairs, monkeypatc
     with pytest.raises(InputError):
         model.fit([("", "food")], ["positive"])
     with pytest.raises(ValueError):
-        model.set_params(hidden_size=-1).fit(*pairs)
-    model.set_params(hidden_size=FAST["hidden_size"])
+        model.set_params(encoder=lstm(hidden_size=-1)).fit(*pairs)
+    model.set_params(encoder=FAST["encoder"])
 
     from aspectattn.nn.model import AspectAttentionModel
 
@@ -188,11 +188,11 @@ def test_eight_threads_give_the_single_threaded_results(model, test_pairs):
 _FIT_AND_PREDICT = textwrap.dedent("""
     import sys, numpy as np
     sys.path.insert(0, sys.argv[2])
-    from conftest import make_pairs, FAST
+    from conftest import make_pairs, FAST, lstm
     from aspectattn import AspectAttentionClassifier
     X, y = make_pairs(80, seed=3, single_share=0.4)
-    params = {**FAST, "max_epochs": 3, "dropout": 0.3, "embeddings": "word2vec",
-              "validation_fraction": 0.2}
+    params = {**FAST, "max_epochs": 3, "dropout": 0.3,
+              "encoder": lstm(embeddings="word2vec"), "validation_fraction": 0.2}
     clf = AspectAttentionClassifier(**params).fit(X, y)
     np.save(sys.argv[1], clf.predict_proba(X))
 """)

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST, FOOD, SERVICE, json_values, make_pairs
+from conftest import FAST, FOOD, SERVICE, json_values, lstm, make_pairs, transformer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from aspectattn import (
     AspectAttentionClassifier,
@@ -21,6 +22,7 @@ from aspectattn import (
     InputError,
     UnknownAspectError,
 )
+from aspectattn.encoders import PretrainedEncoder, encoder_params
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -34,15 +36,14 @@ from aspectattn.serving.runtime import (
 )
 
 TOL = 1e-5  # the issue's bar; the observed differences are ~1e-7
-TRANSFORMER = dict(encoder="transformer", d_model=24, n_heads=2, n_layers=1)
 
 
 def _params(encoder, **extra):
-    params = {**FAST, "max_epochs": 2, **extra}
-    if encoder == "transformer":
-        params.pop("hidden_size")
-        params.update(TRANSFORMER)
-    return params
+    """FAST for two epochs with the tests' ``encoder`` ("lstm" or
+    "transformer"), the encoder's parameters among ``extra`` set on it."""
+    own = {k: extra.pop(k) for k in list(extra) if k in encoder_params()}
+    make = transformer if encoder == "transformer" else lstm
+    return {**FAST, "max_epochs": 2, "encoder": make(**own), **extra}
 
 
 def _term_pairs(n, seed):
@@ -218,8 +219,7 @@ def test_runtime_needs_no_torch(pairs, tmp_path):
 def pretrained_params(tiny_checkpoint):
     pytest.importorskip("transformers")
     return dict(
-        encoder="pretrained",
-        pretrained_model=str(tiny_checkpoint),
+        encoder=PretrainedEncoder(str(tiny_checkpoint)),
         lr=1e-3,
         max_epochs=2,
         random_state=0,
@@ -230,20 +230,22 @@ def pretrained_params(tiny_checkpoint):
     "setting",
     [
         {},  # one encoder pass per sentence for all its aspects
-        {"pretrained_input": "pair"},  # the aspect as a second segment
+        {"input": "pair"},  # the aspect as a second segment
         {"terms": True},  # term spans: final state, position weighting
     ],
     ids=["shared", "pair-input", "terms"],
 )
 def test_pretrained_pair_classifier_same_as_torch(pretrained_params, setting, tmp_path):
-    setting = dict(setting)
+    setting = dict(setting)  # (the encoder's, but for "terms")
     if setting.pop("terms", False):
         X, y = _term_pairs(60, 0)
         X_test, _ = _term_pairs(20, 1)
     else:
         X, y = make_pairs(60, 0)
         X_test, _ = make_pairs(20, 1)
-    clf = AspectAttentionClassifier(**pretrained_params, **setting).fit(X, y)
+    encoder = clone(pretrained_params["encoder"]).set_params(**setting)
+    clf = AspectAttentionClassifier(**{**pretrained_params, "encoder": encoder})
+    clf.fit(X, y)
     model = load_onnx(export_onnx(clf, tmp_path / "export"))
     meta = json.loads((tmp_path / "export" / "model.json").read_text())
     assert meta["text_pipeline"]["kind"] == "subwords"
@@ -306,7 +308,10 @@ def test_int8_export_of_every_model_kind_predicts(kind, pretrained_params, tmp_p
     X, y = _term_pairs(60, 0) if terms else make_pairs(60, 0)
     X_test, _ = _term_pairs(30, 1) if terms else make_pairs(30, 1)
     params = {
-        "pretrained-pair-input": {**pretrained_params, "pretrained_input": "pair"},
+        "pretrained-pair-input": {
+            **pretrained_params,
+            "encoder": clone(pretrained_params["encoder"]).set_params(input="pair"),
+        },
         "pretrained-terms": pretrained_params,
         "transformer": _params("transformer"),
         "lstm-terms": _params("lstm"),

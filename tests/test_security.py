@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.encoders import PretrainedEncoder
 from aspectattn.persistence import ModelFileError, _digest, load
 from aspectattn.text.tokens import MAX_TOKEN_CHARS, Tokenizer, Vocabulary
 
@@ -37,9 +38,7 @@ def word_model_file(tmp_path_factory):
 def subword_model_file(tiny_checkpoint, tmp_path_factory):
     X, y = make_pairs(30, seed=0)
     clf = AspectAttentionClassifier(
-        **{**FAST, "max_epochs": 1},
-        encoder="pretrained",
-        pretrained_model=tiny_checkpoint,
+        **{**FAST, "max_epochs": 1, "encoder": PretrainedEncoder(tiny_checkpoint)},
         variant="at",
     ).fit(X, y)
     path = tmp_path_factory.mktemp("models") / "subwords.aam"
@@ -89,9 +88,7 @@ def test_tokenizer_file_names_outside_the_allow_list_are_refused(
 def test_fitting_a_checkpoint_quietly_shows_no_loading_bar(tiny_checkpoint, capfd):
     X, y = make_pairs(10, seed=0)
     AspectAttentionClassifier(
-        **{**FAST, "max_epochs": 1},
-        encoder="pretrained",
-        pretrained_model=tiny_checkpoint,
+        **{**FAST, "max_epochs": 1, "encoder": PretrainedEncoder(tiny_checkpoint)},
         variant="at",
     ).fit(X, y)
     captured = capfd.readouterr()

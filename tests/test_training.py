@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, make_pairs
+from conftest import FAST, lstm, make_pairs
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
@@ -316,7 +316,12 @@ def test_checkpoint_with_a_random_state_object_resumes(tmp_path):
 def test_a_loss_that_turns_nan_stops_training_with_a_clear_error(pairs):
     from aspectattn.exceptions import NonFiniteError
 
-    params = {**FAST, "optimizer": "sgd", "lr": 1e38, "embedding_lr": 1e38}
+    params = {
+        **FAST,
+        "optimizer": "sgd",
+        "lr": 1e38,
+        "encoder": lstm(embedding_lr=1e38),
+    }
     with pytest.raises(NonFiniteError, match="Lower lr"):
         AspectAttentionClassifier(**params).fit(*pairs)
 

@@ -5,14 +5,15 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import BAD, FAST, GOOD, random_batch
+from conftest import BAD, FAST, GOOD, random_batch, transformer
 from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.nn.encoders.transformer import MultiHeadSelfAttention
 from aspectattn.nn.model import AspectAttentionModel
 
-TF = {**FAST, "encoder": "transformer", "d_model": 32, "n_heads": 4, "lr": 1e-3}
+#: d_model 32, four heads, two layers
+TF = {**FAST, "encoder": transformer(d_model=32, n_heads=4, n_layers=2), "lr": 1e-3}
 
 
 def _model(variant="atae", **kw):
@@ -76,8 +77,12 @@ def test_output_does_not_change_with_extra_padding(variant):
 
 
 def test_d_model_must_be_divisible_by_heads(pairs):
-    with pytest.raises(ValueError, match="d_model=30 must be divisible by n_heads=4"):
-        AspectAttentionClassifier(**{**TF, "d_model": 30}).fit(*pairs)
+    with pytest.raises(
+        ValueError, match="encoder__d_model=30 must be divisible by encoder__n_heads=4"
+    ):
+        AspectAttentionClassifier(
+            **{**TF, "encoder": transformer(d_model=30, n_heads=4)}
+        ).fit(*pairs)
 
 
 def _order_data(n, seed):
@@ -112,7 +117,14 @@ def test_learns_a_word_order_rule_that_bag_of_words_cannot(positional):
     X, y = _order_data(400, 0)
     X_test, y_test = _order_data(100, 1)
     clf = AspectAttentionClassifier(
-        **{**TF, "max_epochs": 30}, variant="ae", positional=positional
+        **{
+            **TF,
+            "max_epochs": 30,
+            "encoder": transformer(
+                d_model=32, n_heads=4, n_layers=2, positional=positional
+            ),
+        },
+        variant="ae",
     )
     assert clf.fit(X, y).score(X_test, y_test) >= 0.95
     assert _bag_of_words_accuracy((X, y), (X_test, y_test), with_aspect=False) <= 0.65
@@ -130,11 +142,15 @@ def test_learns_an_aspect_dependent_rule_that_bag_of_words_cannot(
     # it on every seed tried (0.99-1.0 over seeds 0-2, additive and bilinear
     # scores); without them its optimisation was fragile here (0.8-1.0).
     clf = AspectAttentionClassifier(
-        **{**TF, "lr": 3e-3, "max_epochs": 60},
+        **{
+            **TF,
+            "lr": 3e-3,
+            "max_epochs": 60,
+            "encoder": transformer(
+                d_model=32, n_heads=4, embedding_dropout=0.0, dropout=0.0
+            ),
+        },
         variant=variant,
-        n_layers=1,
-        embedding_dropout=0.0,
-        transformer_dropout=0.0,
     )
     assert clf.fit(*pairs).score(*test_pairs) >= 0.9
     assert _bag_of_words_accuracy(pairs, test_pairs, with_aspect=True) <= 0.6
@@ -160,7 +176,7 @@ def test_api_pickle_and_self_attention(pairs, test_pairs):
 def test_grid_search_over_layers_and_heads(pairs):
     grid = GridSearchCV(
         AspectAttentionClassifier(**{**TF, "max_epochs": 2}),
-        {"n_layers": [1, 2], "n_heads": [2, 4]},
+        {"encoder__n_layers": [1, 2], "encoder__n_heads": [2, 4]},
         cv=2,
     )
     grid.fit(*pairs)

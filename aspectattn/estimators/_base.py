@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
 from .._validation import plain
+from ..encoders import encoder_component, encoder_params, split_legacy
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.distillation import fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
@@ -173,21 +174,73 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ parameter checks
-    def _own_params(self) -> dict:
-        """The estimator's parameters, numpy scalars as Python values."""
-        return {k: plain(v) for k, v in self.get_params(deep=False).items()}
+    #: The estimator's settings as the parameter table names them: its own
+    #: parameters and its encoders' (set by each estimator).
+    _table_names: tuple = ()
+
+    def _table_params(self) -> dict:
+        """The estimator's settings under the parameter table's names (numpy
+        scalars as Python values): its parameters, with the encoder's spelled out
+        (``encoder``: its name; the other encoders' parameters at their
+        defaults). What the configs read and model files store."""
+        own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
+        encoder = self._encoder()
+        values = {
+            **{name: P.TABLE[name].default for name in self._table_names},
+            **own,
+            **encoder.table_values(),
+            "encoder": encoder.kind,
+        }
+        return {name: values[name] for name in self._table_names}
+
+    @classmethod
+    def _from_table_params(cls, values: dict, warn: bool = False):
+        """The estimator of ``values`` (table names, as :meth:`_table_params`
+        gives them, model files store them and earlier releases took them).
+        ``warn``: a ``FutureWarning`` for the encoder's parameters among them."""
+        encoder = values.get("encoder", P.TABLE["encoder"].default)
+        component, rest = split_legacy(cls.__name__, encoder, values, warn=warn)
+        if (
+            isinstance(encoder, str)
+            and component.get_params() == type(component)().get_params()
+        ):
+            component = encoder  # the name stands for its encoder's defaults
+        return cls(**{**rest, "encoder": component})
+
+    def _encoder(self):
+        """The encoder component (a name gives its defaults)."""
+        return encoder_component(self.encoder)
 
     def _values(self) -> dict:
         """Every setting: the parameters and the estimator's fixed settings."""
-        return {**self._fixed_params, **self._own_params()}
+        return {**self._fixed_params, **self._table_params()}
+
+    def set_params(self, **params):
+        """Set the parameters (scikit-learn's ``set_params``). An encoder's
+        parameter (``encoder__hidden_size``) on an encoder given by name makes it
+        its component first; the encoder's parameters under the flat names of
+        earlier releases (``hidden_size``) are set on it with a
+        ``FutureWarning``."""
+        flat = {k: params.pop(k) for k in list(params) if k in encoder_params()}
+        if flat:
+            encoder = params.get("encoder", self.encoder)
+            params["encoder"], _ = split_legacy(type(self).__name__, encoder, flat)
+        if any(k.startswith("encoder__") for k in params) and isinstance(
+            params.get("encoder", self.encoder), str
+        ):
+            params["encoder"] = encoder_component(params.get("encoder", self.encoder))
+        return super().set_params(**params)
 
     def _check_params(self) -> dict:
         """Validate every parameter and every combination of them (before any data
         work), warn about the ones the other settings leave unused; the settings."""
         validate_params(self, self._parameter_constraints)
+        if not isinstance(self.encoder, str):
+            self.encoder.check(type(self).__name__)
         values = self._values()
         self._check_combinations(values)
-        own = self.get_params(deep=False)
+        # (the estimator's parameters and its encoder's, set or not)
+        own = {**self.get_params(deep=False), **self._encoder().table_values()}
         aspect_type = values.get("aspect_type")
         P.warn_unused(
             values,
@@ -201,22 +254,18 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         if values["encoder"] == "pretrained":
             if values["pretrained_model"] is None:
                 raise ValueError(
-                    f"encoder='pretrained' needs pretrained_model= (a local Hugging "
-                    f"Face checkpoint directory) in {name}."
+                    f"encoder='pretrained' needs its checkpoint in {name}: "
+                    "encoder=PretrainedEncoder(path), path a local Hugging Face "
+                    "checkpoint directory."
                 )
             if values["variant"] != "at":
                 raise ValueError(
                     "encoder='pretrained' supports variant='at' only (the aspect "
-                    "reaches the encoder through pretrained_input='pair' instead of "
+                    "reaches the encoder through PretrainedEncoder(input='pair') "
+                    "instead of "
                     f"being appended to word vectors); got "
                     f"variant={values['variant']!r}."
                 )
-        if values["encoder"] == "transformer" and values["d_model"] % values["n_heads"]:
-            raise ValueError(
-                f"d_model={values['d_model']} must be divisible by "
-                f"n_heads={values['n_heads']} in {name} (each head gets d_model / "
-                "n_heads dimensions)."
-            )
         if values["early_stopping"] and values["validation_fraction"] is None:
             raise ValueError(
                 f"early_stopping=True needs a validation split: set validation_fraction"
@@ -242,8 +291,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     def _resolved_record(self, values: dict) -> dict:
         """``resolved_params_``: the value of each of the estimator's parameters
         that can be ``"auto"``, as this fit used it."""
-        own = self.get_params(deep=False)
-        return {name: values[name] for name in P.AUTO_PARAMS if name in own}
+        return {
+            name: values[name] for name in P.AUTO_PARAMS if name in self._table_names
+        }
 
     def _derived_record(self, aspect_type: str) -> dict:
         """``resolved_params_`` of a model saved before it was recorded: from its
@@ -276,8 +326,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         if values["batch_by"] == "sentence" and config.encoder_sees_aspect(aspect_type):
             raise ValueError(
                 "batch_by='sentence' needs an encoder that does not see the "
-                "aspect (variant='at', and pretrained_input='vector' with a "
-                f"pretrained encoder); got variant={values['variant']!r}."
+                "aspect (variant='at', and PretrainedEncoder(input='vector') for "
+                f"a pretrained encoder); got variant={values['variant']!r}."
             )
 
     def _configs(self, values: dict):
@@ -286,7 +336,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         parameter is an error)."""
         return (
             P.ModelConfig.from_params(values),
-            P.TrainingConfig.from_params(values, self._own_params()),
+            P.TrainingConfig.from_params(values, self._table_params()),
         )
 
     # ---------------------------------------------------------------- the fit

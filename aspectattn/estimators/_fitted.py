@@ -12,6 +12,7 @@ import torch
 
 from .. import persistence
 from .._fields import labels_state
+from ..encoders import encoder_params, split_legacy
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
 from ..params._constraints import validate_params
@@ -91,20 +92,23 @@ class FittedState:
         """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
         read from a file. Validates every field; raises ``ValueError`` or
         ``TypeError`` on anything unexpected."""
-        estimator = cls()
         params = {
             k: v
             for k, v in params.items()
             if not (k in cls._retired_params and v == cls._retired_params[k])
         }
-        own = estimator.get_params(deep=False)
+        own = set(cls._table_names)
         added = {k: v for k, v in cls._added_params.items() if k in own}
         params = {**added, **params}
-        unknown = set(params) - set(own)
+        unknown = set(params) - own
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
-        estimator.set_params(**params)
+        if not isinstance(params.get("encoder", "lstm"), str):
+            raise ValueError("the encoder must be named")
+        estimator = cls._from_table_params(params)
         validate_params(estimator, cls._parameter_constraints)
+        if not isinstance(estimator.encoder, str):
+            estimator.encoder.check(cls.__name__)
         expected = set(FITTED_ATTRIBUTES) - {"module_"}
         if isinstance(state, dict) and "resolved_params_" not in state:
             state = {**state, "resolved_params_": None}  # written before it existed
@@ -179,6 +183,11 @@ class FittedState:
         module_state = state.pop("_module_state", None)
         if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)
+        flat = {k: state.pop(k) for k in list(state) if k in encoder_params()}
+        if flat:  # the encoder's parameters, kept on the estimator before 0.1.0
+            state["encoder"], _ = split_legacy(
+                type(self).__name__, state.get("encoder", "lstm"), flat, warn=False
+            )
         self.__dict__.update(state)
         if "resolved_params_" not in state and "aspect_type_" in state:
             self.resolved_params_ = self._derived_record(self.aspect_type_)

@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import augment, persistence
 from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
+from ..encoders import encoder_constraints, encoder_params, legacy_encoder
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, table_teacher_targets
@@ -48,6 +49,8 @@ __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
 
 #: The parameters of the detector, in the order of the table.
 PARAMETERS = P.names_for(P.PAIR_GROUPS)
+#: The parameters of its signature: those of the table less its encoders'.
+SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
 
 
 @persistence.register
@@ -97,7 +100,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     >>> clf.categories_.tolist()
     ['food', 'service']
     """,
-        PARAMETERS,
+        SIGNATURE,
     )
 
     # Settings of the shared machinery that are not parameters of the detector.
@@ -111,8 +114,80 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     )
     # Parameters of earlier releases that could hold one value only.
     _retired_params = {"scoring": "loss"}
-    _parameter_constraints = P.constraints(PARAMETERS)
-    __init__ = P.init_for(PARAMETERS, "AspectCategoryClassifier")
+    _table_names = tuple(PARAMETERS)
+    _parameter_constraints = encoder_constraints(P.constraints(SIGNATURE))
+
+    def __init__(
+        self,
+        *,
+        encoder="lstm",
+        head_lr="auto",
+        dropout="auto",
+        max_len=100,
+        language="auto",
+        attention_score="additive",
+        attention_heads=1,
+        final_state="auto",
+        augment="auto",
+        optimizer="adam",
+        lr="auto",
+        weight_decay=0.0,
+        batch_size="auto",
+        max_epochs="auto",
+        lr_schedule="auto",
+        precision="auto",
+        gradient_clip=None,
+        teacher=None,
+        distill_weight=0.5,
+        distill_temperature=2.0,
+        validation_fraction=None,
+        early_stopping=False,
+        patience="auto",
+        checkpoint_dir=None,
+        random_state=None,
+        device="auto",
+        quantize=None,
+        verbose=0,
+        not_mentioned="none",
+        sparse_penalty=0.0,
+        orthogonal_penalty=0.0,
+        mention_weight=1.0,
+        **legacy,
+    ):
+        self.encoder = encoder
+        self.head_lr = head_lr
+        self.dropout = dropout
+        self.max_len = max_len
+        self.language = language
+        self.attention_score = attention_score
+        self.attention_heads = attention_heads
+        self.final_state = final_state
+        self.augment = augment
+        self.optimizer = optimizer
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.lr_schedule = lr_schedule
+        self.precision = precision
+        self.gradient_clip = gradient_clip
+        self.teacher = teacher
+        self.distill_weight = distill_weight
+        self.distill_temperature = distill_temperature
+        self.validation_fraction = validation_fraction
+        self.early_stopping = early_stopping
+        self.patience = patience
+        self.checkpoint_dir = checkpoint_dir
+        self.random_state = random_state
+        self.device = device
+        self.quantize = quantize
+        self.verbose = verbose
+        self.not_mentioned = not_mentioned
+        self.sparse_penalty = sparse_penalty
+        self.orthogonal_penalty = orthogonal_penalty
+        self.mention_weight = mention_weight
+        if legacy:  # the encoder's parameters, as earlier releases took them
+            self.encoder = legacy_encoder(type(self).__name__, encoder, legacy)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -122,6 +197,12 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
 
     def _check_combinations(self, values: dict) -> None:
         super()._check_combinations(values)
+        if getattr(self.encoder, "input", "vector") != "vector":
+            raise ValueError(
+                f"{type(self).__name__} reads each sentence once for all its "
+                "categories: its PretrainedEncoder takes input='vector' only; got "
+                f"input={self.encoder.input!r}."
+            )
         if not self.not_mentioned.strip():
             raise ValueError(
                 f"The 'not_mentioned' parameter of {type(self).__name__} must be a "

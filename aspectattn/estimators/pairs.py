@@ -31,6 +31,7 @@ from .._validation import (
     check_texts,
     resolve_aspect_type,
 )
+from ..encoders import encoder_constraints, encoder_params, legacy_encoder
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, teacher_targets
@@ -45,6 +46,8 @@ __all__ = ["AspectAttentionClassifier"]
 
 #: The parameters of the pair classifier, in the order of the table.
 PARAMETERS = P.names_for(P.CATEGORY_GROUPS)
+#: The parameters of its signature: those of the table less its encoders'.
+SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
 
 
 @persistence.register
@@ -131,11 +134,97 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     >>> clf.predict(X).shape
     (2,)
     """,
-        PARAMETERS,
+        SIGNATURE,
     )
 
-    _parameter_constraints = P.constraints(PARAMETERS)
-    __init__ = P.init_for(PARAMETERS, "AspectAttentionClassifier")
+    _table_names = tuple(PARAMETERS)
+    _parameter_constraints = encoder_constraints(P.constraints(SIGNATURE))
+
+    def __init__(
+        self,
+        *,
+        variant="at",
+        aspect_type="auto",
+        encoder="lstm",
+        head_lr="auto",
+        dropout="auto",
+        max_len=100,
+        language="auto",
+        attention_score="additive",
+        attention_heads=1,
+        final_state="auto",
+        position_weighting="auto",
+        term_marker=False,
+        term_query="vectors",
+        augment="auto",
+        antonyms=None,
+        optimizer="adam",
+        lr="auto",
+        weight_decay=0.0,
+        batch_size="auto",
+        batch_by="auto",
+        max_epochs="auto",
+        lr_schedule="auto",
+        precision="auto",
+        gradient_clip=None,
+        class_weight=None,
+        teacher=None,
+        distill_weight=0.5,
+        distill_temperature=2.0,
+        validation_fraction=None,
+        early_stopping=False,
+        scoring="loss",
+        patience="auto",
+        checkpoint_dir=None,
+        text_column="text",
+        aspect_column="aspect",
+        random_state=None,
+        device="auto",
+        quantize=None,
+        verbose=0,
+        **legacy,
+    ):
+        self.variant = variant
+        self.aspect_type = aspect_type
+        self.encoder = encoder
+        self.head_lr = head_lr
+        self.dropout = dropout
+        self.max_len = max_len
+        self.language = language
+        self.attention_score = attention_score
+        self.attention_heads = attention_heads
+        self.final_state = final_state
+        self.position_weighting = position_weighting
+        self.term_marker = term_marker
+        self.term_query = term_query
+        self.augment = augment
+        self.antonyms = antonyms
+        self.optimizer = optimizer
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.batch_size = batch_size
+        self.batch_by = batch_by
+        self.max_epochs = max_epochs
+        self.lr_schedule = lr_schedule
+        self.precision = precision
+        self.gradient_clip = gradient_clip
+        self.class_weight = class_weight
+        self.teacher = teacher
+        self.distill_weight = distill_weight
+        self.distill_temperature = distill_temperature
+        self.validation_fraction = validation_fraction
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.patience = patience
+        self.checkpoint_dir = checkpoint_dir
+        self.text_column = text_column
+        self.aspect_column = aspect_column
+        self.random_state = random_state
+        self.device = device
+        self.quantize = quantize
+        self.verbose = verbose
+        if legacy:  # the encoder's parameters, as earlier releases took them
+            self.encoder = legacy_encoder(type(self).__name__, encoder, legacy)
 
     _module_class = AspectAttentionModel
 

@@ -101,13 +101,16 @@ def satisfies(value: Any, allowed: list) -> bool:
     return any(make_constraint(c).is_satisfied_by(value) for c in allowed)
 
 
-def validate_params(estimator: Any, constraints: dict[str, list]) -> None:
+def validate_params(
+    estimator: Any, constraints: dict[str, list], caller: str | None = None
+) -> None:
     """Check the parameters ``constraints`` names on ``estimator``, as
     scikit-learn does: an ``InvalidParameterError`` (a ``ValueError``) such as
-    "The 'hidden_size' parameter of AspectAttentionClassifier must be an int in the
-    range [1, inf). Got -3 instead."."""
+    "The 'hidden_size' parameter of LSTMEncoder must be an int in the range
+    [1, inf). Got -3 instead.". ``caller``: who the message names (default: the
+    estimator's class)."""
     validate_parameter_constraints(
         constraints,
         {name: getattr(estimator, name) for name in constraints},
-        caller_name=type(estimator).__name__,
+        caller_name=caller or type(estimator).__name__,
     )

@@ -61,14 +61,16 @@ in their text, else ``"category"``; see ``aspect_type_``.""",
         [StrOptions(set(ENCODERS))],
         "model",
         "sentence encoder under the aspect attention",
-        type='{"lstm", "transformer", "pretrained"}',
+        type='encoder or {"lstm", "transformer", "pretrained"}',
         needs=(),
         doc="""\
-The sentence encoder under the aspect attention. ``"transformer"``: multi-head
-self-attention with position encodings, residual connections and LayerNorm
-(``n_layers``, ``n_heads``, ``d_model``, ``ff_size``, ``norm_first``,
-``positional``, ``transformer_dropout``); the mean of its states replaces the
-LSTM's last state. ``hidden_size`` and ``bidirectional`` apply to the LSTM only.""",
+The sentence encoder under the aspect attention, with its own parameters:
+:class:`~aspectattn.encoders.LSTMEncoder` (Wang et al.'s),
+:class:`~aspectattn.encoders.TransformerEncoder` (multi-head self-attention
+over the same word vectors) or :class:`~aspectattn.encoders.PretrainedEncoder`
+(a Hugging Face checkpoint fine-tuned end to end). A name stands for that
+encoder with its defaults. Grid searches reach its parameters as
+``encoder__hidden_size`` and so on.""",
     ),
     Param(
         "freeze_embeddings",

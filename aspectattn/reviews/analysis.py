@@ -281,8 +281,9 @@ def analyze_reviews(reviews, model, *, freq: str = "M", **options):
     >>> texts = ["Great pasta.", "Rude waiter.", "Great pasta, rude waiter."] * 5
     >>> Y = pd.DataFrame({"food": ["positive", "none", "positive"] * 5,
     ...                   "service": ["none", "negative", "negative"] * 5})
-    >>> detector = AspectCategoryClassifier(embeddings=None, max_epochs=2,
-    ...                                     random_state=0).fit(texts, Y)
+    >>> from aspectattn.encoders import LSTMEncoder
+    >>> detector = AspectCategoryClassifier(encoder=LSTMEncoder(embeddings=None),
+    ...                                     max_epochs=2, random_state=0).fit(texts, Y)
     >>> table, summary = analyze_reviews(["Great pasta. Rude waiter!"], detector)
     >>> table.columns.tolist()[:4]
     ['review_id', 'sentence_id', 'sentence', 'aspect']

@@ -191,8 +191,9 @@ AspectTermExtractor
     >>> from aspectattn.serving import export_onnx, load_onnx
     >>> X = [("great pasta", "food"), ("rude waiter", "service")] * 5
     >>> y = ["positive", "negative"] * 5
-    >>> clf = AspectAttentionClassifier(embeddings=None, max_epochs=1,
-    ...                                 random_state=0).fit(X, y)
+    >>> from aspectattn.encoders import LSTMEncoder
+    >>> clf = AspectAttentionClassifier(encoder=LSTMEncoder(embeddings=None),
+    ...                                 max_epochs=1, random_state=0).fit(X, y)
     >>> served = load_onnx(export_onnx(clf, tempfile.mkdtemp()))  # no torch needed
     >>> bool((served.predict(X) == clf.predict(X)).all())
     True

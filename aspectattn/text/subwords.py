@@ -1,8 +1,8 @@
 """A pretrained transformer (a local Hugging Face checkpoint) as the encoder.
 
-``AspectAttentionClassifier(encoder="pretrained", pretrained_model=PATH)`` fine-tunes
-the checkpoint end to end under the same aspect attention as the LSTM. Two ways to
-give it the aspect (``pretrained_input``):
+``AspectAttentionClassifier(encoder=PretrainedEncoder(PATH))`` fine-tunes the
+checkpoint end to end under the same aspect attention as the LSTM. Two ways to give
+it the aspect (``PretrainedEncoder(input=...)``):
 
 ``"vector"``
     the sentence alone is encoded; the aspect is the attention query ``v_a`` (a
