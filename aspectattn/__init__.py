@@ -36,6 +36,7 @@ _aliases.install()
 _LAZY = {
     "AspectAttentionClassifier": ".estimators.pairs",
     "AspectCategoryClassifier": ".estimators.categories",
+    "DistilledClassifier": ".estimators.distilled",
     "TfidfEmbeddingVectorizer": ".estimators.baselines",
     "POSWeightedEmbeddingVectorizer": ".estimators.baselines",
     "make_baseline": ".estimators.baselines",
@@ -46,6 +47,7 @@ _LAZY = {
 __all__ = [
     "AspectAttentionClassifier",
     "AspectCategoryClassifier",
+    "DistilledClassifier",
     "TfidfEmbeddingVectorizer",
     "POSWeightedEmbeddingVectorizer",
     "make_baseline",

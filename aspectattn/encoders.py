@@ -358,7 +358,7 @@ class PretrainedEncoder(_EncoderComponent):
     See Also
     --------
     LSTMEncoder : The fast tier, which can learn from this one
-        (``teacher=``).
+        (:class:`~aspectattn.DistilledClassifier`).
 
     Examples
     --------

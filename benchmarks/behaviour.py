@@ -128,6 +128,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
     if tier == "taught":  # the MiniLM defaults, fitted on the same sentences
         teacher = estimator("pretrained", {}, seed).fit(*train)
     clf = estimator(tier, extra, seed, teacher).fit(*train)
+    clf = getattr(clf, "student_", clf)  # a taught model: its student
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": tier}
     out["fit_seconds"] = time.perf_counter() - start
     out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))

@@ -50,8 +50,25 @@ def previous_defaults(estimator) -> dict:
 def build(estimator, **settings):
     """``estimator`` (an attention estimator's class) with ``settings`` under the
     parameter table's names, as the candidates here and the model files write
-    them: the encoder's (``hidden_size``, ``embeddings``...) go to its encoder."""
-    return estimator._from_table_params(settings)
+    them: the encoder's (``hidden_size``, ``embeddings``...) go to its encoder;
+    with a ``teacher`` (and ``distill_weight``, ``distill_temperature``), a
+    :class:`~aspectattn.DistilledClassifier` of it."""
+    from aspectattn import DistilledClassifier
+
+    taught = {
+        name: settings.pop(name)
+        for name in ("teacher", "distill_weight", "distill_temperature")
+        if name in settings
+    }
+    model = estimator._from_table_params(settings)
+    if taught.get("teacher") is None:
+        return model
+    return DistilledClassifier(
+        model,
+        taught["teacher"],
+        weight=taught.get("distill_weight", 0.5),
+        temperature=taught.get("distill_temperature", 2.0),
+    )
 
 
 # Transformer shape chosen on validation data (select_config.py): one layer scored

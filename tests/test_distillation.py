@@ -1,7 +1,8 @@
-"""Distillation (``teacher=``): the loss, the teacher's probabilities, and the
-estimator's contract -- an unfitted teacher cloned and fitted on the training side,
-a fitted one used as it is, never saved with the student, unlabelled pairs (``-1``)
-learned from the teacher alone and refused without one."""
+"""Distillation (``DistilledClassifier``): the loss, the teacher's probabilities,
+and the meta-estimator's contract -- an unfitted teacher cloned and fitted on the
+training side, a fitted one used as it is, never saved with the student,
+unlabelled pairs (``-1``) learned from the teacher alone and refused without one;
+and the ``teacher=`` of earlier releases."""
 
 from __future__ import annotations
 
@@ -15,13 +16,19 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV
 
-from aspectattn import AspectAttentionClassifier
+from aspectattn import AspectAttentionClassifier, DistilledClassifier
 from aspectattn.engine import training
 from aspectattn.engine.distillation import DistillationLoss, soften, teacher_targets
 from aspectattn.exceptions import InputError
 
 # the suite's fast settings, two epochs (the plumbing; learning tests say more)
 FAST = {**conftest.FAST, "max_epochs": 2}
+
+
+def taught(teacher, student=None, **settings):
+    """``student`` (default: the pair classifier with FAST) taught by ``teacher``."""
+    student = AspectAttentionClassifier(**FAST) if student is None else student
+    return DistilledClassifier(student, teacher, **settings)
 
 
 class LexiconTeacher(ClassifierMixin, BaseEstimator):
@@ -158,7 +165,7 @@ def test_a_teachers_bad_probabilities_are_a_clear_error(proba, message):
 def test_unlabelled_pairs_are_refused_without_a_teacher():
     X, y = _data()
     y[3] = -1
-    with pytest.raises(InputError, match=r"unlabelled \(first: label 3;.*teacher="):
+    with pytest.raises(InputError, match=r"unlabelled \(first: label 3;.*teacher"):
         AspectAttentionClassifier(**FAST).fit(X, y)
 
 
@@ -187,31 +194,29 @@ def test_a_minus_one_that_may_be_a_class_is_an_error_not_a_mark():
     X, y = _data()
     y_int = _integer_labels(y)
     with pytest.raises(InputError, match="-1 may be a label of a -1/0/1 scale"):
-        AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(X, y_int)
+        taught(IntegerTeacher()).fit(X, y_int)
     fitted = IntegerTeacher().fit(X, y_int)
-    student = AspectAttentionClassifier(**FAST, teacher=fitted).fit(X, y_int)
+    student = taught(fitted).fit(X, y_int)
     assert student.classes_.tolist() == [0, 1]
     marked = np.array(y_int, dtype=object)
     marked[[3, 7]] = None
-    student = AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(X, marked)
+    student = taught(IntegerTeacher()).fit(X, marked)
     assert student.classes_.tolist() == [0, 1]
     # a teacher that predicts -1 says it is a class
     three = IntegerTeacher().fit(X, y_int)
     three.classes_ = np.array([-1, 0, 1])
     with pytest.raises(InputError, match="the teacher predicts -1 as a label"):
-        AspectAttentionClassifier(**FAST, teacher=FrozenEstimator(three)).fit(X, y_int)
+        taught(FrozenEstimator(three)).fit(X, y_int)
     # labels that are no -1/0/1 scale: -1 is scikit-learn's mark
     y_three = np.where(y_int == -1, -1, y_int + 1)  # 1, 2 and the marks
-    student = AspectAttentionClassifier(**FAST, teacher=IntegerTeacher()).fit(
-        X, y_three
-    )
+    student = taught(IntegerTeacher()).fit(X, y_three)
     assert student.classes_.tolist() == [1, 2]
 
 
 def test_no_labelled_pair_with_a_teacher_is_a_clear_error():
     X, _ = _data()
     with pytest.raises(InputError, match="labels none of the 40 pairs"):
-        AspectAttentionClassifier(**FAST, teacher=LexiconTeacher()).fit(X, [-1] * 40)
+        taught(LexiconTeacher()).fit(X, [-1] * 40)
 
 
 def test_an_unfitted_teacher_behind_a_wrapper_is_named():
@@ -219,9 +224,7 @@ def test_an_unfitted_teacher_behind_a_wrapper_is_named():
 
     X, y = _data()
     with pytest.raises(InputError, match="FrozenEstimator around an unfitted"):
-        AspectAttentionClassifier(
-            **FAST, teacher=FrozenEstimator(AspectAttentionClassifier(**FAST))
-        ).fit(X, y)
+        taught(FrozenEstimator(AspectAttentionClassifier(**FAST))).fit(X, y)
 
     class Pretender(LexiconTeacher):  # says it is fitted, and is not
         classes_ = np.array(["negative", "positive"], dtype=object)
@@ -235,7 +238,7 @@ def test_an_unfitted_teacher_behind_a_wrapper_is_named():
             raise NotFittedError("not fitted yet")
 
     with pytest.raises(InputError, match="teacher of AspectAttentionClassifier is not"):
-        AspectAttentionClassifier(**FAST, teacher=Pretender()).fit(X, y)
+        taught(Pretender()).fit(X, y)
 
 
 @pytest.mark.parametrize("temperature", [1e-300, 0.05, 101.0, 1e200])
@@ -243,10 +246,8 @@ def test_a_temperature_out_of_its_range_is_refused(temperature):
     from sklearn.utils._param_validation import InvalidParameterError
 
     X, y = _data()
-    with pytest.raises(InvalidParameterError, match="'distill_temperature'"):
-        AspectAttentionClassifier(
-            **FAST, teacher=LexiconTeacher(), distill_temperature=temperature
-        ).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'temperature' parameter of Dis"):
+        taught(LexiconTeacher(), temperature=temperature).fit(X, y)
 
 
 def test_teacher_passes_what_the_labels_cannot_teach_through_unlabelled_pairs():
@@ -257,17 +258,17 @@ def test_teacher_passes_what_the_labels_cannot_teach_through_unlabelled_pairs():
     X_new = _unlabelled(["zesty", "soggy"], start=5000)
     y_new = ["positive", "negative"] * (len(X_new) // 2)
     params = {**FAST, "max_epochs": 15, "lr": 1e-2}
-    student = AspectAttentionClassifier(**params, teacher=LexiconTeacher())
+    student = taught(LexiconTeacher(), AspectAttentionClassifier(**params))
     student.fit(X + X_u, y + [-1] * len(X_u))
     assert (student.predict(X_new) == np.array(y_new)).mean() >= 0.95
     # the same student without the unlabelled pairs cannot know the new words
-    alone = AspectAttentionClassifier(**params, teacher=LexiconTeacher()).fit(X, y)
+    alone = taught(LexiconTeacher(), AspectAttentionClassifier(**params)).fit(X, y)
     assert (alone.predict(X_new) == np.array(y_new)).mean() <= 0.75
     # the unlabelled texts make the vocabulary (and trained word vectors) too
-    assert "zesty" in student.vocabulary_.index_
-    assert "zesty" not in alone.vocabulary_.index_
+    assert "zesty" in student.student_.vocabulary_.index_
+    assert "zesty" not in alone.student_.vocabulary_.index_
     # None marks unlabelled pairs too (object labels)
-    student_none = AspectAttentionClassifier(**params, teacher=LexiconTeacher())
+    student_none = taught(LexiconTeacher(), AspectAttentionClassifier(**params))
     student_none.fit(X + X_u, y + [None] * len(X_u))
     np.testing.assert_array_equal(student_none.predict(X_new), student.predict(X_new))
 
@@ -285,8 +286,8 @@ def test_an_unfitted_teacher_is_cloned_and_fitted_on_the_training_side(monkeypat
     X, y = _data()
     X_u = _unlabelled(["zesty", "soggy"], n=10) + [X[k] for k in range(10)]
     teacher = LexiconTeacher()
-    student = AspectAttentionClassifier(
-        **FAST, teacher=teacher, validation_fraction=0.25
+    student = taught(
+        teacher, AspectAttentionClassifier(**FAST, validation_fraction=0.25)
     ).fit(X + X_u, y + [-1] * len(X_u))
     assert not hasattr(teacher, "fitted_on_")  # the parameter is left unfitted
     assert student.teacher is teacher
@@ -305,7 +306,7 @@ def test_an_unfitted_teacher_is_cloned_and_fitted_on_the_training_side(monkeypat
 def _validated(student, text, splits):
     """Whether ``text`` is a validation sentence of the recorded split."""
     ((_, valid),) = splits
-    tokens = student.text_pipeline_.encode([text])
+    tokens = student.student_.text_pipeline_.encode([text])
     rows = valid.sentences.pad(np.unique(valid.sentence))[0]
     row = tokens.pad(np.arange(1))[0][0]
     return any(
@@ -322,8 +323,8 @@ def test_the_teacher_is_fitted_on_training_sentences_only(monkeypatch):
             return super().fit(X, y)
 
     X, y = _data()
-    AspectAttentionClassifier(
-        **FAST, teacher=Recording(), validation_fraction=0.25
+    taught(
+        Recording(), AspectAttentionClassifier(**FAST, validation_fraction=0.25)
     ).fit(X, y)
     sentences = {x[0] for x in X}
     n_valid = int(round(0.25 * len(sentences)))
@@ -338,27 +339,29 @@ def test_the_teacher_is_fitted_on_training_sentences_only(monkeypatch):
 def test_a_fitted_teacher_is_used_as_it_is():
     X, y = _data()
     teacher = LexiconTeacher().fit([("x", "y")], ["positive"])
-    AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
+    taught(teacher).fit(X, y)
     assert teacher.fitted_on_ == ["x"]  # not refitted
 
 
 def test_the_teacher_is_never_saved_with_the_student(tmp_path):
     X, y = _data()
     teacher = AspectAttentionClassifier(**FAST)
-    student = AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
-    expected = student.predict_proba(X)
+    model = taught(teacher).fit(X, y)
+    student = model.student_
+    expected = model.predict_proba(X)
     blob = pickle.dumps(student)
     assert len(blob) < 1.5 * len(
-        pickle.dumps(clone(student).set_params(teacher=None).fit(X, y))
+        pickle.dumps(AspectAttentionClassifier(**FAST).fit(X, y))
     )
     for loaded in (
         pickle.loads(blob),
         _joblib_round_trip(student, tmp_path),
         _file_round_trip(student, tmp_path),
     ):
-        assert loaded.teacher is None
+        assert "teacher" not in loaded.get_params()
         np.testing.assert_allclose(loaded.predict_proba(X), expected, rtol=1e-6)
-    assert student.teacher is teacher  # the estimator itself keeps its parameter
+    assert model.teacher is teacher  # the meta-estimator keeps its parameter
+    assert not hasattr(teacher, "classes_")  # a clone was fitted
 
 
 def _joblib_round_trip(model, tmp_path):
@@ -373,21 +376,27 @@ def _file_round_trip(model, tmp_path):
 
 def test_teacher_parameters_are_reachable_in_grid_search():
     X, y = _data()
-    student = AspectAttentionClassifier(
-        **FAST, teacher=AspectAttentionClassifier(**FAST)
-    )
+    student = taught(AspectAttentionClassifier(**FAST))
     assert student.get_params()["teacher__max_epochs"] == 2
+    assert student.get_params()["student__encoder__hidden_size"] == 24
     search = GridSearchCV(
-        student, {"teacher__max_epochs": [1, 2], "distill_weight": [0.5]}, cv=2
+        student,
+        {"teacher__max_epochs": [1, 2], "weight": [0.5], "student__lr": [0.01]},
+        cv=2,
     ).fit(X, y)
     assert search.best_params_["teacher__max_epochs"] in (1, 2)
     assert search.best_estimator_.teacher is not student.teacher  # cloned
 
 
-def test_distillation_settings_without_a_teacher_warn_as_unused():
+def test_a_meta_estimator_needs_its_teacher_and_an_attention_student():
     X, y = _data()
-    with pytest.warns(UserWarning, match="'distill_weight' is not used when teacher"):
-        AspectAttentionClassifier(**FAST, distill_weight=0.9).fit(X, y)
+    with pytest.raises(ValueError, match="'teacher' parameter of DistilledClassifier"):
+        DistilledClassifier(AspectAttentionClassifier(**FAST)).fit(X, y)
+    with pytest.raises(ValueError, match="'student' parameter of DistilledClassifier"):
+        DistilledClassifier(LexiconTeacher(), LexiconTeacher()).fit(X, y)
+    # None: the pair classifier's defaults (clone-safe: the parameter stays None)
+    model = DistilledClassifier(teacher=LexiconTeacher())
+    assert model.student is None and clone(model).student is None
 
 
 def test_a_teacher_of_other_classes_is_a_clear_error():
@@ -395,7 +404,7 @@ def test_a_teacher_of_other_classes_is_a_clear_error():
     teacher = LexiconTeacher().fit([("x", "y")], ["positive"])
     teacher.classes_ = np.array(["bad", "good"], dtype=object)
     with pytest.raises(InputError, match="predicts the classes"):
-        AspectAttentionClassifier(**FAST, teacher=teacher).fit(X, y)
+        taught(teacher).fit(X, y)
 
 
 # ------------------------------------------------------------------ the detector
@@ -447,9 +456,9 @@ def test_detector_minus_one_rows_beside_a_0_1_table_are_an_error():
     Y = np.array([[1], [0]] * 20, dtype=object)
     Y[::5] = -1  # unlabelled texts, or the negatives of a -1/0/1 table?
     with pytest.raises(InputError, match="-1 may be a label"):
-        AspectCategoryClassifier(**FAST, teacher=AspectCategoryClassifier(**FAST)).fit(
-            texts, Y
-        )
+        DistilledClassifier(
+            AspectCategoryClassifier(**FAST), AspectCategoryClassifier(**FAST)
+        ).fit(texts, Y)
     with pytest.raises(InputError, match="If -1 is one of your labels"):
         AspectCategoryClassifier(**FAST).fit(texts, Y)
 
@@ -465,24 +474,24 @@ def test_detector_learns_unlabelled_texts_from_its_teacher():
     params = {**FAST, "max_epochs": 15, "lr": 1e-2}
     with pytest.raises(InputError, match=r"unlabelled \(first: row 40;"):
         AspectCategoryClassifier(**params).fit(texts + new, Y_all)
-    detector = AspectCategoryClassifier(**params, teacher=TableTeacher())
+    detector = DistilledClassifier(AspectCategoryClassifier(**params), TableTeacher())
     detector.fit(texts + new, Y_all.reset_index(drop=True))
     probe = ["the pizza number 99 was zesty", "the host number 99 was slow"]
     predicted = detector.predict(probe)
     food, service = (
-        list(detector.categories_).index("food"),
-        1 - list(detector.categories_).index("food"),
+        list(detector.student_.categories_).index("food"),
+        1 - list(detector.student_.categories_).index("food"),
     )
     assert predicted[0, food] == "positive" and predicted[1, service] == "negative"
     # the labelled texts alone never say 'zesty' or 'slow'
-    alone = AspectCategoryClassifier(**params, teacher=TableTeacher()).fit(texts, Y)
-    assert (alone.predict(probe) == "none").all()
-    assert pickle.loads(pickle.dumps(detector)).teacher is None
+    alone = DistilledClassifier(AspectCategoryClassifier(**params), TableTeacher())
+    assert (alone.fit(texts, Y).predict(probe) == "none").all()
+    assert "teacher" not in pickle.loads(pickle.dumps(detector.student_)).get_params()
     # -1 also used as a label elsewhere: the all -1 rows are ambiguous
     coded = Y.replace({"negative": -1}).astype(object)
     coded = pd.concat([coded, pd.DataFrame(-1, index=[0], columns=Y.columns)])
     with pytest.raises(InputError, match="also uses -1 as a label"):
-        AspectCategoryClassifier(**params, teacher=TableTeacher()).fit(
+        DistilledClassifier(AspectCategoryClassifier(**params), TableTeacher()).fit(
             texts + ["x y"], coded.reset_index(drop=True)
         )
 
@@ -523,15 +532,36 @@ def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatc
     y = ["positive", "negative"] * 10
     params = {**FAST, "aspect_type": "term", "augment": "negate"}
     AspectAttentionClassifier(**params).fit(X, y)
-    AspectAttentionClassifier(**params, teacher=LexiconTeacher()).fit(X, y)
-    alone, taught = seen
+    taught_ = taught(LexiconTeacher(), AspectAttentionClassifier(**params))
+    taught_.fit(X, y)
+    alone, taught_ = seen
     copies = slice(alone.n_given, None)
     # without a teacher only the sure copies ("not great": negative) train
     assert (alone.targets[copies] == 0).all() and len(alone.texts) == 30
     # with one, "not awful" too, labelled by the teacher alone (-1)
-    assert len(taught.texts) == 40 and (taught.targets[copies] == -1).sum() == 10
-    assert all(" not " in t for t in taught.texts[copies])
+    assert len(taught_.texts) == 40 and (taught_.targets[copies] == -1).sum() == 10
+    assert all(" not " in t for t in taught_.texts[copies])
     with pytest.raises(ValueError, match="negates the opinion next to an aspect"):
         AspectAttentionClassifier(**{**params, "aspect_type": "category"}).fit(
             [("the pasta was great", "food")] * 4, ["positive", "negative"] * 2
         )
+
+
+# ------------------------------------------------ the spelling of earlier releases
+def test_teacher_on_the_estimator_still_fits_the_same_model_with_a_warning():
+    X, y = _data()
+    X_u = _unlabelled(["zesty", "soggy"], n=10)
+    with pytest.warns(FutureWarning, match=r"teacher=, distill_weight= to Aspect"):
+        old = AspectAttentionClassifier(
+            **FAST, teacher=LexiconTeacher(), distill_weight=0.7
+        )
+    with pytest.warns(FutureWarning):  # clone keeps them, as get_params gives them
+        assert isinstance(clone(old).get_params()["teacher"], LexiconTeacher)
+    old.fit(X + X_u, y + [-1] * len(X_u))
+    new = taught(LexiconTeacher(), weight=0.7).fit(X + X_u, y + [-1] * len(X_u))
+    np.testing.assert_array_equal(old.predict_proba(X), new.predict_proba(X))
+    assert isinstance(old.get_params()["teacher"], LexiconTeacher)
+    with pytest.warns(FutureWarning, match="DistilledClassifier"):
+        plain = AspectAttentionClassifier(**FAST).set_params(teacher=None)
+    with pytest.raises(InputError, match="unlabelled"):  # teacher=None: none
+        plain.fit(X + X_u, y + [-1] * len(X_u))

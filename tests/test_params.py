@@ -53,8 +53,15 @@ def test_signature_and_constraints_are_the_tables(cls, names, excluded):
 def test_no_parameter_is_left_out_and_the_two_share_the_rest():
     pair, det = set(pair_module.PARAMETERS), set(category_module.PARAMETERS)
     assert set(pair_module.SIGNATURE) | encoder_params() == pair
-    assert pair | det == set(P.TABLE)
-    shared = {p.name for p in P.PARAMS if p.group not in (*P.PAIR_GROUPS, "categories")}
+    # distillation's three: DistilledClassifier's, neither estimator's
+    taught = {p.name for p in P.PARAMS if p.group in P.DISTILLATION_GROUPS}
+    assert taught == {"teacher", "distill_weight", "distill_temperature"}
+    assert pair | det | taught == set(P.TABLE) and not (pair | det) & taught
+    shared = {
+        p.name
+        for p in P.PARAMS
+        if p.group not in (*P.PAIR_GROUPS, "categories", *P.DISTILLATION_GROUPS)
+    }
     assert pair & det == shared
     assert len(P.PARAMS) == len(P.TABLE)  # no name twice
 

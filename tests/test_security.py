@@ -108,6 +108,10 @@ def test_subword_model_loads_and_predicts_without_writing_files(
         (("params", "hidden_size"), "abc"),
         (("params", "variant"), "xx"),
         (("params", "nonsense"), 1),
+        # earlier releases kept how a model was distilled: checked, then dropped
+        (("params", "distill_weight"), "abc"),
+        (("params", "distill_temperature"), 1e9),
+        (("params", "teacher"), {"estimator": "os.system"}),
         (("fitted", "module_config_", "encoder_config", "hidden_size"), "abc"),
         (("fitted", "module_config_", "encoder_config", "hidden_size"), 10**9),
         (("fitted", "module_config_", "n_classes"), 5),
@@ -318,3 +322,17 @@ def test_a_device_is_not_a_model_file(tmp_path):
     os.mkfifo(tmp_path / "fifo.aam")  # not waited for
     with pytest.raises(ModelFileError, match="not a regular file"):
         load(tmp_path / "fifo.aam")
+
+
+def test_an_earlier_releases_distillation_settings_are_dropped_on_load(
+    word_model_file, tmp_path
+):
+    def distilled(meta):
+        meta["params"].update(teacher=None, distill_weight=0.9, distill_temperature=3)
+
+    model = load(_rewrite(word_model_file, tmp_path / "old.aam", distilled))
+    assert "distill_weight" not in model.get_params()
+    X = [("the soup was bland.", "food")]
+    np.testing.assert_array_equal(
+        model.predict_proba(X), load(word_model_file).predict_proba(X)
+    )

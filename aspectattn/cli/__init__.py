@@ -93,15 +93,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_PARAMETER_RE = re.compile(r"The '(\w+)' parameter of \w+")
+_PARAMETER_RE = re.compile(r"The '(\w+)' parameter of (\w+)(?: \(encoder of \w+\))?")
+#: Parameters whose flag has another name (the meta-estimator's: by its class).
+_FLAGS = {
+    "max_epochs": "epochs",
+    "random_state": "seed",
+    "DistilledClassifier.weight": "distill_weight",
+    "DistilledClassifier.temperature": "distill_temperature",
+}
 
 
 def _in_flag_words(message: str) -> str:
     """'The 'hidden_size' parameter of X ...' -> '--hidden-size ...'."""
-    flags = {"max_epochs": "epochs", "random_state": "seed"}
-    return _PARAMETER_RE.sub(
-        lambda m: "--" + flags.get(m.group(1), m.group(1)).replace("_", "-"), message
-    )
+
+    def flag(match) -> str:
+        name, owner = match.group(1), match.group(2)
+        name = _FLAGS.get(f"{owner}.{name}", _FLAGS.get(name, name))
+        return "--" + name.replace("_", "-")
+
+    return _PARAMETER_RE.sub(flag, message)
 
 
 def main(argv=None) -> int:

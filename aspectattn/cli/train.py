@@ -157,9 +157,6 @@ _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False
 
 
 def run(args) -> int:
-    from ..estimators.categories import AspectCategoryClassifier
-    from ..estimators.pairs import AspectAttentionClassifier
-
     if args.extractor:
         if args.detector or args.teacher:
             raise CLIError(
@@ -172,9 +169,44 @@ def run(args) -> int:
     check_outputs(inputs, [args.out, args.history_plot])
     if args.unlabelled and not args.teacher:
         raise CLIError("--unlabelled needs --teacher: it labels those pairs")
+    X, y, n_labelled = _training_data(args)
+    clf = _estimator(args)
+    teacher = _teacher(args, type(clf))
+    if not args.quiet:
+        _say_what(args, len(X), len(X) - n_labelled)
+    if teacher is None:
+        clf.fit(X, y)
+    else:  # the student, trained on the teacher's probabilities too
+        from ..estimators.distilled import DistilledClassifier
+
+        clf = DistilledClassifier(
+            clf,
+            teacher,
+            weight=args.distill_weight,
+            temperature=args.distill_temperature,
+        ).fit(X, y)
+        clf = clf.student_
+    out = Path(args.out)
+    with output_path(out) as tmp:
+        if is_pickle_name(out):
+            import joblib
+
+            joblib.dump(clf, tmp)
+        else:
+            clf.save(tmp)
+    if args.history_plot:
+        from ..viz import plot_history
+
+        plot_history(clf.history_, args.history_plot)
+    print(json.dumps(_summary(args, clf, out, len(X))))
+    return 0
+
+
+def _training_data(args) -> tuple:
+    """``(X, y, n_labelled)``: the labelled data, then the ``--unlabelled``
+    samples marked ``-1`` (the detector's: rows of ``-1`` in every column)."""
     if args.detector:
         X, y = load_table(args.data, args)
-        estimator, extra = AspectCategoryClassifier, {}
         n_labelled = len(X)
         if args.unlabelled:  # sentences; their rows of Y: -1 in every column
             import pandas as pd
@@ -184,14 +216,23 @@ def run(args) -> int:
             X_u = _sentences(args.unlabelled, args, refuse_aspects=True)
             unlabelled = pd.DataFrame(-1, index=range(len(X_u)), columns=y.columns)
             X, y = [*X, *X_u], pd.concat([y, unlabelled], ignore_index=True)
-    else:
-        X, y = load_data(args.data, args, need_labels=True)
-        n_labelled = len(X)
-        if args.unlabelled:
-            X_u, _ = load_data(args.unlabelled, args, need_labels=False)
-            X, y = [*X, *X_u], [*list(y), *[-1] * len(X_u)]
-        estimator = AspectAttentionClassifier
-        extra = dict(
+        return X, y, n_labelled
+    X, y = load_data(args.data, args, need_labels=True)
+    n_labelled = len(X)
+    if args.unlabelled:
+        X_u, _ = load_data(args.unlabelled, args, need_labels=False)
+        X, y = [*X, *X_u], [*list(y), *[-1] * len(X_u)]
+    return X, y, n_labelled
+
+
+def _estimator(args):
+    """The estimator the options describe (its encoder's options go to it)."""
+    from ..estimators.categories import AspectCategoryClassifier
+    from ..estimators.pairs import AspectAttentionClassifier
+
+    own = {}
+    if not args.detector:
+        own = dict(
             variant=args.variant,
             aspect_type=args.aspect_type,
             pretrained_input=args.pretrained_input,
@@ -201,19 +242,12 @@ def run(args) -> int:
             term_query=args.term_query,
             scoring="accuracy",
         )
-    if args.teacher:
-        teacher = load_model(args.teacher, args.trust_pickle)
-        if not isinstance(teacher, estimator):
-            what = "a category detector" if args.detector else "a pair classifier"
-            raise CLIError(
-                f"--teacher {args.teacher} holds a {type(teacher).__name__}, not {what}"
-            )
-        extra["teacher"] = teacher
+    estimator = AspectCategoryClassifier if args.detector else AspectAttentionClassifier
     embeddings = None if args.embeddings.lower() == "none" else args.embeddings
-    # the options under the parameter table's names: the encoder's go to it
-    clf = estimator._from_table_params(
+    # the options under the parameter table's names
+    return estimator._from_table_params(
         dict(
-            **extra,
+            **own,
             encoder=args.encoder,
             language=args.language,
             embeddings=embeddings,
@@ -237,57 +271,58 @@ def run(args) -> int:
             batch_size=args.batch_size,
             dropout=args.dropout,
             bidirectional=args.bidirectional,
-            distill_weight=args.distill_weight,
-            distill_temperature=args.distill_temperature,
             validation_fraction=args.validation_fraction or None,
             early_stopping=bool(args.validation_fraction),
             random_state=args.seed,
             verbose=0 if args.quiet else 1,
         )
     )
+
+
+def _teacher(args, estimator: type):
+    """The ``--teacher`` model (None without one): an estimator of the kind
+    being trained."""
+    if not args.teacher:
+        return None
+    teacher = load_model(args.teacher, args.trust_pickle)
+    if not isinstance(teacher, estimator):
+        what = "a category detector" if args.detector else "a pair classifier"
+        raise CLIError(
+            f"--teacher {args.teacher} holds a {type(teacher).__name__}, not {what}"
+        )
+    return teacher
+
+
+def _say_what(args, n: int, n_unlabelled: int) -> None:
+    """What is trained, on what, to stderr."""
     label = P.ENCODERS[args.encoder].label or args.encoder
     name = f"{args.variant.upper()}-{label}"
     if args.encoder == "pretrained":
         name = f"{args.variant.upper()} over {args.pretrained_model}"
     if args.detector:
         name = f"a category detector (AT-{label})"
-    if not args.quiet:
-        unit = "sentences" if args.detector else "pairs"
-        print(f"training {name} on {len(X)} {unit}", file=sys.stderr)
-        if args.teacher:
-            print(
-                f"learning from {args.teacher} on them"
-                + (f" ({len(X) - n_labelled} unlabelled)" if args.unlabelled else ""),
-                file=sys.stderr,
-            )
-    clf.fit(X, y)
-    out = Path(args.out)
-    with output_path(out) as tmp:
-        if is_pickle_name(out):
-            import joblib
-
-            joblib.dump(clf, tmp)
-        else:
-            clf.save(tmp)
-    if args.history_plot:
-        from ..viz import plot_history
-
-        plot_history(clf.history_, args.history_plot)
-    print(
-        json.dumps(
-            {
-                "model": str(out),
-                "encoder": args.encoder,
-                "variant": "detector" if args.detector else args.variant,
-                ("sentences" if args.detector else "pairs"): len(X),
-                "classes": np.asarray(
-                    clf.classes_[0] if args.detector else clf.classes_
-                ).tolist(),
-                "settings": clf.resolved_params_,
-                "epochs": len(clf.history_),
-                "best_epoch": clf.best_epoch_,
-                "seconds": round(clf.fit_time_, 2),
-            }
+    unit = "sentences" if args.detector else "pairs"
+    print(f"training {name} on {n} {unit}", file=sys.stderr)
+    if args.teacher:
+        print(
+            f"learning from {args.teacher} on them"
+            + (f" ({n_unlabelled} unlabelled)" if args.unlabelled else ""),
+            file=sys.stderr,
         )
-    )
-    return 0
+
+
+def _summary(args, clf, out: Path, n: int) -> dict:
+    """The line ``train`` prints: the model, its data and what the fit did."""
+    return {
+        "model": str(out),
+        "encoder": args.encoder,
+        "variant": "detector" if args.detector else args.variant,
+        ("sentences" if args.detector else "pairs"): n,
+        "classes": np.asarray(
+            clf.classes_[0] if args.detector else clf.classes_
+        ).tolist(),
+        "settings": clf.resolved_params_,
+        "epochs": len(clf.history_),
+        "best_epoch": clf.best_epoch_,
+        "seconds": round(clf.fit_time_, 2),
+    }

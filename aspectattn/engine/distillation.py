@@ -1,7 +1,9 @@
-"""Knowledge distillation: the teacher fitted (or taken as it is), its
-probabilities read and checked, and the loss that mixes them with the labels.
+"""Knowledge distillation: what a :class:`Teaching` gives a student's fit -- the
+teacher fitted (or taken as it is), its probabilities read and checked -- and the
+loss that mixes them with the labels.
 
-The estimator's ``fit`` calls, in order::
+:class:`~aspectattn.DistilledClassifier` hands the student's ``fit`` a
+:class:`Teaching`, which then calls, in order::
 
     teacher = fitted_teacher(teacher, X_train_side, y_train_side, name)
     soft = teacher_targets(teacher, X_every_training_row, classes, T, name)
@@ -12,6 +14,8 @@ The teacher stays outside the fitted state: nothing here keeps a reference.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -24,6 +28,7 @@ from ..exceptions import InputError
 from ..nn.ops import distillation_loss
 
 __all__ = [
+    "Teaching",
     "fitted_teacher",
     "teacher_labels",
     "check_minus_one_marks",
@@ -36,6 +41,19 @@ __all__ = [
 
 #: Probabilities below this are raised to it before softening (log 0 is -inf).
 _FLOOR = 1e-8
+
+
+@dataclass(frozen=True)
+class Teaching:
+    """What a student's ``fit`` learns from besides the labels: a ``teacher``
+    (fitted, or to fit on the training side of the student's validation split),
+    the ``weight`` of its probabilities in a labelled sample's loss and the
+    ``temperature`` that softens them. Samples marked unlabelled are allowed
+    only with one."""
+
+    teacher: object
+    weight: float = 0.5
+    temperature: float = 2.0
 
 
 def fitted_teacher(teacher, X, y, name: str):

@@ -17,13 +17,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
 from .._validation import plain
-from ..encoders import encoder_component, encoder_params, split_legacy
+from ..encoders import encoder_component, encoder_params, legacy_encoder, split_legacy
 from ..engine.building import ModuleBuilder, prepare_model
-from ..engine.distillation import fitted_teacher
+from ..engine.distillation import Teaching, fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
 from ..engine.training import held_out_sentences, sentence_numbers, train_module
 from ..exceptions import AspectAttnWarning, InputError
@@ -74,6 +75,10 @@ def resolve_device(device: str) -> str:
         )
     return device
 
+
+#: The distillation settings of earlier releases (now
+#: :class:`~aspectattn.DistilledClassifier`'s), by their old names.
+DISTILLATION_NAMES = ("teacher", "distill_weight", "distill_temperature")
 
 #: The fit's random streams, each ``np.random.default_rng([seed, STREAM])``: what
 #: one part draws never moves another's draws (copies made or not, word vectors
@@ -141,9 +146,11 @@ class TrainingData:
 class AspectAttentionBase(FittedState, BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
-    A subclass sets ``_groups_excluded`` (the table's groups it lacks), builds its
-    ``__init__`` and ``_parameter_constraints`` from :mod:`aspectattn.params`, and
-    may fix settings of the shared machinery that are not its parameters in
+    A subclass writes out its ``__init__`` (the table's parameters less its
+    encoders' and the groups it lacks; ``**legacy`` takes the names of earlier
+    releases, :meth:`_set_legacy`), sets ``_table_names`` and
+    ``_parameter_constraints`` from :mod:`aspectattn.params`, and may fix
+    settings of the shared machinery that are not its parameters in
     ``_fixed_params``.
     """
 
@@ -159,9 +166,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "lr_schedule": "constant",
         "layer_lr_decay": 1.0,
         "precision": "float32",
-        "teacher": None,
-        "distill_weight": P.TABLE["distill_weight"].default,
-        "distill_temperature": P.TABLE["distill_temperature"].default,
         "unseen_words": None,
     }
     _parameter_constraints: dict = {}
@@ -215,16 +219,49 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """Every setting: the parameters and the estimator's fixed settings."""
         return {**self._fixed_params, **self._table_params()}
 
+    # ------------------------------------------- the names of earlier releases
+    def _set_legacy(self, legacy: dict) -> None:
+        """Take parameters under the names of releases before 0.1.0, with a
+        ``FutureWarning`` that names their new spelling: the encoder's go to the
+        encoder, the distillation settings are kept aside for :meth:`fit` (which
+        hands them to a :class:`~aspectattn.DistilledClassifier`) and given back
+        by :meth:`get_params`, so that ``clone`` keeps them. Any other name is
+        Python's ``TypeError``."""
+        owner = type(self).__name__
+        legacy = dict(legacy)
+        taught = {k: legacy.pop(k) for k in list(legacy) if k in DISTILLATION_NAMES}
+        if taught:
+            warnings.warn(
+                f"Passing {', '.join(f'{k}=' for k in taught)} to {owner} is "
+                "deprecated and will stop working in 0.2: use "
+                f"DistilledClassifier({owner}(...), teacher=..., weight=..., "
+                "temperature=...).",
+                FutureWarning,
+                stacklevel=4,
+            )
+            self._distillation = {**self.__dict__.get("_distillation", {}), **taught}
+        if legacy:
+            self.encoder = legacy_encoder(owner, self.encoder, legacy)
+
+    def get_params(self, deep=True):
+        """scikit-learn's ``get_params``, and the distillation settings given
+        under the names of earlier releases (so that ``clone`` keeps them)."""
+        return {**super().get_params(deep), **self.__dict__.get("_distillation", {})}
+
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``). An encoder's
         parameter (``encoder__hidden_size``) on an encoder given by name makes it
-        its component first; the encoder's parameters under the flat names of
-        earlier releases (``hidden_size``) are set on it with a
-        ``FutureWarning``."""
-        flat = {k: params.pop(k) for k in list(params) if k in encoder_params()}
-        if flat:
-            encoder = params.get("encoder", self.encoder)
-            params["encoder"], _ = split_legacy(type(self).__name__, encoder, flat)
+        its component first; the names of earlier releases (``hidden_size``,
+        ``teacher``) are taken as :meth:`_set_legacy` takes them."""
+        legacy = {
+            k: params.pop(k)
+            for k in list(params)
+            if k in encoder_params() or k in DISTILLATION_NAMES
+        }
+        if legacy:
+            if "encoder" in params:
+                self.encoder = params.pop("encoder")
+            self._set_legacy(legacy)
         if any(k.startswith("encoder__") for k in params) and isinstance(
             params.get("encoder", self.encoder), str
         ):
@@ -343,25 +380,34 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     #: The torch module trained (called with the module configuration).
     _module_class: type = None
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, teaching: Teaching | None = None):
         """The one ``fit`` of both estimators; each supplies what differs: its
         training data (:meth:`_training_data`), its copies (:meth:`_copies`), its
-        model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`)."""
+        model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`).
+        ``teaching``: a teacher's, from :class:`~aspectattn.DistilledClassifier`
+        (unlabelled samples are refused without one)."""
+        if teaching is None and self.__dict__.get("_distillation", {}).get("teacher"):
+            return self._fit_taught_by_legacy_names(X, y)
         values = self._check_params()
-        data = self._training_data(X, y)
+        data = self._training_data(X, y, teaching)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
         # every "auto" resolved for these aspects, labels, texts and device
         values = self._resolve(
             values, data.aspect_type, data.labels, data.texts, device
         )
         if values["augment"] is not None:
-            data = self._augmented(data, values["augment"], seed)
+            data = self._augmented(data, values["augment"], seed, teaching)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
         split_rng = np.random.default_rng([seed, SPLIT_STREAM])
         held_out = None
-        if self.teacher is not None:
-            data, held_out = self._distilled(data, values, split_rng)
+        if teaching is not None:
+            data, held_out = self._distilled(data, teaching, values, split_rng)
+            values = {
+                **values,
+                "distill_weight": teaching.weight,
+                "distill_temperature": teaching.temperature,
+            }
         model_config, training_config = self._configs(values)
         pipeline, module_config, init, coverage = prepare_model(
             model_config,
@@ -410,9 +456,30 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         return self
 
-    def _augmented(self, data: TrainingData, augment: str, seed: int):
+    def _fit_taught_by_legacy_names(self, X, y):
+        """``fit`` with ``teacher=`` given under the names of earlier releases:
+        the fit of a :class:`~aspectattn.DistilledClassifier` of this estimator,
+        its settings checked as the table states them."""
+        settings = {
+            name: self._distillation.get(name, P.TABLE[name].default)
+            for name in DISTILLATION_NAMES
+        }
+        validate_parameter_constraints(
+            {name: P.TABLE[name].constraints for name in DISTILLATION_NAMES},
+            settings,
+            caller_name=type(self).__name__,
+        )
+        teaching = Teaching(
+            settings["teacher"],
+            settings["distill_weight"],
+            settings["distill_temperature"],
+        )
+        return self._fit(X, y, teaching)
+
+    def _augmented(self, data: TrainingData, augment: str, seed: int, teaching):
         """``data`` with the copies ``augment`` makes (drawn from their own stream),
-        less those equal to a given sentence; ``data`` itself when none is made."""
+        less those equal to a given sentence; ``data`` itself when none is made.
+        ``teaching``: a teacher labels the copies a rule cannot (or None)."""
         missing = P.missing_join_labels(data.labels)
         if missing:
             raise InputError(
@@ -421,7 +488,10 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 f"labels {list(data.labels)!r}."
             )
         texts, aspects, spans, targets, source = self._copies(
-            data, augment, np.random.default_rng([seed, AUGMENT_STREAM])
+            data,
+            augment,
+            np.random.default_rng([seed, AUGMENT_STREAM]),
+            teacher=teaching is not None,
         )
         # A copy equal to a given sentence (perhaps on the other side of the
         # validation split, with another label) is dropped.
@@ -445,7 +515,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             np.asarray(source)[keep],
         )
 
-    def _distilled(self, data: TrainingData, values: dict, rng):
+    def _distilled(self, data: TrainingData, teaching: Teaching, values: dict, rng):
         """``data`` with the teacher's probabilities of every row and the
         unlabelled pairs (less those of validation sentences) as rows labelled
         ``-1``; and the validation sentences, drawn here from ``rng`` (the split's
@@ -459,7 +529,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         is_valid = np.isin(groups, held_out)
         teacher = fitted_teacher(
-            self.teacher, *self._teacher_fit_data(data, np.flatnonzero(~is_valid)), name
+            teaching.teacher,
+            *self._teacher_fit_data(data, np.flatnonzero(~is_valid)),
+            name,
         )
         if data.unlabelled is not None:
             valid_texts = {data.texts[k] for k in np.flatnonzero(is_valid)}
@@ -473,24 +545,26 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 np.full((len(keep), *data.targets.shape[1:]), -1, dtype=np.intp),
                 np.full((len(keep), *width), -1, dtype=np.intp),
             )
-        soft = self._teacher_targets(teacher, data, values["distill_temperature"])
+        soft = self._teacher_targets(teacher, data, teaching.temperature)
         return replace(data, teacher=soft), held_out
 
     def _refuse_unlabelled(
-        self, labelled: np.ndarray, name, unit, locator, mark, hint=""
+        self, labelled: np.ndarray, teaching, name, unit, locator, mark, hint=""
     ) -> None:
-        """Without a teacher, unlabelled samples (``labelled`` False) are an error
-        that names the first: ``name`` of the labels (``"y"``), ``unit`` what a
-        sample is (``"pairs"``), ``locator`` what locates it (``"label"``),
-        ``mark`` how one is marked unlabelled, ``hint`` a closing sentence."""
-        if self.teacher is not None:
+        """Without a teacher (``teaching`` None), unlabelled samples
+        (``labelled`` False) are an error that names the first: ``name`` of the
+        labels (``"y"``), ``unit`` what a sample is (``"pairs"``), ``locator``
+        what locates it (``"label"``), ``mark`` how one is marked unlabelled,
+        ``hint`` a closing sentence."""
+        if teaching is not None:
             return
         raise InputError(
             f"{name} marks {int((~labelled).sum())} of {len(labelled)} {unit} as "
             f"unlabelled (first: {locator} {int(np.argmin(labelled))}; {mark}, "
             "scikit-learn's mark for semi-supervised learning); fit learns from "
-            "them only with a teacher= that labels them. Remove them, or give a "
-            f"teacher.{hint}"
+            "them only with a teacher that labels them: "
+            f"DistilledClassifier({type(self).__name__}(...), teacher=...). Remove "
+            f"them, or give a teacher.{hint}"
         )
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
@@ -501,11 +575,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """The teacher's softened probabilities of every row of ``data``."""
         raise NotImplementedError
 
-    def _training_data(self, X, y) -> TrainingData:
+    def _training_data(self, X, y, teaching) -> TrainingData:
+        """``X``, ``y`` checked; unlabelled samples only with ``teaching``."""
         raise NotImplementedError
 
-    def _copies(self, data: TrainingData, augment: str, rng):
-        """``(texts, aspects, spans, targets, source)`` of the copies."""
+    def _copies(self, data: TrainingData, augment: str, rng, teacher: bool):
+        """``(texts, aspects, spans, targets, source)`` of the copies; with a
+        ``teacher``, also those only it can label (target ``-1``)."""
         raise NotImplementedError
 
     def _training_dataset(self, pipeline, module_config, data: TrainingData):

@@ -10,12 +10,13 @@ import functools
 import numpy as np
 import torch
 
+from .. import params as P
 from .. import persistence
 from .._fields import labels_state
 from ..encoders import encoder_params, split_legacy
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
-from ..params._constraints import validate_params
+from ..params._constraints import satisfies, validate_params
 from ..text.pipelines import SubwordPipeline, pipeline_from_state
 
 __all__ = ["FittedState", "FITTED_ATTRIBUTES", "build_module"]
@@ -97,6 +98,17 @@ class FittedState:
             for k, v in params.items()
             if not (k in cls._retired_params and v == cls._retired_params[k])
         }
+        # files of earlier releases kept how the model was distilled: checked,
+        # then dropped (a file never holds the teacher, and predicting needs
+        # neither setting)
+        for name in ("teacher", "distill_weight", "distill_temperature"):
+            if name in params and not satisfies(
+                params[name], P.TABLE[name].constraints
+            ):
+                raise ValueError(f"the parameter {name} is not a valid {name}")
+            if name == "teacher" and params.get(name) is not None:
+                raise ValueError("a model file never holds a teacher")
+            params.pop(name, None)
         own = set(cls._table_names)
         added = {k: v for k, v in cls._added_params.items() if k in own}
         params = {**added, **params}
@@ -183,6 +195,13 @@ class FittedState:
         module_state = state.pop("_module_state", None)
         if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)
+        taught = {
+            k: state.pop(k)
+            for k in ("teacher", "distill_weight", "distill_temperature")
+            if k in state
+        }
+        if taught.get("teacher") is not None:  # an unfitted pickle with a teacher
+            state["_distillation"] = taught
         flat = {k: state.pop(k) for k in list(state) if k in encoder_params()}
         if flat:  # the encoder's parameters, kept on the estimator before 0.1.0
             state["encoder"], _ = split_legacy(

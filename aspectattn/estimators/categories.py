@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import augment, persistence
 from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
-from ..encoders import encoder_constraints, encoder_params, legacy_encoder
+from ..encoders import encoder_constraints, encoder_params
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, table_teacher_targets
@@ -48,7 +48,7 @@ from ._base import AspectAttentionBase, TrainingData
 __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
 
 #: The parameters of the detector, in the order of the table.
-PARAMETERS = P.names_for(P.PAIR_GROUPS)
+PARAMETERS = P.names_for((*P.PAIR_GROUPS, *P.DISTILLATION_GROUPS))
 #: The parameters of its signature: those of the table less its encoders'.
 SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
 
@@ -137,9 +137,6 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         lr_schedule="auto",
         precision="auto",
         gradient_clip=None,
-        teacher=None,
-        distill_weight=0.5,
-        distill_temperature=2.0,
         validation_fraction=None,
         early_stopping=False,
         patience="auto",
@@ -171,9 +168,6 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         self.lr_schedule = lr_schedule
         self.precision = precision
         self.gradient_clip = gradient_clip
-        self.teacher = teacher
-        self.distill_weight = distill_weight
-        self.distill_temperature = distill_temperature
         self.validation_fraction = validation_fraction
         self.early_stopping = early_stopping
         self.patience = patience
@@ -186,8 +180,8 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         self.sparse_penalty = sparse_penalty
         self.orthogonal_penalty = orthogonal_penalty
         self.mention_weight = mention_weight
-        if legacy:  # the encoder's parameters, as earlier releases took them
-            self.encoder = legacy_encoder(type(self).__name__, encoder, legacy)
+        if legacy:  # the names of earlier releases
+            self._set_legacy(legacy)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -227,14 +221,16 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         """
         return self._fit(X, Y)
 
-    def _training_data(self, X, Y) -> TrainingData:
+    def _training_data(self, X, Y, teaching) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
-        labelled = ~_unlabelled_rows(table, self.teacher, self.not_mentioned)
+        teacher = None if teaching is None else teaching.teacher
+        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
             self._refuse_unlabelled(
                 labelled,
+                teaching,
                 "Y",
                 "texts",
                 "row",
@@ -292,7 +288,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             type(self).__name__,
         )
 
-    def _copies(self, data: TrainingData, augment_: str, rng):
+    def _copies(self, data: TrainingData, augment_: str, rng, teacher: bool):
         """Sentences joined by :func:`~aspectattn.augment.join_table` (each source
         keeps its polarities, the other categories not mentioned)."""
         table = np.asarray(data.labels, dtype=object)[data.targets]

@@ -31,7 +31,7 @@ from .._validation import (
     check_texts,
     resolve_aspect_type,
 )
-from ..encoders import encoder_constraints, encoder_params, legacy_encoder
+from ..encoders import encoder_constraints, encoder_params
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, teacher_targets
@@ -45,7 +45,7 @@ from ._base import AspectAttentionBase, TrainingData
 __all__ = ["AspectAttentionClassifier"]
 
 #: The parameters of the pair classifier, in the order of the table.
-PARAMETERS = P.names_for(P.CATEGORY_GROUPS)
+PARAMETERS = P.names_for((*P.CATEGORY_GROUPS, *P.DISTILLATION_GROUPS))
 #: The parameters of its signature: those of the table less its encoders'.
 SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
 
@@ -168,9 +168,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         precision="auto",
         gradient_clip=None,
         class_weight=None,
-        teacher=None,
-        distill_weight=0.5,
-        distill_temperature=2.0,
         validation_fraction=None,
         early_stopping=False,
         scoring="loss",
@@ -209,9 +206,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self.precision = precision
         self.gradient_clip = gradient_clip
         self.class_weight = class_weight
-        self.teacher = teacher
-        self.distill_weight = distill_weight
-        self.distill_temperature = distill_temperature
         self.validation_fraction = validation_fraction
         self.early_stopping = early_stopping
         self.scoring = scoring
@@ -223,8 +217,8 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self.device = device
         self.quantize = quantize
         self.verbose = verbose
-        if legacy:  # the encoder's parameters, as earlier releases took them
-            self.encoder = legacy_encoder(type(self).__name__, encoder, legacy)
+        if legacy:  # the names of earlier releases
+            self._set_legacy(legacy)
 
     _module_class = AspectAttentionModel
 
@@ -243,7 +237,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         """
         return self._fit(X, y)
 
-    def _training_data(self, X, y) -> TrainingData:
+    def _training_data(self, X, y, teaching) -> TrainingData:
         texts, aspects, feature_names, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
         )
@@ -252,6 +246,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         if not labelled.all():
             self._refuse_unlabelled(
                 labelled,
+                teaching,
                 "y",
                 "pairs",
                 "label",
@@ -266,7 +261,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
                     "others)."
                 )
             if _marks_minus_one(y, labelled):
-                check_minus_one_marks(labels, self.teacher, "y", "pairs")
+                check_minus_one_marks(labels, teaching.teacher, "y", "pairs")
             rows = np.flatnonzero(~labelled)
             unlabelled = (
                 [texts[k] for k in rows],
@@ -308,7 +303,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             unlabelled=unlabelled,
         )
 
-    def _copies(self, data: TrainingData, augment_: str, rng):
+    def _copies(self, data: TrainingData, augment_: str, rng, teacher: bool):
         """Flipped copies (the opinion next to one term reversed), negated ones
         (``"not"`` before it) and joined ones (two sentences of opposite
         polarity): ``(texts, aspects, spans, targets, source)``, ``source``
@@ -329,7 +324,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             # a negated negative opinion ("not awful") is no sure positive: the
             # teacher's to label (-1), else left out
             sure = [k for k, label in enumerate(y) if label is not None]
-            keep = range(len(y)) if self.teacher is not None else sure
+            keep = range(len(y)) if teacher else sure
             made += [X[k] for k in keep]
             made_labels += [y[k] for k in keep]
             sources.append(np.c_[source[list(keep)], source[list(keep)]])

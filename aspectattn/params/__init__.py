@@ -17,7 +17,8 @@ docstring entry. From the table come
   reads the estimator.
 
 A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair
-classifier only; ``"categories"``: the detector only; the rest: both) and who
+classifier only; ``"categories"``: the detector only; ``"distillation"``:
+neither, :class:`~aspectattn.DistilledClassifier` instead; the rest: both) and who
 uses it (an encoder's own group; ``"words"``: encoders that read word vectors).
 The table is kept in three modules by theme: :mod:`.model` (variant, aspects, word
 vectors, attention, aspect terms), :mod:`.encoders` (one group per encoder; adding
@@ -90,6 +91,10 @@ __all__ = [
 #: Groups that only one estimator has.
 PAIR_GROUPS = ("pairs", "terms")
 CATEGORY_GROUPS = ("categories",)
+#: The group that neither estimator has since 0.1.0: distillation's settings,
+#: now :class:`~aspectattn.DistilledClassifier`'s (its constraints, the command
+#: line's help and ``TrainingConfig``'s fields stay the table's).
+DISTILLATION_GROUPS = ("distillation",)
 
 #: The table: every parameter of both estimators, in documentation order.
 PARAMS: list[Param] = [*_model.PARAMS, *_encoders.PARAMS, *_training.PARAMS]

@@ -167,7 +167,7 @@ Weights of the classes in the loss, as in scikit-learn.""",
         "teacher",
         None,
         [None, HasMethods(["fit", "predict_proba"])],
-        "training",
+        "distillation",
         "a stronger estimator whose probabilities the model also learns from",
         type="estimator or None",
         needs=(),
@@ -187,13 +187,14 @@ detector's: a row of ``Y`` that is ``-1`` in every column, where ``-1`` is
 no label of other rows); its classes
 (and categories) must be the labels'. Its own parameters are
 ``teacher__*``. The teacher is not kept: the fitted model, its files and
-pickles hold the student alone (``teacher=None`` once saved).""",
+pickles hold the student alone (``teacher=None`` once saved). Now
+:class:`~aspectattn.DistilledClassifier`'s ``teacher``.""",
     ),
     Param(
         "distill_weight",
         0.5,
         [Interval(Real, 0, 1, closed="both")],
-        "training",
+        "distillation",
         "share of the teacher's probabilities in the loss of a labelled pair",
         type="float",
         needs=("teacher",),
@@ -210,7 +211,7 @@ pair has the second term alone.""",
         # (below 0.1 the softened teacher is one-hot and the loss's T**-1 logits
         # overflow; above 100 its T**2 factor does)
         [Interval(Real, 0.1, 100, closed="both")],
-        "training",
+        "distillation",
         "softening of the teacher's and the model's probabilities",
         type="float",
         needs=("teacher",),

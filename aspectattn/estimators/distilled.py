@@ -1,0 +1,196 @@
+"""Learning from a stronger model, as a meta-estimator: a student attention
+estimator trained on a teacher's softened probabilities as well as on the labels,
+and on samples nobody labelled (``-1``, as scikit-learn's semi-supervised
+estimators take them), which the teacher labels alone.
+
+The student is an :class:`~aspectattn.AspectAttentionClassifier` or an
+:class:`~aspectattn.AspectCategoryClassifier`; what the teacher does for it (fitted
+on the training side of the student's validation split, its probabilities read,
+checked and softened, the loss that mixes them with the labels) is
+:mod:`aspectattn.engine.distillation`'s.
+"""
+
+from __future__ import annotations
+
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .. import params as P
+from ..engine.distillation import Teaching
+from ..params._constraints import validate_params
+from ._base import AspectAttentionBase
+
+__all__ = ["DistilledClassifier"]
+
+
+def _student_has(name: str):
+    """Whether the student (fitted, else as given) has the method ``name``."""
+
+    def check(self) -> bool:
+        student = getattr(self, "student_", None) or self._student()
+        return hasattr(student, name)
+
+    return check
+
+
+class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """A student trained on a teacher's probabilities as well as on the labels.
+
+    Knowledge distillation (Hinton et al., 2015): the student, fast (the LSTM's
+    ~14k pairs/s), learns from the teacher, strong and slow (a fine-tuned
+    pretrained encoder): a labelled sample's loss is ``(1 - weight)`` times the
+    cross-entropy with its label plus ``weight * T**2`` times the KL divergence
+    from the teacher's probabilities softened at ``T = temperature`` to the
+    student's; an unlabelled sample (``y`` = ``-1``, ``None`` or NaN; for the
+    detector, a row of ``Y`` that is ``-1`` in every column) learns from the
+    second term alone. The copies the student's ``augment`` makes are labelled by
+    rule and by the teacher. Validation scores the labels alone.
+
+    The fitted student (``student_``) is the same network as one trained without
+    a teacher: the same speed, the same model files. Save and serve it; the
+    teacher is never part of its state.
+
+    Parameters
+    ----------
+    student : AspectAttentionClassifier or AspectCategoryClassifier, default=None
+        The estimator to train (cloned). ``None``: an
+        ``AspectAttentionClassifier()`` with its defaults.
+    teacher : estimator
+        A classifier of the same input with ``predict_proba`` and the same
+        classes (for the detector, a detector, its outputs matched to the
+        student's by category name). A fitted teacher is used as it is
+        (``sklearn.frozen.FrozenEstimator`` keeps it fitted through ``clone`` and
+        grid searches); an unfitted one is cloned and fitted on the training side
+        of the student's validation split, so that the validation scores stay
+        those of sentences neither model trained on.
+    weight : float, default=0.5
+        The share of the teacher's term in a labelled sample's loss.
+    temperature : float, default=2.0
+        The temperature ``T`` that softens both models' probabilities.
+
+    Attributes
+    ----------
+    student_ : AspectAttentionClassifier or AspectCategoryClassifier
+        The fitted student.
+    classes_ : ndarray or list of ndarray
+        The student's ``classes_``.
+    n_features_in_ : int
+        The student's.
+
+    See Also
+    --------
+    sklearn.semi_supervised.SelfTrainingClassifier : scikit-learn's meta-estimator
+        for samples labelled ``-1``.
+
+    References
+    ----------
+    Geoffrey Hinton, Oriol Vinyals and Jeff Dean. 2015. Distilling the Knowledge
+    in a Neural Network. arXiv:1503.02531.
+
+    Examples
+    --------
+    >>> from aspectattn import AspectAttentionClassifier, DistilledClassifier
+    >>> from aspectattn.encoders import LSTMEncoder
+    >>> X = [("great pasta", "food"), ("rude waiter", "service")] * 5
+    >>> y = ["positive", "negative"] * 5
+    >>> small = AspectAttentionClassifier(
+    ...     encoder=LSTMEncoder(embeddings=None), max_epochs=1, random_state=0)
+    >>> model = DistilledClassifier(small, teacher=small).fit(
+    ...     X + [("bland soup", "food")], y + [-1])
+    >>> model.predict(X[:2]).shape
+    (2,)
+    """
+
+    _parameter_constraints = {
+        "student": [None, AspectAttentionBase],
+        "teacher": [HasMethods(["fit", "predict_proba"])],
+        # (the table's: the command line's --distill-weight and
+        # --distill-temperature check the same)
+        "weight": list(P.TABLE["distill_weight"].constraints),
+        "temperature": list(P.TABLE["distill_temperature"].constraints),
+    }
+
+    def __init__(self, student=None, teacher=None, *, weight=0.5, temperature=2.0):
+        self.student = student
+        self.teacher = teacher
+        self.weight = weight
+        self.temperature = temperature
+
+    def _student(self):
+        """The student as given (``None``: the pair classifier's defaults)."""
+        from .pairs import AspectAttentionClassifier
+
+        return AspectAttentionClassifier() if self.student is None else self.student
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        student = self._student().__sklearn_tags__()
+        tags.input_tags = student.input_tags
+        tags.target_tags = student.target_tags
+        tags.non_deterministic = student.non_deterministic
+        return tags
+
+    def fit(self, X, y):
+        """Fit the student on ``X``, ``y`` with the teacher's probabilities.
+
+        Parameters
+        ----------
+        X : what the student's ``fit`` takes
+        y : what the student's ``fit`` takes, ``-1`` (or ``None``/NaN) marking the
+            samples nobody labelled
+
+        Returns
+        -------
+        self : DistilledClassifier
+        """
+        validate_params(self, self._parameter_constraints)
+        student = clone(self._student())
+        teaching = Teaching(self.teacher, self.weight, self.temperature)
+        self.student_ = student._fit(X, y, teaching)
+        self.classes_ = self.student_.classes_
+        self.n_features_in_ = self.student_.n_features_in_
+        if hasattr(self.student_, "feature_names_in_"):
+            self.feature_names_in_ = self.student_.feature_names_in_
+        return self
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "student_")
+
+    # -- the student's methods, once fitted ------------------------------------
+    @available_if(_student_has("predict"))
+    def predict(self, X):
+        """The student's predictions of ``X``."""
+        check_is_fitted(self)
+        return self.student_.predict(X)
+
+    @available_if(_student_has("predict_proba"))
+    def predict_proba(self, X):
+        """The student's probabilities of ``X`` (columns as ``classes_``)."""
+        check_is_fitted(self)
+        return self.student_.predict_proba(X)
+
+    @available_if(_student_has("decision_function"))
+    def decision_function(self, X):
+        """The student's decision function of ``X``."""
+        check_is_fitted(self)
+        return self.student_.decision_function(X)
+
+    @available_if(_student_has("score"))
+    def score(self, X, y, sample_weight=None):
+        """The student's score of ``X`` against ``y``."""
+        check_is_fitted(self)
+        return self.student_.score(X, y, sample_weight=sample_weight)
+
+    @available_if(_student_has("explain"))
+    def explain(self, X):
+        """The student's attention weights of ``X``."""
+        check_is_fitted(self)
+        return self.student_.explain(X)
+
+    @available_if(_student_has("predict_proba_aspects"))
+    def predict_proba_aspects(self, texts, aspects=None):
+        """The student's probabilities of every aspect of each text."""
+        check_is_fitted(self)
+        return self.student_.predict_proba_aspects(texts, aspects)
