@@ -103,12 +103,40 @@ def test_methods_that_do_not_apply_are_absent():
         assert not hasattr(AspectAttentionClassifier(), name), name
 
 
+def _entries(doc: str) -> dict:
+    """A numpydoc Parameters section's entries: name -> (type line, text)."""
+    section = doc.split("Parameters\n    ----------\n")[1].split("\n\n    ")[0]
+    entries, name = {}, None
+    for line in section.splitlines():
+        match = re.match(r"^    (\w+) : (.*)$", line)
+        if match:
+            name = match.group(1)
+            entries[name] = [match.group(2), ""]
+        elif name:
+            entries[name][1] += line.strip() + " "
+    return entries
+
+
 @pytest.mark.parametrize("cls, names, _", ESTIMATORS)
-def test_docstrings_document_every_parameter_from_the_table(cls, names, _):
-    documented = re.findall(r"^    (\w+) : ", cls.__doc__, re.M)
-    assert documented[: len(names)] == names
-    for name in names:
-        assert P.TABLE[name].doc.splitlines()[0] in cls.__doc__
+def test_docstrings_document_every_parameter_with_its_default(cls, names, _):
+    """The written-out docstrings document the signature, in its order, each
+    default as the signature (and the table) has it."""
+    entries = _entries(cls.__doc__)
+    assert list(entries) == names
+    for name, (type_line, text) in entries.items():
+        default = type_line.rsplit("default=", 1)[1]
+        assert ast.literal_eval(default) == P.TABLE[name].default, name
+        assert P.TABLE[name].type in type_line, name
+        assert text.strip(), name
+
+
+def test_the_two_estimators_document_a_shared_parameter_alike():
+    pairs = _entries(AspectAttentionClassifier.__doc__)
+    detector = _entries(AspectCategoryClassifier.__doc__)
+    shared = set(pairs) & set(detector)
+    assert len(shared) >= 25
+    different = {n for n in shared if pairs[n] != detector[n]}
+    assert not different
 
 
 @pytest.mark.parametrize(

@@ -399,10 +399,17 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             data = self._augmented(data, values["augment"], seed, teaching)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
+        # the validation sentences, drawn once, first from the split's stream
+        # (which goes on to draw the batches): a teacher to fit is fitted on the
+        # others, and training holds them out
         split_rng = np.random.default_rng([seed, SPLIT_STREAM])
-        held_out = None
+        held_out = held_out_sentences(
+            int(sentence_numbers(data.texts[: data.n_given]).max()) + 1,
+            values["validation_fraction"],
+            split_rng,
+        )
         if teaching is not None:
-            data, held_out = self._distilled(data, teaching, values, split_rng)
+            data = self._distilled(data, teaching, held_out)
             values = {
                 **values,
                 "distill_weight": teaching.weight,
@@ -515,18 +522,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             np.asarray(source)[keep],
         )
 
-    def _distilled(self, data: TrainingData, teaching: Teaching, values: dict, rng):
+    def _distilled(self, data: TrainingData, teaching: Teaching, held_out):
         """``data`` with the teacher's probabilities of every row and the
-        unlabelled pairs (less those of validation sentences) as rows labelled
-        ``-1``; and the validation sentences, drawn here from ``rng`` (the split's
-        stream, which goes on to draw the batches) so that a teacher to fit is
-        fitted on the training side alone."""
+        unlabelled pairs (less those of the validation sentences ``held_out``) as
+        rows labelled ``-1``; a teacher to fit is fitted on the other sentences."""
         name = type(self).__name__
         n = data.n_given
         groups = sentence_numbers(data.texts[:n])
-        held_out = held_out_sentences(
-            int(groups.max()) + 1, values["validation_fraction"], rng
-        )
         is_valid = np.isin(groups, held_out)
         teacher = fitted_teacher(
             teaching.teacher,
@@ -546,7 +548,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 np.full((len(keep), *width), -1, dtype=np.intp),
             )
         soft = self._teacher_targets(teacher, data, teaching.temperature)
-        return replace(data, teacher=soft), held_out
+        return replace(data, teacher=soft)
 
     def _refuse_unlabelled(
         self, labelled: np.ndarray, teaching, name, unit, locator, mark, hint=""

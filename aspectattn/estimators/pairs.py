@@ -52,8 +52,7 @@ SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
 
 @persistence.register
 class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
-    __doc__ = P.document(
-        """Aspect-level sentiment classifier: an encoder with aspect attention.
+    """Aspect-level sentiment classifier: an encoder with aspect attention.
 
     Implements AT-LSTM, AE-LSTM and ATAE-LSTM (Wang et al., 2016). Each aspect gets a
     vector ``v_a``; attention weights ``alpha = softmax(w^T tanh(W_h H + W_v v_a))``
@@ -67,7 +66,215 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
 
     Parameters
     ----------
-    %(parameters)s
+    variant : {"atae", "at", "ae"}, default="at"
+        ``"at"``: attention with the aspect as query over an aspect-independent
+        encoder (one encoder pass serves all aspects of a sentence, in training and
+        prediction); ``"ae"``: the aspect vector appended to every word, last state
+        classified; ``"atae"``: both. ``"at"`` is the default: it gets more of the
+        pairs whose sentence has aspects that disagree, at the accuracy of
+        ``"atae"`` and in half its time (``benchmarks/defaults.py``).
+    aspect_type : {"auto", "category", "term"}, default="auto"
+        ``"category"``: aspects form a closed set (``food``, ``service``...); each
+        gets a learnable vector, initialised from the word vectors of its name where
+        they exist; an unseen category at predict time is an error. ``"term"``:
+        aspects are phrases from the text (``"pasta carbonara"``); ``v_a`` is the
+        mean of the term's (trainable) word embeddings, so unseen terms work.
+        ``"auto"`` picks ``"term"`` when at least 90% of the training aspects occur
+        in their text, else ``"category"``; see ``aspect_type_``.
+    encoder : encoder or {"lstm", "transformer", "pretrained"}, default="lstm"
+        The sentence encoder under the aspect attention, with its own parameters:
+        :class:`~aspectattn.encoders.LSTMEncoder` (Wang et al.'s),
+        :class:`~aspectattn.encoders.TransformerEncoder` (multi-head self-attention
+        over the same word vectors) or :class:`~aspectattn.encoders.PretrainedEncoder`
+        (a Hugging Face checkpoint fine-tuned end to end). A name stands for that
+        encoder with its defaults. Grid searches reach its parameters as
+        ``encoder__hidden_size`` and so on.
+    head_lr : float, None or "auto", default="auto"
+        Learning rate of the parameters outside the encoder -- the aspect vectors,
+        the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
+        ``1e-3`` with ``encoder="pretrained"`` (they start from random weights, and
+        at the small ``lr`` that fine-tunes a checkpoint the aspect vectors barely
+        move: every aspect of a sentence then gets the sentence's tone), else
+        ``None``; see ``resolved_params_``.
+    dropout : float or "auto", default="auto"
+        Dropout on the final sentence representation. ``"auto"``: 0.5 as in Wang et
+        al.'s code, or the checkpoint's usual 0.1 with ``encoder="pretrained"``.
+    max_len : int, default=100
+        Sentences are truncated to their first ``max_len`` tokens.
+    language : str, "auto" or None, default="auto"
+        The text's language, for the tokenizer: an ISO 639 code (``"en"``,
+        ``"tr"``...). English splits contractions into clitics (``"don't"`` ->
+        ``"do"``, ``"n't"``), as English word vectors have them; other languages keep a
+        word's inner apostrophes (``"l'addition"``); Turkish and Azerbaijani lower-case
+        ``I`` to ``ı``. ``None``: no language's rules. ``"auto"``: ``"en"`` when the
+        fitting texts look English (their share of English function words), else
+        ``None``; see ``resolved_params_``.
+    attention_score : {"additive", "dot", "general", "scaled_dot", "concat"}, \
+default="additive"
+        How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.nn.attention`):
+        ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
+        ``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
+        ``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;
+        ``"concat"`` the formula printed in the paper, where the aspect cancels in
+        the softmax (AT then ignores the aspect).
+    attention_heads : int, default=1
+        Several queries per aspect, each its own projection of ``v_a`` over a
+        ``1/m`` slice of the projected states; the pooled vectors are
+        concatenated and projected back. Must divide the encoder's state size.
+        ``explain`` then returns weights per head.
+    final_state : {"auto", True, False, "term"}, default="auto"
+        Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
+        encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
+        et al.). With ``variant="at"`` the encoder does not see the aspect, so
+        ``h_N`` is the same for every aspect of a sentence and carries its
+        overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
+        attention picked out, alone. ``"term"`` (aspect terms only) puts the
+        encoder's summary of the term in place of ``h_N``: for the LSTM, the
+        forward state at the term's last token and, with ``bidirectional=True``,
+        the backward state at its first -- TD-LSTM's two readings of the sentence
+        up to the term (Tang et al., 2016), taken from the one encoder pass that
+        every term of the sentence shares; for the transformer and pretrained
+        encoders, the mean of the term's states. Unused by ``variant="ae"``.
+        ``"auto"``: ``"term"`` for aspect terms, ``False`` for categories (the
+        category's attention alone; ``h_N`` pulls every aspect of a sentence to its
+        tone); see ``resolved_params_``.
+    position_weighting : {"auto", "none", "linear", "learned"}, default="auto"
+        Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
+        proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
+        distance in tokens from the term (0 on the term) and ``n`` the sentence
+        length: nearer words weigh more (the location weighting of Tang et al.
+        2016 and Chen et al. 2017, as a prior on the attention). ``"learned"``:
+        proportional to ``exp(e_i + b_d)`` with one learned bias ``b_d`` per
+        distance ``d`` up to 16 (farther tokens share one), started at 0: the
+        model learns how fast attention falls off away from the term. ``"auto"``:
+        ``"linear"``.
+    term_marker : bool, default=False
+        Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
+        every input word, 1 on the term's tokens. The encoder then sees the aspect,
+        so each pair is its own encoder pass.
+    term_query : {"vectors", "states", "both"}, default="vectors"
+        Aspect terms only: what queries the encoder states. ``"vectors"``: ``v_a``,
+        the mean of the term's word vectors (Wang et al.); ``"states"``: the mean of
+        the encoder states over the term's tokens, projected to the size of
+        ``v_a``; ``"both"``: their sum. With the pretrained encoder, the states are
+        those of the term's sub-words.
+        The three term-position options need to know where the term is: give its
+        character span as a pair's third item ``(text, term, (start, end))`` or as
+        ``start``/``end`` columns of a DataFrame; without one the term is found in
+        the text (its first whole-word occurrence, ignoring case). A term that is
+        not in its text is then an error.
+    augment : {"auto", None, "flip", "join", "flip+join", "negate"}, default="auto"
+        Add training data made from the training sentences, so that the model learns
+        to follow each aspect rather than the sentence's overall tone. ``"join"``:
+        each sentence whose aspects are all positive (or all negative) joined with a
+        random one of the opposite polarity that shares none of its aspects,
+        ``"<one>, but <other>"``, every aspect keeping its label (categories:
+        :func:`aspectattn.augment.join_categories`, the detector's table:
+        :func:`~aspectattn.augment.join_table`, terms:
+        :func:`~aspectattn.augment.join_pairs`). ``"flip"`` (aspect terms only): for
+        each positive or negative term, a copy of its sentence in which the opinion
+        word nearest to the term (and nearer to it than to any other term) is
+        replaced by its antonym, with the term's label reversed and the other terms'
+        labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
+        terms, English): the same copies with ``"not"`` put before the opinion word
+        instead; the rule is sure of a negated positive opinion only, so a negated
+        negative one ("not awful") is labelled by the ``teacher`` alone, and left out
+        without one. A copy trains only
+        when all its source sentences are on the training side of the validation
+        split, and copies are never scored in validation (the validation scores of
+        settings with and without copies are taken on the same sentences). Needs
+        the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those labels:
+        ``"join"`` for aspect categories; for English aspect terms ``"flip+join"``
+        with the LSTM and a pretrained encoder (chosen on validation by accuracy,
+        then robustness: :data:`~aspectattn.params.TERM_COPIES`), none with the
+        transformer (not measured) or in other languages (the copies reverse English
+        opinion words); without those labels, none. See ``resolved_params_``.
+    antonyms : dict or None, default=None
+        The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
+        ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.
+    optimizer : {"adam", "adamw", "adagrad", "sgd"}, default="adam"
+        ``"sgd"`` uses momentum 0.9.
+    lr : float or "auto", default="auto"
+        Learning rate. ``"auto"``: ``1e-3`` for the encoders trained from scratch,
+        ``5e-5`` for ``encoder="pretrained"`` (fine-tuning a checkpoint: chosen on
+        validation among 2e-5, 3e-5 and 5e-5); see ``resolved_params_``.
+    weight_decay : float, default=0.0
+        L2 penalty on all weights except the word vectors.
+    batch_size : int or "auto", default="auto"
+        Pairs per training batch. ``"auto"``: 32, or BERT's usual 24 with
+        ``encoder="pretrained"``.
+    batch_by : {"auto", "sentence", "pair"}, default="auto"
+        ``"sentence"``: training batches hold whole sentences with all their
+        aspects, and the encoder runs once per sentence for all of them (joint
+        training over the aspects of a sentence; same loss as per pair).
+        ``"pair"``: pairs are shuffled independently. ``"auto"``: ``"sentence"``
+        when the encoder does not see the aspect (``variant="at"`` with any
+        encoder but ``pretrained_input="pair"``), else ``"pair"``. Prediction
+        always encodes each distinct sentence once when the encoder allows it.
+    max_epochs : int or "auto", default="auto"
+        Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
+        :data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
+        (with ``lr_schedule="linear"`` the rate reaches 0 at the last one).
+    lr_schedule : {"auto", "constant", "linear"}, default="auto"
+        ``"constant"``: every batch at its group's rate. ``"linear"``: BERT's
+        fine-tuning schedule -- the rates rise from 0 over the first 10% of the
+        training steps, then fall linearly to 0 at the end of ``max_epochs``
+        (:class:`aspectattn.engine.callbacks.WarmupLinearDecay`, per batch).
+        ``"auto"``: ``"linear"`` with ``encoder="pretrained"``, else
+        ``"constant"``.
+    precision : {"auto", "float32", "bfloat16"}, default="auto"
+        ``"bfloat16"`` trains under ``torch.autocast`` (mixed precision: matrix
+        products in bfloat16, weights, optimizer and loss in float32); prediction
+        and saved weights stay float32. ``"auto"``: ``"bfloat16"`` with
+        ``encoder="pretrained"`` on a device that computes it natively (a CUDA GPU
+        with bfloat16, a CPU with AVX-512 BF16 or AMX: 2.5x faster steps), else
+        ``"float32"``; see ``resolved_params_``.
+    gradient_clip : float or None, default=None
+        Clip the gradient norm to this value.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes in the loss, as in scikit-learn.
+    validation_fraction : float or None, default=None
+        Share of the training *sentences* held out for validation (all aspects of a
+        sentence go to the same side, so validation scores are not inflated by
+        sentences seen in training). ``None`` trains on everything. Validation loss,
+        accuracy and macro-F1 per epoch are recorded in ``history_``.
+    early_stopping : bool, default=False
+        Stop when the validation ``scoring`` has not improved for ``patience``
+        epochs and restore the weights of the best epoch. (Interrupting training
+        with Ctrl-C also keeps the best epoch's weights.) Needs
+        ``validation_fraction``.
+    scoring : {"loss", "accuracy", "f1_macro"}, default="loss"
+        Validation metric that selects the best epoch.
+    patience : int or "auto", default="auto"
+        Epochs without improvement of the validation score before stopping.
+        ``"auto"``: 5, or 2 with ``encoder="pretrained"``.
+    checkpoint_dir : str, path-like or None, default=None
+        Write a checkpoint after every epoch into this folder (one file per run,
+        named by a fingerprint of the hyperparameters and the data). A ``fit`` with
+        the same hyperparameters and data resumes from it, continuing exactly where
+        the interrupted run stopped (same weights, optimizer state, history and
+        random states); after a completed run it returns the finished model at once.
+        Delete the file to train afresh.
+    text_column : str, default="text"
+        Column names when ``X`` is a DataFrame.
+    aspect_column : str, default="aspect"
+        Column names when ``X`` is a DataFrame.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds initialisation, shuffling, dropout, word-vector training and the
+        validation split. Global RNGs of the caller are left untouched.
+    device : str, default="auto"
+        ``"auto"`` uses CUDA when available, else the CPU; or a torch device string.
+    quantize : {None, "int8", "bfloat16"}, default=None
+        ``"int8"`` predicts with int8 weights in the encoder's linear layers
+        (dynamic quantisation, on the CPU whatever ``device`` says); ``"bfloat16"``
+        runs the encoder under bfloat16 autocast on ``device`` (fast where the
+        device computes bfloat16 natively: a recent GPU, a CPU with AVX-512 BF16 or
+        AMX). Training and the saved weights stay float32, so either can also be
+        set on a fitted or loaded model. Pays with ``encoder="pretrained"`` (the
+        README gives the speed and accuracy change); the LSTM encoder is left as it
+        is by ``"int8"``. See :mod:`aspectattn.engine.quantization`.
+    verbose : int, default=0
+        1 prints a line per epoch (loss, validation scores, time).
 
     Attributes
     ----------
@@ -133,9 +340,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     ...     X, ["positive", "negative"])
     >>> clf.predict(X).shape
     (2,)
-    """,
-        SIGNATURE,
-    )
+    """
 
     _table_names = tuple(PARAMETERS)
     _parameter_constraints = encoder_constraints(P.constraints(SIGNATURE))

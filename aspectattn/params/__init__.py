@@ -1,20 +1,21 @@
-"""The one parameter table of the attention estimators.
+"""The one parameter table of the attention estimators and their encoders.
 
-Every parameter of :class:`~aspectattn.AspectAttentionClassifier` and
-:class:`~aspectattn.AspectCategoryClassifier` is one :class:`Param` of
-:data:`PARAMS`: its default, its constraints, its group, a one-line help and its
-docstring entry. From the table come
+Every parameter of :class:`~aspectattn.AspectAttentionClassifier`,
+:class:`~aspectattn.AspectCategoryClassifier` and their encoders
+(:mod:`aspectattn.encoders`) is one :class:`Param` of :data:`PARAMS`: its default,
+its constraints, its group and a one-line help. From the table come
 
-* each estimator's ``__init__`` (generated, as :mod:`dataclasses` does, with an
-  explicit keyword-only signature that scikit-learn reads) and its
-  ``_parameter_constraints`` (:func:`init_for`, :func:`constraints`);
-* the Parameters section of both docstrings (:func:`parameters_doc`), the
-  ``--help`` strings of the command line (:func:`cli_help`) and the README's
-  parameter table (checked by a test);
+* each estimator's ``_parameter_constraints`` (:func:`constraints`) and each
+  encoder's; their written-out signatures and docstrings are checked against it
+  (``tests/test_params.py``, ``tests/test_encoders.py``);
+* the ``--help`` strings of the command line (:func:`cli_help`) and the user
+  guide's parameter tables (checked by a test);
 * the warnings for parameters that the other settings leave unused
   (:func:`unused`), and the configs that building and training take whole
   (:class:`ModelConfig`, :class:`TrainingConfig`): nothing below the estimators
-  reads the estimator.
+  reads the estimator. The estimators hand down their settings under the table's
+  names, their encoder's spelled out (``_table_params``), as model files keep
+  them.
 
 A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair
 classifier only; ``"categories"``: the detector only; ``"distillation"``:
@@ -30,7 +31,6 @@ This module imports neither torch nor gensim, so the command line starts fast.
 
 from __future__ import annotations
 
-import textwrap
 import warnings
 from dataclasses import field, make_dataclass
 from typing import Any
@@ -70,9 +70,6 @@ __all__ = [
     "ModelConfig",
     "TrainingConfig",
     "constraints",
-    "init_for",
-    "parameters_doc",
-    "document",
     "cli_help",
     "unused",
     "warn_unused",
@@ -111,42 +108,6 @@ def names_for(exclude_groups) -> list[str]:
 def constraints(names) -> dict[str, list]:
     """``_parameter_constraints`` for the parameters ``names``."""
     return {name: list(TABLE[name].constraints) for name in names}
-
-
-def init_for(names, qualname: str):
-    """An ``__init__(self, *, name=default, ...)`` for ``names`` that only stores its
-    keyword arguments, as scikit-learn requires; generated from the table (the way
-    :mod:`dataclasses` writes ``__init__``) so that no parameter list is kept by
-    hand in two places. ``inspect.signature`` shows every parameter and default."""
-    if not all(name.isidentifier() for name in names):  # table names only
-        raise ValueError(f"not identifiers: {names}")
-    namespace = {f"_{name}": TABLE[name].default for name in names}
-    arguments = ", ".join(f"{name}=_{name}" for name in names)
-    body = "".join(f"    self.{name} = {name}\n" for name in names)
-    exec(f"def __init__(self, *, {arguments}):\n{body}", namespace)  # noqa: S102
-    init = namespace["__init__"]
-    init.__qualname__ = f"{qualname}.__init__"
-    init.__doc__ = "Store the keyword arguments; see the class docstring."
-    return init
-
-
-def _default_doc(value) -> str:
-    return f'"{value}"' if isinstance(value, str) else repr(value)
-
-
-def parameters_doc(names, indent: str = "    ") -> str:
-    """The numpydoc Parameters entries of ``names``, indented for a class docstring."""
-    lines = []
-    for name in names:
-        p = TABLE[name]
-        lines.append(f"{name} : {p.type}, default={_default_doc(p.default)}")
-        lines += [f"    {line}" if line else "" for line in p.doc.splitlines()]
-    return textwrap.indent("\n".join(lines), indent)
-
-
-def document(template: str, names) -> str:
-    """``template`` with ``%(parameters)s`` replaced by the entries of ``names``."""
-    return template.replace("%(parameters)s", parameters_doc(names).lstrip())
 
 
 def cli_help(name: str) -> str:

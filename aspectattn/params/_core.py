@@ -25,7 +25,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Param:
-    """One hyperparameter: default, constraints, group, one-line help, docstring.
+    """One hyperparameter: default, constraints, group, one-line help (the
+    docstrings that explain it are written out on the estimators and encoders).
 
     ``group`` says who has the parameter (``"pairs"`` and ``"terms"``: the pair
     classifier only; ``"categories"``: the detector only; any other: both).
@@ -48,7 +49,6 @@ class Param:
     type: str = ""
     needs: tuple = ()
     goes: str = ""
-    doc: str = ""
 
 
 #: Where a parameter's value goes.

@@ -39,8 +39,6 @@ PARAMS = [
         "LSTM size",
         type="int",
         needs=("lstm",),
-        doc="""\
-LSTM hidden size.""",
     ),
     Param(
         "bidirectional",
@@ -50,11 +48,6 @@ LSTM hidden size.""",
         "bidirectional LSTM (auto: for aspect terms)",
         type='bool or "auto"',
         needs=("lstm",),
-        doc="""\
-Use a bidirectional LSTM (exact on padded batches without packing).
-``"auto"``: bidirectional for aspect terms (the backward state at the
-term's first token is half of ``final_state="term"``), one direction for
-categories; see ``resolved_params_``.""",
     ),
     Param(
         "n_layers",
@@ -64,8 +57,6 @@ categories; see ``resolved_params_``.""",
         "transformer layers",
         type="int",
         needs=("transformer",),
-        doc="""\
-Number of transformer layers.""",
     ),
     Param(
         "n_heads",
@@ -75,8 +66,6 @@ Number of transformer layers.""",
         "transformer heads",
         type="int",
         needs=("transformer",),
-        doc="""\
-``d_model`` must be divisible by it.""",
     ),
     Param(
         "d_model",
@@ -86,8 +75,6 @@ Number of transformer layers.""",
         "transformer width",
         type="int",
         needs=("transformer",),
-        doc="""\
-Width of the transformer (its states' size ``D``).""",
     ),
     Param(
         "ff_size",
@@ -97,8 +84,6 @@ Width of the transformer (its states' size ``D``).""",
         "transformer feed-forward size (default 4 * d_model)",
         type="int or None",
         needs=("transformer",),
-        doc="""\
-Width of the position-wise feed-forward layer (``None``: ``4 * d_model``).""",
     ),
     Param(
         "norm_first",
@@ -108,8 +93,6 @@ Width of the position-wise feed-forward layer (``None``: ``4 * d_model``).""",
         "pre-norm (True) or post-norm transformer layers",
         type="bool",
         needs=("transformer",),
-        doc="""\
-Pre-norm (LayerNorm before each sublayer) or post-norm (after the residual).""",
     ),
     Param(
         "positional",
@@ -119,9 +102,6 @@ Pre-norm (LayerNorm before each sublayer) or post-norm (after the residual).""",
         "transformer position encodings",
         type='{"sinusoidal", "learned"}',
         needs=("transformer",),
-        doc="""\
-Fixed sinusoidal encodings (Vaswani et al., 2017), or learned ones for up to
-``max_len`` positions (sentences are cut to ``max_len`` tokens first).""",
     ),
     Param(
         "position_merge",
@@ -131,9 +111,6 @@ Fixed sinusoidal encodings (Vaswani et al., 2017), or learned ones for up to
         "add position encodings to the word vectors or concatenate them",
         type='{"add", "concat"}',
         needs=("transformer",),
-        doc="""\
-Position vectors added to the word vectors, or concatenated to them
-(``x_i = [W emb(w_i); pos(i)]``, half of ``d_model`` each).""",
     ),
     Param(
         "transformer_dropout",
@@ -143,8 +120,6 @@ Position vectors added to the word vectors, or concatenated to them
         "dropout inside the transformer",
         type="float",
         needs=("transformer",),
-        doc="""\
-Dropout inside the transformer layers (attention and feed-forward).""",
     ),
     Param(
         "pretrained_model",
@@ -154,12 +129,6 @@ Dropout inside the transformer layers (attention and feed-forward).""",
         "local Hugging Face checkpoint directory (with encoder pretrained)",
         type="str, path-like or None",
         needs=("pretrained",),
-        doc="""\
-With ``encoder="pretrained"``: a local Hugging Face checkpoint directory
-(e.g. ``all-MiniLM-L6-v2``), fine-tuned end to end with its own sub-word
-tokenizer; ``embeddings`` and the word-level options are then unused. Use a
-small ``lr`` (e.g. 5e-5) and ``dropout`` (0.1). Needs ``transformers``. The
-fitted model does not need the directory to predict.""",
     ),
     Param(
         "pretrained_input",
@@ -169,10 +138,6 @@ fitted model does not need the directory to predict.""",
         "aspect as attention query only, or also as a second segment",
         type='{"vector", "pair"}',
         needs=("pretrained",),
-        doc="""\
-``"vector"``: the aspect is only the attention query ``v_a`` (one encoder
-pass per sentence); ``"pair"``: the aspect is also fed as a second segment,
-``[CLS] sentence [SEP] aspect [SEP]``.""",
     ),
 ]
 

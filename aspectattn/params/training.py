@@ -26,8 +26,6 @@ PARAMS = [
         "optimizer",
         type='{"adam", "adamw", "adagrad", "sgd"}',
         needs=(),
-        doc="""\
-``"sgd"`` uses momentum 0.9.""",
     ),
     Param(
         "lr",
@@ -37,10 +35,6 @@ PARAMS = [
         "learning rate (auto: 1e-3, or 5e-5 to fine-tune a pretrained encoder)",
         type='float or "auto"',
         needs=(),
-        doc="""\
-Learning rate. ``"auto"``: ``1e-3`` for the encoders trained from scratch,
-``5e-5`` for ``encoder="pretrained"`` (fine-tuning a checkpoint: chosen on
-validation among 2e-5, 3e-5 and 5e-5); see ``resolved_params_``.""",
     ),
     Param(
         "weight_decay",
@@ -50,8 +44,6 @@ validation among 2e-5, 3e-5 and 5e-5); see ``resolved_params_``.""",
         "weight decay (never on word vectors)",
         type="float",
         needs=(),
-        doc="""\
-L2 penalty on all weights except the word vectors.""",
     ),
     Param(
         "batch_size",
@@ -61,9 +53,6 @@ L2 penalty on all weights except the word vectors.""",
         "pairs per batch (auto: 32, or 24 for a pretrained encoder)",
         type='int or "auto"',
         needs=(),
-        doc="""\
-Pairs per training batch. ``"auto"``: 32, or BERT's usual 24 with
-``encoder="pretrained"``.""",
     ),
     Param(
         "batch_by",
@@ -73,14 +62,6 @@ Pairs per training batch. ``"auto"``: 32, or BERT's usual 24 with
         "train on whole sentences (all aspects at once) or on shuffled pairs",
         type='{"auto", "sentence", "pair"}',
         needs=(),
-        doc="""\
-``"sentence"``: training batches hold whole sentences with all their
-aspects, and the encoder runs once per sentence for all of them (joint
-training over the aspects of a sentence; same loss as per pair).
-``"pair"``: pairs are shuffled independently. ``"auto"``: ``"sentence"``
-when the encoder does not see the aspect (``variant="at"`` with any
-encoder but ``pretrained_input="pair"``), else ``"pair"``. Prediction
-always encodes each distinct sentence once when the encoder allows it.""",
     ),
     Param(
         "max_epochs",
@@ -90,10 +71,6 @@ always encodes each distinct sentence once when the encoder allows it.""",
         "training epochs (most; auto: 20, or 4 for a pretrained encoder)",
         type='int or "auto"',
         needs=(),
-        doc="""\
-Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
-:data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
-(with ``lr_schedule="linear"`` the rate reaches 0 at the last one).""",
     ),
     Param(
         "lr_schedule",
@@ -103,13 +80,6 @@ Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
         "learning-rate schedule (auto: linear for a pretrained encoder)",
         type='{"auto", "constant", "linear"}',
         needs=(),
-        doc="""\
-``"constant"``: every batch at its group's rate. ``"linear"``: BERT's
-fine-tuning schedule -- the rates rise from 0 over the first 10% of the
-training steps, then fall linearly to 0 at the end of ``max_epochs``
-(:class:`aspectattn.engine.callbacks.WarmupLinearDecay`, per batch).
-``"auto"``: ``"linear"`` with ``encoder="pretrained"``, else
-``"constant"``.""",
     ),
     Param(
         "layer_lr_decay",
@@ -119,11 +89,6 @@ training steps, then fall linearly to 0 at the end of ``max_epochs``
         "layer-wise rate decay of a pretrained encoder (1: none)",
         type="float",
         needs=("pretrained",),
-        doc="""\
-With ``encoder="pretrained"``: each layer of the checkpoint trains at
-``decay`` times the rate of the layer above it (the top layer at ``lr``,
-the embeddings at ``lr * decay ** n_layers``), so the general lower layers
-move least. 1 gives every layer ``lr``.""",
     ),
     Param(
         "precision",
@@ -133,13 +98,6 @@ move least. 1 gives every layer ``lr``.""",
         "training arithmetic (auto: bfloat16 for a pretrained encoder where fast)",
         type='{"auto", "float32", "bfloat16"}',
         needs=(),
-        doc="""\
-``"bfloat16"`` trains under ``torch.autocast`` (mixed precision: matrix
-products in bfloat16, weights, optimizer and loss in float32); prediction
-and saved weights stay float32. ``"auto"``: ``"bfloat16"`` with
-``encoder="pretrained"`` on a device that computes it natively (a CUDA GPU
-with bfloat16, a CPU with AVX-512 BF16 or AMX: 2.5x faster steps), else
-``"float32"``; see ``resolved_params_``.""",
     ),
     Param(
         "gradient_clip",
@@ -149,8 +107,6 @@ with bfloat16, a CPU with AVX-512 BF16 or AMX: 2.5x faster steps), else
         "clip the gradient norm",
         type="float or None",
         needs=(),
-        doc="""\
-Clip the gradient norm to this value.""",
     ),
     Param(
         "class_weight",
@@ -160,8 +116,6 @@ Clip the gradient norm to this value.""",
         "loss weights per class",
         type='"balanced", dict or None',
         needs=(),
-        doc="""\
-Weights of the classes in the loss, as in scikit-learn.""",
     ),
     Param(
         "teacher",
@@ -172,23 +126,6 @@ Weights of the classes in the loss, as in scikit-learn.""",
         type="estimator or None",
         needs=(),
         goes="estimator",
-        doc="""\
-Knowledge distillation (Hinton et al., 2015): a classifier of the same
-input (``(text, aspect)`` pairs; the detector's: texts, with
-``predict_proba`` per category and ``categories_``), e.g. the same estimator
-with ``encoder="pretrained"``, whose probabilities the model learns from
-besides the labels. A fitted teacher is used as it is (wrap it in
-:class:`sklearn.frozen.FrozenEstimator` to keep it fitted through ``clone``
-and ``GridSearchCV``); an unfitted one is cloned and fitted on the pairs of
-the training side of the validation split, so validation scores stay those
-of data neither model trained on. It labels every training pair, the copies
-``augment`` makes and the unlabelled pairs (label ``-1``, or ``None``; the
-detector's: a row of ``Y`` that is ``-1`` in every column, where ``-1`` is
-no label of other rows); its classes
-(and categories) must be the labels'. Its own parameters are
-``teacher__*``. The teacher is not kept: the fitted model, its files and
-pickles hold the student alone (``teacher=None`` once saved). Now
-:class:`~aspectattn.DistilledClassifier`'s ``teacher``.""",
     ),
     Param(
         "distill_weight",
@@ -198,12 +135,6 @@ pickles hold the student alone (``teacher=None`` once saved). Now
         "share of the teacher's probabilities in the loss of a labelled pair",
         type="float",
         needs=("teacher",),
-        doc="""\
-With a ``teacher``, the loss of a labelled pair (the detector's: cell) is
-``(1 - distill_weight)`` times the cross-entropy with its label plus
-``distill_weight`` times ``distill_temperature**2`` times the KL divergence
-from the teacher's softened probabilities to the model's; an unlabelled
-pair has the second term alone.""",
     ),
     Param(
         "distill_temperature",
@@ -215,10 +146,6 @@ pair has the second term alone.""",
         "softening of the teacher's and the model's probabilities",
         type="float",
         needs=("teacher",),
-        doc="""\
-Both distributions are softened to ``p ** (1 / T)`` (renormalised; the
-model's: its logits divided by ``T``), so the teacher's ranking of the
-wrong classes reaches the model too. From 0.1 to 100 (Hinton et al. use 1 to 20).""",
     ),
     Param(
         "validation_fraction",
@@ -228,11 +155,6 @@ wrong classes reaches the model too. From 0.1 to 100 (Hinton et al. use 1 to 20)
         "held-out share of sentences",
         type="float or None",
         needs=(),
-        doc="""\
-Share of the training *sentences* held out for validation (all aspects of a
-sentence go to the same side, so validation scores are not inflated by
-sentences seen in training). ``None`` trains on everything. Validation loss,
-accuracy and macro-F1 per epoch are recorded in ``history_``.""",
     ),
     Param(
         "early_stopping",
@@ -242,11 +164,6 @@ accuracy and macro-F1 per epoch are recorded in ``history_``.""",
         "stop when validation stalls and keep the best epoch",
         type="bool",
         needs=(),
-        doc="""\
-Stop when the validation ``scoring`` has not improved for ``patience``
-epochs and restore the weights of the best epoch. (Interrupting training
-with Ctrl-C also keeps the best epoch's weights.) Needs
-``validation_fraction``.""",
     ),
     Param(
         "scoring",
@@ -256,8 +173,6 @@ with Ctrl-C also keeps the best epoch's weights.) Needs
         "validation score that selects the epoch",
         type='{"loss", "accuracy", "f1_macro"}',
         needs=(),
-        doc="""\
-Validation metric that selects the best epoch.""",
     ),
     Param(
         "patience",
@@ -267,9 +182,6 @@ Validation metric that selects the best epoch.""",
         "epochs without improvement before stopping (auto: 5, or 2 pretrained)",
         type='int or "auto"',
         needs=(),
-        doc="""\
-Epochs without improvement of the validation score before stopping.
-``"auto"``: 5, or 2 with ``encoder="pretrained"``.""",
     ),
     Param(
         "checkpoint_dir",
@@ -279,13 +191,6 @@ Epochs without improvement of the validation score before stopping.
         "resumable checkpoint folder",
         type="str, path-like or None",
         needs=(),
-        doc="""\
-Write a checkpoint after every epoch into this folder (one file per run,
-named by a fingerprint of the hyperparameters and the data). A ``fit`` with
-the same hyperparameters and data resumes from it, continuing exactly where
-the interrupted run stopped (same weights, optimizer state, history and
-random states); after a completed run it returns the finished model at once.
-Delete the file to train afresh.""",
     ),
     Param(
         "text_column",
@@ -296,8 +201,6 @@ Delete the file to train afresh.""",
         type="str",
         needs=(),
         goes="estimator",
-        doc="""\
-Column names when ``X`` is a DataFrame.""",
     ),
     Param(
         "aspect_column",
@@ -308,8 +211,6 @@ Column names when ``X`` is a DataFrame.""",
         type="str",
         needs=(),
         goes="estimator",
-        doc="""\
-Column names when ``X`` is a DataFrame.""",
     ),
     Param(
         "random_state",
@@ -325,9 +226,6 @@ Column names when ``X`` is a DataFrame.""",
         type="int, RandomState, Generator or None",
         needs=(),
         goes="estimator",
-        doc="""\
-Seeds initialisation, shuffling, dropout, word-vector training and the
-validation split. Global RNGs of the caller are left untouched.""",
     ),
     Param(
         "device",
@@ -344,8 +242,6 @@ validation split. Global RNGs of the caller are left untouched.""",
         type="str",
         needs=(),
         goes="estimator",
-        doc="""\
-``"auto"`` uses CUDA when available, else the CPU; or a torch device string.""",
     ),
     Param(
         "quantize",
@@ -356,15 +252,6 @@ validation split. Global RNGs of the caller are left untouched.""",
         type='{None, "int8", "bfloat16"}',
         needs=(),
         goes="estimator",
-        doc="""\
-``"int8"`` predicts with int8 weights in the encoder's linear layers
-(dynamic quantisation, on the CPU whatever ``device`` says); ``"bfloat16"``
-runs the encoder under bfloat16 autocast on ``device`` (fast where the
-device computes bfloat16 natively: a recent GPU, a CPU with AVX-512 BF16 or
-AMX). Training and the saved weights stay float32, so either can also be
-set on a fitted or loaded model. Pays with ``encoder="pretrained"`` (the
-README gives the speed and accuracy change); the LSTM encoder is left as it
-is by ``"int8"``. See :mod:`aspectattn.engine.quantization`.""",
     ),
     Param(
         "verbose",
@@ -374,8 +261,6 @@ is by ``"int8"``. See :mod:`aspectattn.engine.quantization`.""",
         "1: a line per epoch",
         type="int",
         needs=(),
-        doc="""\
-1 prints a line per epoch (loss, validation scores, time).""",
     ),
     Param(
         "not_mentioned",
@@ -386,9 +271,6 @@ is by ``"int8"``. See :mod:`aspectattn.engine.quantization`.""",
         type="str",
         needs=(),
         goes="estimator",
-        doc="""\
-The value of ``Y`` for a category a text does not talk about (missing cells,
-None/NaN and empty strings count as not mentioned too).""",
     ),
     Param(
         "sparse_penalty",
@@ -398,9 +280,6 @@ None/NaN and empty strings count as not mentioned too).""",
         "CAN's sparse attention regulariser",
         type="float",
         needs=(),
-        doc="""\
-CAN's attention regularisers over the categories a sentence mentions
-(:class:`MultiOutputLoss`).""",
     ),
     Param(
         "orthogonal_penalty",
@@ -410,9 +289,6 @@ CAN's attention regularisers over the categories a sentence mentions
         "CAN's orthogonal attention regulariser",
         type="float",
         needs=(),
-        doc="""\
-CAN's attention regularisers over the categories a sentence mentions
-(:class:`MultiOutputLoss`).""",
     ),
     Param(
         "mention_weight",
@@ -422,9 +298,6 @@ CAN's attention regularisers over the categories a sentence mentions
         "loss weight of mentioned cells",
         type="float",
         needs=(),
-        doc="""\
-Loss weight of the cells that are mentioned, relative to the "not
-mentioned" cells (most cells are not mentioned).""",
     ),
 ]
 
