@@ -565,3 +565,40 @@ def test_teacher_on_the_estimator_still_fits_the_same_model_with_a_warning():
         plain = AspectAttentionClassifier(**FAST).set_params(teacher=None)
     with pytest.raises(InputError, match="unlabelled"):  # teacher=None: none
         plain.fit(X + X_u, y + [-1] * len(X_u))
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "check_param_validation",
+        "check_parameters_default_constructible",
+        "check_no_attributes_set_in_init",
+        "check_get_params_invariance",
+        "check_set_params",
+        "check_estimator_repr",
+        "check_estimator_cloneable",
+        "check_do_not_raise_errors_in_init_or_set_params",
+        "check_estimators_unfitted",
+    ],
+)
+def test_sklearn_estimator_checks_that_apply_to_text_pass(check):
+    from sklearn.utils import estimator_checks
+
+    model = taught(LexiconTeacher())
+    getattr(estimator_checks, check)("DistilledClassifier", model)
+
+
+def test_a_taught_model_works_in_a_pipeline_and_pickles():
+    from sklearn.pipeline import Pipeline
+
+    X, y = _data()
+    # (a student of its own: set_params changes its encoder in place)
+    student = AspectAttentionClassifier(**{**FAST, "encoder": conftest.lstm()})
+    pipe = Pipeline([("model", taught(LexiconTeacher(), student))])
+    pipe.set_params(model__student__encoder__hidden_size=8, model__weight=0.3)
+    assert conftest.FAST["encoder"].hidden_size == 24
+    assert pipe.named_steps["model"].student.encoder.hidden_size == 8
+    pipe.fit(X, y)
+    again = pickle.loads(pickle.dumps(pipe))
+    np.testing.assert_array_equal(again.predict_proba(X), pipe.predict_proba(X))
+    assert pipe.score(X, y) == pipe.named_steps["model"].student_.score(X, y)
