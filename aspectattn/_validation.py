@@ -101,62 +101,88 @@ def check_pairs(
         )
     feature_names = None
     if hasattr(X, "columns") and hasattr(X, "iloc"):  # pandas DataFrame
-        missing = [c for c in (text_column, aspect_column) if c not in X.columns]
-        if missing:
-            raise InputError(
-                f"{expected}; the DataFrame has no column(s) {missing} "
-                f"(it has {list(X.columns)}). Set text_column= and "
-                "aspect_column= to the right names."
-            )
-        texts = X[text_column].tolist()
-        aspects = X[aspect_column].tolist()
+        texts, aspects, raw_spans = _frame_columns(
+            X, text_column, aspect_column, expected
+        )
         feature_names = np.asarray([text_column, aspect_column], dtype=object)
-        raw_spans = None
-        if "start" in X.columns and "end" in X.columns:
-            raw_spans = list(zip(X["start"].tolist(), X["end"].tolist(), strict=True))
-            raw_spans = [
-                None if _is_missing(a) and _is_missing(b) else (a, b)
-                for a, b in raw_spans
-            ]
     else:
-        if isinstance(X, np.ndarray):
-            if X.ndim == 1 and X.dtype == object:  # an array of pair objects
-                X = np.asarray(list(X), dtype=object) if len(X) else X.reshape(0, 2)
-            if X.ndim != 2 or X.shape[1] != 2:
-                raise InputError(
-                    f"{expected}; got an array of shape {X.shape}, "
-                    "expected shape (n_pairs, 2)."
-                )
-            pairs = X.tolist()
-        elif isinstance(X, Sequence) or hasattr(X, "__array__") or hasattr(X, "tolist"):
-            pairs = X.tolist() if hasattr(X, "tolist") else list(X)
-        elif hasattr(X, "__iter__") and not isinstance(X, dict):
-            pairs = list(X)
-        else:
-            raise InputError(f"{expected}; got {type(X).__name__}.")
-        texts, aspects, raw_spans = [], [], None
-        for i, pair in enumerate(pairs):
-            if isinstance(pair, (str, bytes, dict, set, frozenset)) or not hasattr(
-                pair, "__getitem__"
-            ):
-                raise InputError(
-                    f"{expected}; element {i} is {_short(pair)}, not a pair."
-                )
-            if len(pair) not in (2, 3):
-                raise InputError(
-                    f"{expected}; element {i} has {len(pair)} items "
-                    f"instead of 2 (or 3 with the term's span): {_short(pair)}."
-                )
-            texts.append(pair[0])
-            aspects.append(pair[1])
-            if len(pair) == 3:
-                if raw_spans is None:
-                    raw_spans = [None] * i
-                raw_spans.append(pair[2])
-            elif raw_spans is not None:
-                raw_spans.append(None)
+        texts, aspects, raw_spans = _pair_items(X, expected)
     if len(texts) == 0:
         raise InputError(f"{expected}; got no pairs (0 samples).")
+    _check_strings(texts, aspects)
+    spans = (
+        None
+        if raw_spans is None
+        else [_span_item(i, value) for i, value in enumerate(raw_spans)]
+    )
+    if return_spans:
+        return texts, aspects, feature_names, spans
+    return texts, aspects, feature_names
+
+
+def _frame_columns(X, text_column, aspect_column, expected) -> tuple:
+    """A DataFrame's ``(texts, aspects, spans)``: its two columns, and the
+    ``start``/``end`` columns where it has them (else None)."""
+    missing = [c for c in (text_column, aspect_column) if c not in X.columns]
+    if missing:
+        raise InputError(
+            f"{expected}; the DataFrame has no column(s) {missing} "
+            f"(it has {list(X.columns)}). Set text_column= and "
+            "aspect_column= to the right names."
+        )
+    texts = X[text_column].tolist()
+    aspects = X[aspect_column].tolist()
+    raw_spans = None
+    if "start" in X.columns and "end" in X.columns:
+        raw_spans = list(zip(X["start"].tolist(), X["end"].tolist(), strict=True))
+        raw_spans = [
+            None if _is_missing(a) and _is_missing(b) else (a, b) for a, b in raw_spans
+        ]
+    return texts, aspects, raw_spans
+
+
+def _pair_items(X, expected) -> tuple:
+    """A sequence (or array) of pairs' ``(texts, aspects, spans)``: the third
+    items where some pair has one (else None)."""
+    if isinstance(X, np.ndarray):
+        if X.ndim == 1 and X.dtype == object:  # an array of pair objects
+            X = np.asarray(list(X), dtype=object) if len(X) else X.reshape(0, 2)
+        if X.ndim != 2 or X.shape[1] != 2:
+            raise InputError(
+                f"{expected}; got an array of shape {X.shape}, "
+                "expected shape (n_pairs, 2)."
+            )
+        pairs = X.tolist()
+    elif isinstance(X, Sequence) or hasattr(X, "__array__") or hasattr(X, "tolist"):
+        pairs = X.tolist() if hasattr(X, "tolist") else list(X)
+    elif hasattr(X, "__iter__") and not isinstance(X, dict):
+        pairs = list(X)
+    else:
+        raise InputError(f"{expected}; got {type(X).__name__}.")
+    texts, aspects, raw_spans = [], [], None
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes, dict, set, frozenset)) or not hasattr(
+            pair, "__getitem__"
+        ):
+            raise InputError(f"{expected}; element {i} is {_short(pair)}, not a pair.")
+        if len(pair) not in (2, 3):
+            raise InputError(
+                f"{expected}; element {i} has {len(pair)} items "
+                f"instead of 2 (or 3 with the term's span): {_short(pair)}."
+            )
+        texts.append(pair[0])
+        aspects.append(pair[1])
+        if len(pair) == 3:
+            if raw_spans is None:
+                raw_spans = [None] * i
+            raw_spans.append(pair[2])
+        elif raw_spans is not None:
+            raw_spans.append(None)
+    return texts, aspects, raw_spans
+
+
+def _check_strings(texts, aspects) -> None:
+    """Every text and aspect a non-empty string (errors name the pair)."""
     for name, values in (("text", texts), ("aspect", aspects)):
         for i, value in enumerate(values):
             if _is_missing(value):
@@ -174,14 +200,6 @@ def check_pairs(
                     f"The {name} of pair {i} is empty; every pair "
                     f"needs a non-empty {name} string."
                 )
-    spans = (
-        None
-        if raw_spans is None
-        else [_span_item(i, value) for i, value in enumerate(raw_spans)]
-    )
-    if return_spans:
-        return texts, aspects, feature_names, spans
-    return texts, aspects, feature_names
 
 
 def check_labels(y: Any, n_samples: int) -> np.ndarray:

@@ -38,8 +38,18 @@ def add_arguments(p) -> None:
         "data", help="data-set name or CSV/JSONL/XML/APC (.dat) file with labels"
     )
     p.add_argument("--out", required=True, help="model file to write, e.g. model.aam")
-    # The model's options: flag, default, type, choices and help from the parameter
-    # table (aspectattn.params), the same as the estimators' docstrings.
+    _model_options(p)
+    _training_options(p)
+    _what_to_train(p)
+    _distillation_options(p)
+    p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
+    p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
+    add_data_options(p, model_options=False)
+
+
+def _model_options(p) -> None:
+    """The model's options: flag, default, type, choices and help from the
+    parameter table (:mod:`aspectattn.params`)."""
     for name in ("variant", "encoder", "pretrained_model", "pretrained_input"):
         add_param(p, name)
     add_param(
@@ -92,6 +102,10 @@ def add_arguments(p) -> None:
     )
     for name in ("position_weighting", "term_marker", "term_query"):
         add_param(p, name)
+
+
+def _training_options(p) -> None:
+    """How the model trains: copies, epochs, rates, batches, validation, seed."""
     add_param(
         p,
         "augment",
@@ -110,6 +124,10 @@ def add_arguments(p) -> None:
         help="held-out share of sentences for early stopping (0: none)",
     )
     add_param(p, "random_state", flag="--seed", dest="seed", default=0, type=int)
+
+
+def _what_to_train(p) -> None:
+    """A pair classifier (the default), a detector or an extractor."""
     p.add_argument(
         "--detector",
         action="store_true",
@@ -125,6 +143,10 @@ def add_arguments(p) -> None:
         "--language, --epochs, --lr, --batch-size, --dropout, "
         "--validation-fraction and --seed",
     )
+
+
+def _distillation_options(p) -> None:
+    """Learning from a teacher's probabilities, and from unlabelled samples."""
     p.add_argument(
         "--teacher",
         metavar="MODEL",
@@ -147,9 +169,6 @@ def add_arguments(p) -> None:
     )
     for name in ("distill_weight", "distill_temperature"):
         add_param(p, name)
-    p.add_argument("--history-plot", help="also write a PNG/SVG of the training curves")
-    p.add_argument("--quiet", action="store_true", help="no per-epoch progress")
-    add_data_options(p, model_options=False)
 
 
 #: --final-state choices -> the estimators' ``final_state``.

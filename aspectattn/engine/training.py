@@ -301,67 +301,14 @@ def build_net(
     :class:`~aspectattn.engine.distillation.DistillationLoss`; both take
     ``distill_weight`` and ``distill_temperature``).
     """
-    from skorch.callbacks import EpochScoring, GradientNormClipping
     from skorch.helper import predefined_split
 
-    scoring = []
-    if valid_ds is not None and multi_output is not None:
-        monitor, lower = "valid_loss", True
-    elif valid_ds is not None:
-        scoring.append(
-            (
-                "valid_f1",
-                EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
-            )
-        )
-        monitor, lower = {
-            "loss": ("valid_loss", True),
-            "accuracy": ("valid_acc", False),
-            "f1_macro": ("valid_f1", False),
-        }[config.scoring]
-    else:
-        monitor, lower = "train_loss", True
-    # Order matters: note the best epoch, then checkpoint, then maybe stop.
-    tracker = BestWeights(
-        monitor, lower_is_better=lower, load_best=config.early_stopping
-    )
-    callbacks = [("finite_loss", FiniteLoss()), *scoring, ("best_weights", tracker)]
-    if checkpoint is not None:
-        callbacks.append(("checkpoint", EpochCheckpoint(*checkpoint, tracker, rng)))
-    if config.early_stopping:
-        callbacks.append(("early_stopping", StopWhenStalled(tracker, config.patience)))
-    if config.gradient_clip is not None:
-        callbacks.append(("clip", GradientNormClipping(config.gradient_clip)))
-    if config.lr_schedule == "linear":
-        callbacks.append(("lr_schedule", WarmupLinearDecay()))
-    elif config.lr_schedule != "constant":
-        raise ValueError(f"lr_schedule={config.lr_schedule!r} must be resolved")
+    callbacks, tracker = _callbacks(config, valid_ds, rng, checkpoint, multi_output)
     optimizer_name, optimizer_defaults = OPTIMIZERS[config.optimizer]
     optimizer_kwargs = {f"optimizer__{k}": v for k, v in optimizer_defaults.items()}
     if config.precision not in ("float32", "bfloat16"):
         raise ValueError(f"precision={config.precision!r} must be resolved")
-    if multi_output is None:
-        net_class, loss = (
-            ClassifierNet,
-            {
-                "criterion": torch.nn.CrossEntropyLoss,
-                "criterion__weight": class_weight_tensor(
-                    config.class_weight, _labelled(y_index), classes
-                ),
-                "classes": list(range(len(classes))),
-            },
-        )
-        if distill:
-            loss["criterion"] = DistillationLoss
-    else:
-        from ..nn.categories import MultiOutputLoss
-
-        net_class = MultiOutputNet
-        loss = {"criterion": MultiOutputLoss}
-        loss.update({f"criterion__{k}": v for k, v in multi_output.items()})
-    if distill:  # (both criteria mix the teacher's probabilities the same way)
-        loss["criterion__distill_weight"] = config.distill_weight
-        loss["criterion__temperature"] = config.distill_temperature
+    net_class, loss = _criterion(config, y_index, classes, multi_output, distill)
     net = net_class(
         module,
         **loss,
@@ -390,6 +337,76 @@ def build_net(
         precision=config.precision,
     )
     return net, tracker
+
+
+def _callbacks(config, valid_ds, rng, checkpoint, multi_output) -> tuple:
+    """``(callbacks, tracker)`` of :func:`build_net`: the validation scores, the
+    best-epoch tracker, then the checkpoint, early stopping, clipping and the
+    schedule (in that order: note the best epoch, then checkpoint, then maybe
+    stop)."""
+    from skorch.callbacks import EpochScoring, GradientNormClipping
+
+    scoring = []
+    if valid_ds is not None and multi_output is not None:
+        monitor, lower = "valid_loss", True
+    elif valid_ds is not None:
+        scoring.append(
+            (
+                "valid_f1",
+                EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
+            )
+        )
+        monitor, lower = {
+            "loss": ("valid_loss", True),
+            "accuracy": ("valid_acc", False),
+            "f1_macro": ("valid_f1", False),
+        }[config.scoring]
+    else:
+        monitor, lower = "train_loss", True
+    tracker = BestWeights(
+        monitor, lower_is_better=lower, load_best=config.early_stopping
+    )
+    callbacks = [("finite_loss", FiniteLoss()), *scoring, ("best_weights", tracker)]
+    if checkpoint is not None:
+        callbacks.append(("checkpoint", EpochCheckpoint(*checkpoint, tracker, rng)))
+    if config.early_stopping:
+        callbacks.append(("early_stopping", StopWhenStalled(tracker, config.patience)))
+    if config.gradient_clip is not None:
+        callbacks.append(("clip", GradientNormClipping(config.gradient_clip)))
+    if config.lr_schedule == "linear":
+        callbacks.append(("lr_schedule", WarmupLinearDecay()))
+    elif config.lr_schedule != "constant":
+        raise ValueError(f"lr_schedule={config.lr_schedule!r} must be resolved")
+    return callbacks, tracker
+
+
+def _criterion(config, y_index, classes, multi_output, distill) -> tuple:
+    """``(net class, criterion settings)`` of :func:`build_net`: one class per
+    row (cross-entropy with ``class_weight``) or the detector's outputs; with a
+    teacher's probabilities, both mixed with them."""
+    if multi_output is None:
+        net_class, loss = (
+            ClassifierNet,
+            {
+                "criterion": torch.nn.CrossEntropyLoss,
+                "criterion__weight": class_weight_tensor(
+                    config.class_weight, _labelled(y_index), classes
+                ),
+                "classes": list(range(len(classes))),
+            },
+        )
+        if distill:
+            loss["criterion"] = DistillationLoss
+    else:
+        from ..nn.categories import MultiOutputLoss
+
+        net_class = MultiOutputNet
+        loss = {"criterion": MultiOutputLoss}
+        loss.update({f"criterion__{k}": v for k, v in multi_output.items()})
+    if distill:  # (both criteria mix the teacher's probabilities the same way)
+        loss["criterion__distill_weight"] = config.distill_weight
+        loss["criterion__temperature"] = config.distill_temperature
+    return net_class, loss
 
 
 def fingerprint(params: dict, seed: int, texts, aspects, labels) -> str:

@@ -136,48 +136,24 @@ class AspectAttentionModel(nn.Module):
         term_query: str = "vectors",
     ):
         super().__init__()
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-        if position_weighting not in POSITION_WEIGHTINGS:
-            raise ValueError(
-                f"position_weighting must be one of {POSITION_WEIGHTINGS}, "
-                f"got {position_weighting!r}"
-            )
-        if term_query not in TERM_QUERIES:
-            raise ValueError(
-                f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
-            )
-        if not (
-            final_state is True or final_state is False or is_term_state(final_state)
-        ):
-            raise ValueError(
-                f"final_state must be one of {FINAL_STATES}, got {final_state!r}"
-            )
-        position = uses_position(
-            dict(
-                position_weighting=position_weighting,
-                term_marker=term_marker,
-                term_query=term_query,
-                final_state=final_state,
-            )
-        )
-        if position and aspect_type != "term":
-            raise ValueError("the term-position options need aspect_type='term'")
         encoder_class = get_encoder(encoder)
+        position = _check_options(
+            encoder,
+            encoder_class,
+            aspect_type,
+            variant,
+            final_state,
+            position_weighting,
+            term_marker,
+            term_query,
+        )
         self.variant = variant
         self.aspect_type = aspect_type
         self.encoder_kind = encoder
         self.uses_attention = variant in ("at", "atae")
         aspect_in_words = variant in ("ae", "atae")
-        if aspect_in_words and not encoder_class.accepts_aspect_input:
-            raise ValueError(
-                f"encoder={encoder!r} cannot take the aspect with every word "
-                f"(variant={variant!r}); use variant='at'"
-            )
         if aspect_size is None:
             aspect_size = encoder_class.embedding_size(encoder_config)
-        if term_marker and not encoder_class.accepts_aspect_input:
-            raise ValueError(f"encoder={encoder!r} cannot take a term marker")
         self.position_weighting = position_weighting
         self.term_marker = term_marker
         self.term_query = term_query
@@ -193,18 +169,7 @@ class AspectAttentionModel(nn.Module):
             embedding_dim = config["embedding_dim"]
         else:
             embedding_dim = aspect_size
-        if aspect_type == "category":
-            self.aspect_embedding = nn.Embedding(n_aspects, aspect_size)
-        elif aspect_type == "term":
-            self.aspect_projection = (
-                nn.Identity()
-                if aspect_size == embedding_dim
-                else nn.Linear(embedding_dim, aspect_size)
-            )
-        else:
-            raise ValueError(
-                f"aspect_type must be 'category' or 'term', got {aspect_type!r}"
-            )
+        self._build_aspects(n_aspects, aspect_size, embedding_dim)
         self.encoder = encoder_class(**config)
         # The encoder's output depends on the aspect: each pair is its own pass.
         self.encoder_sees_aspect = (
@@ -212,11 +177,42 @@ class AspectAttentionModel(nn.Module):
             or term_marker
             or getattr(self.encoder, "aspect_in_tokens", False)
         )
-        d = self.encoder.output_size
-        if position_weighting == "learned":
+        self._build_head(
+            self.encoder.output_size,
+            aspect_size,
+            attention_score,
+            attention_heads,
+            final_state,
+            dropout,
+            n_classes,
+        )
+
+    def _build_aspects(self, n_aspects: int, aspect_size: int, embedding_dim: int):
+        """The aspect vectors: a table of categories, or the map from a term's
+        mean token embedding (``embedding_dim``) to ``aspect_size``."""
+        if self.aspect_type == "category":
+            self.aspect_embedding = nn.Embedding(n_aspects, aspect_size)
+        elif self.aspect_type == "term":
+            self.aspect_projection = (
+                nn.Identity()
+                if aspect_size == embedding_dim
+                else nn.Linear(embedding_dim, aspect_size)
+            )
+        else:
+            raise ValueError(
+                f"aspect_type must be 'category' or 'term', got {self.aspect_type!r}"
+            )
+
+    def _build_head(
+        self, d, aspect_size, attention_score, attention_heads, final_state, dropout,
+        n_classes,
+    ):  # fmt: skip
+        """What follows the encoder's states of size ``d``: the term options'
+        weights, the aspect attention, ``W_p`` (and ``W_x``), the classifier."""
+        if self.position_weighting == "learned":
             # (MAX_DISTANCE + 1,) attention bias by distance from the term
             self.distance_bias = nn.Parameter(torch.zeros(MAX_DISTANCE + 1))
-        if term_query != "vectors":
+        if self.term_query != "vectors":
             self.term_state_projection = nn.Linear(d, aspect_size)
         if self.uses_attention:
             self.attention = make_attention(
@@ -421,3 +417,44 @@ class AspectAttentionModel(nn.Module):
                 tokens, lengths, aspect_input, marker
             )
         return self.encoder.self_attention_maps(tokens, lengths, aspect_input)
+
+
+def _check_options(
+    encoder, encoder_class, aspect_type, variant, final_state, position_weighting,
+    term_marker, term_query,
+) -> bool:  # fmt: skip
+    """Refuse options the model cannot take together; whether it reads the
+    term's position (some term option is on)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if position_weighting not in POSITION_WEIGHTINGS:
+        raise ValueError(
+            f"position_weighting must be one of {POSITION_WEIGHTINGS}, "
+            f"got {position_weighting!r}"
+        )
+    if term_query not in TERM_QUERIES:
+        raise ValueError(
+            f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
+        )
+    if not (final_state is True or final_state is False or is_term_state(final_state)):
+        raise ValueError(
+            f"final_state must be one of {FINAL_STATES}, got {final_state!r}"
+        )
+    position = uses_position(
+        dict(
+            position_weighting=position_weighting,
+            term_marker=term_marker,
+            term_query=term_query,
+            final_state=final_state,
+        )
+    )
+    if position and aspect_type != "term":
+        raise ValueError("the term-position options need aspect_type='term'")
+    if variant in ("ae", "atae") and not encoder_class.accepts_aspect_input:
+        raise ValueError(
+            f"encoder={encoder!r} cannot take the aspect with every word "
+            f"(variant={variant!r}); use variant='at'"
+        )
+    if term_marker and not encoder_class.accepts_aspect_input:
+        raise ValueError(f"encoder={encoder!r} cannot take a term marker")
+    return position
