@@ -187,7 +187,7 @@ ENCODERS["bag"] = EncoderEntry(
 ENCODER_GROUPS["bag"] = ENCODERS["bag"].groups
 PARAMS.append(
     Param("bag_width", 8, [Interval(Integral, 1, 64, closed="both")], "bag",
-          "bag width", type="int", needs=("bag",), goes="model", doc="Width.")
+          "bag width", type="int", needs=("bag",), goes="model")
 )
 """
 BAG_COMPONENT = '''

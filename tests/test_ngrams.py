@@ -205,6 +205,8 @@ def test_estimator_reads_unseen_inflections_and_keeps_it_through_files(
     assert (pickle.loads(pickle.dumps(clf)).predict_proba(new) == proba).all()
     save(clf, tmp_path / "m.aam")
     assert (load(tmp_path / "m.aam").predict_proba(new) == proba).all()
+    if unseen_words != "vectors":
+        return  # (the others keep no table of gensim's making)
     # a fresh process that cannot import gensim predicts the same
     with open(tmp_path / "m.pkl", "wb") as f:
         pickle.dump(clf, f)
