@@ -113,6 +113,24 @@ def transformer(**params) -> TransformerEncoder:
     )
 
 
+#: The checks of sklearn.utils.estimator_checks that apply to estimators of text
+#: (the others fit numeric arrays, which these estimators refuse by design).
+TEXT_INPUT_CHECKS = [
+    "check_param_validation",
+    "check_parameters_default_constructible",
+    "check_no_attributes_set_in_init",
+    "check_get_params_invariance",
+    "check_set_params",
+    "check_estimator_repr",
+    "check_estimator_cloneable",
+    "check_estimator_tags_renamed",
+    "check_valid_tag_types",
+    "check_mixin_order",
+    "check_estimator_sparse_tag",
+    "check_estimators_unfitted",
+]
+
+
 def settings(estimator) -> dict:
     """Every parameter of ``estimator``, a component's as ``name__param`` only
     (components, as scikit-learn's estimators, compare by identity)."""

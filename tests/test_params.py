@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import TEXT_INPUT_CHECKS
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn import params as P
@@ -407,22 +408,6 @@ def test_every_auto_default_is_resolved():
 
 
 # -------------------------------------------- scikit-learn's validation machinery
-#: The checks of sklearn.utils.estimator_checks that apply to estimators of text
-#: (the others fit numeric arrays, which these estimators refuse by design).
-TEXT_INPUT_CHECKS = [
-    "check_param_validation",
-    "check_parameters_default_constructible",
-    "check_no_attributes_set_in_init",
-    "check_get_params_invariance",
-    "check_set_params",
-    "check_estimator_repr",
-    "check_estimator_cloneable",
-    "check_estimator_tags_renamed",
-    "check_valid_tag_types",
-    "check_mixin_order",
-    "check_estimator_sparse_tag",
-    "check_estimators_unfitted",
-]
 
 
 @pytest.mark.parametrize("check", TEXT_INPUT_CHECKS)
