@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from aspectattn import params as P
 from aspectattn.datasets import DATASETS, get_data_home
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -56,9 +57,7 @@ def build(estimator, **settings):
     from aspectattn import DistilledClassifier
 
     taught = {
-        name: settings.pop(name)
-        for name in ("teacher", "distill_weight", "distill_temperature")
-        if name in settings
+        name: settings.pop(name) for name in P.DISTILLATION_NAMES if name in settings
     }
     model = estimator._from_table_params(settings)
     if taught.get("teacher") is None:

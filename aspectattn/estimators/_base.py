@@ -78,7 +78,7 @@ def resolve_device(device: str) -> str:
 
 #: The distillation settings of earlier releases (now
 #: :class:`~aspectattn.DistilledClassifier`'s), by their old names.
-DISTILLATION_NAMES = ("teacher", "distill_weight", "distill_temperature")
+DISTILLATION_NAMES = P.DISTILLATION_NAMES
 
 #: The fit's random streams, each ``np.random.default_rng([seed, STREAM])``: what
 #: one part draws never moves another's draws (copies made or not, word vectors

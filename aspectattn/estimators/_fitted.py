@@ -101,7 +101,7 @@ class FittedState:
         # files of earlier releases kept how the model was distilled: checked,
         # then dropped (a file never holds the teacher, and predicting needs
         # neither setting)
-        for name in ("teacher", "distill_weight", "distill_temperature"):
+        for name in P.DISTILLATION_NAMES:
             if name in params and not satisfies(
                 params[name], P.TABLE[name].constraints
             ):
@@ -195,11 +195,7 @@ class FittedState:
         module_state = state.pop("_module_state", None)
         if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
             state, module_state = persistence.upgrade_v1_pickle(state, module_state)
-        taught = {
-            k: state.pop(k)
-            for k in ("teacher", "distill_weight", "distill_temperature")
-            if k in state
-        }
+        taught = {k: state.pop(k) for k in P.DISTILLATION_NAMES if k in state}
         if taught.get("teacher") is not None:  # an unfitted pickle with a teacher
             state["_distillation"] = taught
         flat = {k: state.pop(k) for k in list(state) if k in encoder_params()}

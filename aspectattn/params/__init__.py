@@ -98,6 +98,9 @@ PARAMS: list[Param] = [*_model.PARAMS, *_encoders.PARAMS, *_training.PARAMS]
 
 #: Name -> :class:`Param`.
 TABLE = {p.name: p for p in PARAMS}
+#: The distillation settings' names (``teacher``, ``distill_weight``,
+#: ``distill_temperature``), which the estimators took before 0.1.0.
+DISTILLATION_NAMES = tuple(p.name for p in PARAMS if p.group in DISTILLATION_GROUPS)
 
 
 def names_for(exclude_groups) -> list[str]:
