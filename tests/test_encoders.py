@@ -225,6 +225,11 @@ def test_model_files_keep_the_flat_names_so_either_release_reads_them(tmp_path):
         AspectAttentionClassifier()._table_params()
     )
     assert default.encoder == "lstm"
+    # settings that name no encoder parameter (the benchmarks' candidates)
+    few = AspectAttentionClassifier._from_table_params({"max_epochs": 2})
+    assert few.encoder == "lstm" and few.max_epochs == 2
+    pretrained = AspectAttentionClassifier._from_table_params({"encoder": "pretrained"})
+    assert pretrained.encoder == "pretrained"
 
 
 def test_the_detector_refuses_what_only_pairs_have():

@@ -206,6 +206,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         component, rest = split_legacy(cls.__name__, encoder, values, warn=warn)
         if (
             isinstance(encoder, str)
+            and not isinstance(component, str)  # (a name: no encoder setting given)
             and component.get_params() == type(component)().get_params()
         ):
             component = encoder  # the name stands for its encoder's defaults
