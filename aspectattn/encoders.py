@@ -25,13 +25,8 @@ before it needs either.
 from __future__ import annotations
 
 import os
-import warnings
 
-from sklearn.base import BaseEstimator
-
-from . import params as P
-from ._validation import plain
-from .params._constraints import validate_params
+from .params.components import TableComponent, split_flat
 
 __all__ = [
     "LSTMEncoder",
@@ -45,61 +40,18 @@ __all__ = [
 ]
 
 
-class _EncoderComponent(BaseEstimator):
+class _EncoderComponent(TableComponent):
     """What the three encoders share: their parameters under the names of the
     parameter table (:mod:`aspectattn.params`), which building and training read.
 
     A subclass writes out its ``__init__`` and sets :attr:`kind` (its name in
-    :data:`aspectattn.params.ENCODERS`) and :attr:`_table_names` (its parameters
+    :data:`aspectattn.params.ENCODERS`) and ``_table_names`` (its parameters
     whose table name differs).
     """
 
+    slot = "encoder"
     #: The encoder's name in :data:`aspectattn.params.ENCODERS`.
     kind: str = ""
-    #: Parameter -> the table parameter it sets, where the names differ.
-    _table_names: dict = {}
-
-    @classmethod
-    def _param_table_names(cls) -> dict:
-        """Each parameter -> its name in the parameter table."""
-        return {n: cls._table_names.get(n, n) for n in cls._get_param_names()}
-
-    @classmethod
-    def _constraints(cls) -> dict:
-        return {
-            name: list(P.TABLE[table].constraints)
-            for name, table in cls._param_table_names().items()
-        }
-
-    def table_values(self) -> dict:
-        """The parameters under their table names (numpy scalars as Python
-        values): what the estimator hands down."""
-        params = self.get_params(deep=False)
-        return {
-            table: plain(params[name])
-            for name, table in self._param_table_names().items()
-        }
-
-    @classmethod
-    def from_table_values(cls, values: dict):
-        """The encoder whose parameters are ``values`` (table names; the others at
-        their defaults)."""
-        return cls(
-            **{
-                name: values[table]
-                for name, table in cls._param_table_names().items()
-                if table in values
-            }
-        )
-
-    def check(self, owner: str) -> None:
-        """Validate the parameters (scikit-learn's messages, naming ``owner``, the
-        estimator, and the parameter as ``encoder__name``)."""
-        validate_params(
-            self,
-            self._constraints(),
-            caller=f"{type(self).__name__} (encoder of {owner})",
-        )
 
 
 #: Encoder name (the table's ``encoder`` values) -> its component class.
@@ -415,42 +367,9 @@ def split_legacy(owner: str, encoder, flat: dict, warn: bool = True):
     earlier releases took them on the estimator) set on ``encoder`` (a name or a
     component; the result is a new component), and the other names of ``flat``.
     ``warn``: a ``FutureWarning`` that names each parameter's new spelling."""
-    owned = encoder_params()
-    moved = {k: v for k, v in flat.items() if k in owned}
-    rest = {k: v for k, v in flat.items() if k not in owned}
-    if not moved:
-        return encoder, rest
-    component = encoder_component(encoder)
-    names = {t: n for n, t in component._param_table_names().items()}
-    foreign = sorted(set(moved) - set(names))
-    if warn:
-        spelled = ", ".join(
-            f"{k}= -> {type(component).__name__}({names[k]}=...)"
-            for k in moved
-            if k in names
-        )
-        if spelled:
-            warnings.warn(
-                f"Passing encoder parameters to {owner} is deprecated and will stop "
-                f"working in 0.2: pass them to the encoder ({spelled}), as "
-                f"{owner}(encoder={type(component).__name__}(...)); grid searches "
-                "reach them as encoder__<name>.",
-                FutureWarning,
-                stacklevel=4,
-            )
-    if foreign:
-        defaults = {t: P.TABLE[t].default for t in foreign}
-        if warn and any(moved[k] != defaults[k] for k in foreign):
-            warnings.warn(
-                f"The parameters {foreign} are not used with "
-                f"{type(component).__name__}: "
-                f"{owner} ignores them.",
-                FutureWarning,
-                stacklevel=4,
-            )
-    params = component.get_params(deep=False)
-    params.update({names[k]: v for k, v in moved.items() if k in names})
-    return type(component)(**params), rest
+    return split_flat(
+        owner, "encoder", encoder, flat, encoder_component, encoder_params(), warn
+    )
 
 
 def legacy_encoder(owner: str, encoder, legacy: dict):

@@ -148,11 +148,14 @@ def test_every_form_with_every_encoder_round_trips(encoder, form, pairs, tmp_pat
     from aspectattn import AspectAttentionClassifier
 
     X, y = pairs
-    params = {**FAST, "max_epochs": 1, "attention_score": form, "variant": "at"}
+    from aspectattn.attention import AspectAttention
+
+    params = {**FAST, "max_epochs": 1, "variant": "at"}
     if encoder == "transformer":
         params["encoder"] = transformer()  # d_model 24, two heads, one layer
     heads = 2 if form != "concat" else 1
-    clf = AspectAttentionClassifier(**params, attention_heads=heads).fit(X[:60], y[:60])
+    attention = AspectAttention(score=form, heads=heads)
+    clf = AspectAttentionClassifier(**params, attention=attention).fit(X[:60], y[:60])
     (result,) = clf.explain(X[:1])
     assert np.isclose(result["weights"].sum(), 1.0)
     if heads > 1:
@@ -179,13 +182,17 @@ def test_grid_search_over_forms_and_heads(pairs):
     search = GridSearchCV(
         AspectAttentionClassifier(**{**FAST, "max_epochs": 2}, variant="at"),
         {
-            "attention_score": ["dot", "general", "scaled_dot"],
-            "attention_heads": [1, 2],
+            "attention__score": ["dot", "general", "scaled_dot"],
+            "attention__heads": [1, 2],
         },
         cv=2,
     ).fit(X[:120], y[:120])
     assert len(search.cv_results_["params"]) == 6
-    assert search.best_params_["attention_score"] in ("dot", "general", "scaled_dot")
+    assert search.best_params_["attention__score"] in ("dot", "general", "scaled_dot")
+    assert (
+        search.best_estimator_.attention.score
+        == search.best_params_["attention__score"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -209,7 +216,7 @@ def test_dot_form_queries_with_v_a_itself(params, state_size, pairs):
         "bidirectional": lstm(bidirectional=True),
         "transformer": transformer(),
     }[params]
-    base = {**FAST, "max_epochs": 1, "variant": "at", "attention_score": "dot"}
+    base = {**FAST, "max_epochs": 1, "variant": "at", "attention": "dot"}
     clf = AspectAttentionClassifier(**{**base, "encoder": encoder}).fit(X[:40], y[:40])
     module = clf.module_
     assert module.aspect_embedding.weight.shape[1] == state_size

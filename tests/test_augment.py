@@ -150,8 +150,13 @@ def test_join_augmentation_teaches_terms_that_disagree():
         text = f"the {a} was {wa}, but the {b} was {wb}"
         X_test += [(text, a), (text, b)]
         y_test += [la, lb]
+    from aspectattn.attention import AspectAttention
+
     params = dict(
-        **LEARN, variant="at", aspect_type="term", position_weighting="linear"
+        **LEARN,
+        variant="at",
+        aspect_type="term",
+        attention=AspectAttention(position_weighting="linear"),
     )
     plain = AspectAttentionClassifier(**params, augment=None).fit(X, y)
     joined = AspectAttentionClassifier(**params, augment="join").fit(X, y)

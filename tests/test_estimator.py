@@ -28,6 +28,7 @@ from aspectattn import (
     UnknownAspectError,
 )
 from aspectattn import params as P
+from aspectattn.attention import AspectAttention
 from aspectattn.encoders import LSTMEncoder
 
 
@@ -49,7 +50,9 @@ def test_learns_an_aspect_dependent_rule(variant, pairs, test_pairs):
 def test_without_the_final_state_the_attention_alone_is_classified(
     pairs, test_pairs, tmp_path
 ):
-    clf = AspectAttentionClassifier(variant="at", final_state=False, **LEARN)
+    clf = AspectAttentionClassifier(
+        variant="at", attention=AspectAttention(final_state=False), **LEARN
+    )
     clf.fit(*pairs)
     assert clf.score(*test_pairs) >= 0.9
     assert clf.module_config_["final_state"] is False
@@ -59,17 +62,24 @@ def test_without_the_final_state_the_attention_alone_is_classified(
     np.testing.assert_array_equal(
         loaded.predict_proba(test_pairs[0]), clf.predict_proba(test_pairs[0])
     )
-    with pytest.raises(ValueError, match="'final_state' parameter"):
-        AspectAttentionClassifier(**FAST, final_state="no").fit(*pairs)
+    with pytest.raises(
+        ValueError,
+        match=r"'final_state' parameter of AspectAttention \(attention of "
+        r"AspectAttentionClassifier\)",
+    ):
+        AspectAttentionClassifier(
+            **FAST, attention=AspectAttention(final_state="no")
+        ).fit(*pairs)
     # the term's own summary needs a term
     with pytest.raises(ValueError, match="final_state='term' needs aspect terms"):
-        AspectAttentionClassifier(**FAST, final_state="term").fit(*pairs)
+        AspectAttentionClassifier(
+            **FAST, attention=AspectAttention(final_state="term")
+        ).fit(*pairs)
 
 
 def test_at_with_paper_concat_score_cannot_use_the_aspect(pairs, test_pairs):
-    clf = AspectAttentionClassifier(variant="at", attention_score="concat", **FAST).fit(
-        *pairs
-    )
+    clf = AspectAttentionClassifier(variant="at", attention="concat", **FAST)
+    clf.fit(*pairs)
     proba = clf.predict_proba(test_pairs[0][:20])
     # Same sentence, two aspects -> identical outputs (the aspect cancels).
     np.testing.assert_allclose(proba[0::2], proba[1::2], atol=1e-6)
@@ -199,7 +209,7 @@ def test_numpy_object_array_input(fitted, pairs):
             "'bidirectional' parameter .* must be an instance of 'bool'",
         ),
         (
-            {"final_state": 0},
+            {"attention": AspectAttention(final_state=0)},
             "'final_state' parameter .* must be an instance of 'bool'",
         ),
         # non-finite rates and penalties would train to NaN without a word
@@ -622,8 +632,11 @@ def test_explicit_cuda_without_cuda_is_an_error(pairs):
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"variant": "ae", "attention_score": "dot"}, "used when variant='ae'"),
-        ({"variant": "ae", "final_state": False}, "'final_state' is not used when"),
+        ({"variant": "ae", "attention": "dot"}, "'attention__score' is not used when"),
+        (
+            {"variant": "ae", "attention": AspectAttention(final_state=False)},
+            "'attention__final_state' is not used when",
+        ),
     ],
 )
 def test_parameters_the_settings_ignore_get_a_warning(params, message, pairs):
@@ -819,7 +832,7 @@ def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not(
     before = AspectAttentionClassifier(
         **{**LEARN, "encoder": lstm(bidirectional=False)},
         variant="atae",
-        final_state=True,
+        attention=AspectAttention(final_state=True),
         augment=None,
     ).fit(X, y)
     assert sentences_right(defaults) >= 0.9

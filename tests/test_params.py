@@ -13,6 +13,7 @@ from conftest import TEXT_INPUT_CHECKS
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn import params as P
+from aspectattn.attention import AspectAttention, attention_params
 from aspectattn.encoders import (
     LSTMEncoder,
     PretrainedEncoder,
@@ -28,6 +29,20 @@ ESTIMATORS = [
     (AspectAttentionClassifier, pair_module.SIGNATURE, P.CATEGORY_GROUPS),
     (AspectCategoryClassifier, category_module.SIGNATURE, P.PAIR_GROUPS),
 ]
+#: The table parameters that belong to the components, not to an estimator.
+COMPONENTS = encoder_params() | attention_params()
+
+
+def _table_default(name):
+    """A parameter's default as the table states it (``attention``, a component
+    slot: the name of its default score)."""
+    return P.TABLE["attention_score" if name == "attention" else name].default
+
+
+def _table_type(name):
+    if name == "attention":
+        return "AspectAttention or " + P.TABLE["attention_score"].type
+    return P.TABLE[name].type
 
 
 @pytest.mark.parametrize("cls, names, excluded", ESTIMATORS)
@@ -38,22 +53,22 @@ def test_signature_and_constraints_are_the_tables(cls, names, excluded):
     assert signature["legacy"].kind is inspect.Parameter.VAR_KEYWORD
     for name in names:
         assert signature[name].kind is inspect.Parameter.KEYWORD_ONLY
-        assert signature[name].default == P.TABLE[name].default, name
-        assert type(signature[name].default) is type(P.TABLE[name].default), name
+        assert signature[name].default == _table_default(name), name
+        assert type(signature[name].default) is type(_table_default(name)), name
     assert set(cls._parameter_constraints) == set(names)
-    groups = {P.TABLE[n].group for n in names}
+    groups = {P.TABLE[n].group for n in names if n != "attention"}
     assert not groups & set(excluded)  # a parameter that does not apply is absent
-    assert cls().get_params() == {n: P.TABLE[n].default for n in names}
-    # the encoders' parameters are theirs, not the estimator's
-    assert not set(names) & encoder_params()
-    assert set(cls._table_names) == set(names) | (
-        encoder_params() - {p.name for p in P.PARAMS if p.group in excluded}
+    assert cls().get_params() == {n: _table_default(n) for n in names}
+    # the components' parameters are theirs, not the estimator's
+    assert not set(names) & COMPONENTS
+    assert set(cls._table_names) == set(names) - {"attention"} | (
+        COMPONENTS - {p.name for p in P.PARAMS if p.group in excluded}
     )
 
 
 def test_no_parameter_is_left_out_and_the_two_share_the_rest():
     pair, det = set(pair_module.PARAMETERS), set(category_module.PARAMETERS)
-    assert set(pair_module.SIGNATURE) | encoder_params() == pair
+    assert set(pair_module.SIGNATURE) - {"attention"} | COMPONENTS == pair
     # distillation's three: DistilledClassifier's, neither estimator's
     taught = {p.name for p in P.PARAMS if p.group in P.DISTILLATION_GROUPS}
     assert taught == {"teacher", "distill_weight", "distill_temperature"}
@@ -126,8 +141,8 @@ def test_docstrings_document_every_parameter_with_its_default(cls, names, _):
     assert list(entries) == names
     for name, (type_line, text) in entries.items():
         default = type_line.rsplit("default=", 1)[1]
-        assert ast.literal_eval(default) == P.TABLE[name].default, name
-        assert P.TABLE[name].type in type_line, name
+        assert ast.literal_eval(default) == _table_default(name), name
+        assert _table_type(name) in type_line, name
         assert text.strip(), name
 
 
@@ -135,19 +150,29 @@ def test_the_two_estimators_document_a_shared_parameter_alike():
     pairs = _entries(AspectAttentionClassifier.__doc__)
     detector = _entries(AspectCategoryClassifier.__doc__)
     shared = set(pairs) & set(detector)
-    assert len(shared) >= 25
+    assert len(shared) >= 20
+    # the attention's entry says which of its settings each estimator takes
     different = {n for n in shared if pairs[n] != detector[n]}
-    assert not different
+    assert different == {"attention"}
 
 
 @pytest.mark.parametrize(
     "cls, params, message",
     [
-        (AspectCategoryClassifier, dict(final_state="term"), "final_state='term'"),
+        (
+            AspectCategoryClassifier,
+            dict(attention=AspectAttention(final_state="term")),
+            "final_state='term'",
+        ),
         (
             AspectAttentionClassifier,
-            dict(aspect_type="category", final_state="term"),
+            dict(aspect_type="category", attention=AspectAttention(final_state="term")),
             "final_state='term'",
+        ),
+        (  # the detector has no terms: the attention's term settings stay unset
+            AspectCategoryClassifier,
+            dict(attention=AspectAttention(position_weighting="linear")),
+            r"AspectAttention\(position_weighting='linear'\) applies to aspect terms",
         ),
         (
             AspectAttentionClassifier,
@@ -181,7 +206,9 @@ def test_auto_aspects_are_checked_after_resolving_them_before_the_vocabulary(
     monkeypatch.setattr(_base, "prepare_model", no_building)
     X, y = pairs
     with pytest.raises(ValueError, match="final_state='term' needs aspect terms"):
-        AspectAttentionClassifier(final_state="term").fit(X, y)
+        AspectAttentionClassifier(attention=AspectAttention(final_state="term")).fit(
+            X, y
+        )
 
 
 def test_unused_parameters_warn_in_sklearn_words():
@@ -297,12 +324,13 @@ def test_readme_parameter_table_matches_the_table():
     rows = _readme_parameter_rows()
     assert set(rows) == set(pair_module.SIGNATURE)
     for name, default in rows.items():
-        assert ast.literal_eval(default) == P.TABLE[name].default, name
-    # the encoders' table: each parameter of each encoder, with its default
-    rows = _readme_parameter_rows("| encoder parameter | default | meaning |")
+        assert ast.literal_eval(default) == _table_default(name), name
+    # the components' table: each parameter of each encoder and of the
+    # attention, with its default
+    rows = _readme_parameter_rows("| component parameter | default | meaning |")
     signatures = [
         inspect.signature(cls).parameters
-        for cls in (LSTMEncoder, TransformerEncoder, PretrainedEncoder)
+        for cls in (LSTMEncoder, TransformerEncoder, PretrainedEncoder, AspectAttention)
     ]
     assert set(rows) == {name for params in signatures for name in params}
     for name, default in rows.items():
@@ -384,7 +412,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
 def test_precision_auto_is_bfloat16_only_where_native(monkeypatch):
     import torch
 
-    values = {**AspectAttentionClassifier().get_params(), "encoder": "pretrained"}
+    values = {**AspectAttentionClassifier()._table_params(), "encoder": "pretrained"}
     for native in (True, False):
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda n=native: n)
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)

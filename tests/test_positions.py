@@ -12,6 +12,7 @@ from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn._validation import check_pairs
+from aspectattn.attention import AspectAttention
 from aspectattn.encoders import PretrainedEncoder
 from aspectattn.exceptions import InputError
 from aspectattn.nn.model import MAX_DISTANCE, AspectAttentionModel
@@ -322,11 +323,11 @@ def same_term_pairs(n_sentences, seed=0):
 @pytest.mark.parametrize(
     "options",
     [
-        dict(position_weighting="linear"),
-        dict(position_weighting="learned"),
+        dict(attention=AspectAttention(position_weighting="linear")),
+        dict(attention=AspectAttention(position_weighting="learned")),
         dict(term_marker=True),
-        dict(term_query="states", bidirectional=True),
-        dict(final_state="term", bidirectional=True),
+        dict(attention=AspectAttention(term_query="states"), bidirectional=True),
+        dict(attention=AspectAttention(final_state="term"), bidirectional=True),
     ],
     ids=["linear", "learned", "marker", "states", "term-state"],
 )
@@ -350,8 +351,7 @@ def test_without_the_position_the_same_term_rule_cannot_be_learned():
         **{**FAST, "encoder": lstm(embedding_dropout=0.0)},
         variant="at",
         aspect_type="term",
-        position_weighting="none",
-        final_state=True,
+        attention=AspectAttention(position_weighting="none", final_state=True),
     ).fit(X[:360], y[:360])
     assert clf.score(X[360:], y[360:]) <= 0.5
 
@@ -363,10 +363,10 @@ def positional():
         **{**FAST, "max_epochs": 3},
         variant="atae",
         aspect_type="term",
-        position_weighting="learned",
+        attention=AspectAttention(
+            position_weighting="learned", term_query="both", final_state="term"
+        ),
         term_marker=True,
-        term_query="both",
-        final_state="term",
     )
     return clf.fit(X, y), X, y
 
@@ -400,7 +400,7 @@ def test_position_models_round_trip(positional, tmp_path):
     for other in (loaded, again):
         np.testing.assert_array_equal(other.predict_proba(X), clf.predict_proba(X))
     assert settings(loaded) == settings(clf)
-    assert clone(clf).get_params()["term_query"] == "both"
+    assert clone(clf).get_params()["attention__term_query"] == "both"
 
 
 def test_position_options_warn_where_they_are_not_used():
@@ -423,9 +423,11 @@ def test_pretrained_term_states_are_its_sub_words(tiny_checkpoint):
         encoder=PretrainedEncoder(str(tiny_checkpoint)),
         variant="at",
         aspect_type="term",
-        term_query="states",
-        position_weighting="linear",
-        final_state="term",  # the mean of the term's sub-word states
+        attention=AspectAttention(
+            term_query="states",
+            position_weighting="linear",
+            final_state="term",  # the mean of the term's sub-word states
+        ),
         max_epochs=1,
         random_state=0,
     )

@@ -22,6 +22,7 @@ from aspectattn import (
     InputError,
     UnknownAspectError,
 )
+from aspectattn.attention import AspectAttention
 from aspectattn.encoders import PretrainedEncoder, encoder_params
 
 pytest.importorskip("onnx")
@@ -63,7 +64,7 @@ def _term_pairs(n, seed):
 def test_pair_classifier_same_as_torch(encoder, variant, heads, pairs, tmp_path):
     X, y = pairs
     clf = AspectAttentionClassifier(
-        **_params(encoder, variant=variant, attention_heads=heads)
+        **_params(encoder, variant=variant, attention=AspectAttention(heads=heads))
     ).fit(X[:200], y[:200])
     model = load_onnx(export_onnx(clf, tmp_path / "export"))
     assert isinstance(model, OnnxPairClassifier)
@@ -117,9 +118,9 @@ def test_term_positions_and_data_frames(weighting, final_state, tmp_path):
         **_params(
             "lstm",
             aspect_type="term",
-            position_weighting=weighting,
-            final_state=final_state,
-            term_query="both",
+            attention=AspectAttention(
+                position_weighting=weighting, final_state=final_state, term_query="both"
+            ),
             term_marker=True,
             variant="atae",
         )

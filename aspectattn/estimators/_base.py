@@ -22,7 +22,20 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
 from .._validation import plain
-from ..encoders import encoder_component, encoder_params, legacy_encoder, split_legacy
+from ..attention import (
+    AspectAttention,
+    attention_component,
+    attention_constraints,
+    attention_params,
+    split_legacy_attention,
+)
+from ..encoders import (
+    encoder_component,
+    encoder_constraints,
+    encoder_params,
+    legacy_encoder,
+    split_legacy,
+)
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.distillation import Teaching, fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
@@ -33,11 +46,33 @@ from ._fitted import FITTED_ATTRIBUTES, FittedState
 
 __all__ = [
     "AspectAttentionBase",
+    "signature",
+    "signature_constraints",
     "TrainingData",
     "FITTED_ATTRIBUTES",
     "resolve_seed",
     "resolve_device",
 ]
+
+
+#: The table parameters that belong to a component (``encoder=``, ``attention=``),
+#: not to an estimator.
+COMPONENT_NAMES = encoder_params() | attention_params()
+
+
+def signature(parameters) -> list[str]:
+    """An estimator's parameters (its signature, in order): the table's
+    ``parameters`` less its components', ``attention`` after ``encoder``."""
+    names = [name for name in parameters if name not in COMPONENT_NAMES]
+    at = names.index("encoder") + 1
+    return [*names[:at], "attention", *names[at:]]
+
+
+def signature_constraints(names) -> dict:
+    """``_parameter_constraints`` of the signature ``names``: the table's, the
+    components taking a component as well as a name."""
+    table = encoder_constraints(P.constraints([n for n in names if n != "attention"]))
+    return {**table, "attention": attention_constraints()}
 
 
 def resolve_seed(random_state) -> int:
@@ -179,13 +214,14 @@ class AspectAttentionBase(FittedState, BaseEstimator):
 
     # ------------------------------------------------------------ parameter checks
     #: The estimator's settings as the parameter table names them: its own
-    #: parameters and its encoders' (set by each estimator).
+    #: parameters and its components' (set by each estimator).
     _table_names: tuple = ()
+    _component_names = COMPONENT_NAMES
 
     def _table_params(self) -> dict:
         """The estimator's settings under the parameter table's names (numpy
-        scalars as Python values): its parameters, with the encoder's spelled out
-        (``encoder``: its name; the other encoders' parameters at their
+        scalars as Python values): its parameters, with its components' spelled
+        out (``encoder``: its name; the other encoders' parameters at their
         defaults). What the configs read and model files store."""
         own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
         encoder = self._encoder()
@@ -193,6 +229,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             **{name: P.TABLE[name].default for name in self._table_names},
             **own,
             **encoder.table_values(),
+            **self._attention().table_values(),
             "encoder": encoder.kind,
         }
         return {name: values[name] for name in self._table_names}
@@ -210,11 +247,23 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             and component.get_params() == type(component)().get_params()
         ):
             component = encoder  # the name stands for its encoder's defaults
-        return cls(**{**rest, "encoder": component})
+        attention, rest = split_legacy_attention(
+            cls.__name__, "additive", rest, warn=warn
+        )
+        named = AspectAttention(score=getattr(attention, "score", None))
+        if not isinstance(attention, str) and (
+            attention.get_params() == named.get_params()
+        ):
+            attention = attention.score  # the score's name stands for the rest
+        return cls(**{**rest, "encoder": component, "attention": attention})
 
     def _encoder(self):
         """The encoder component (a name gives its defaults)."""
         return encoder_component(self.encoder)
+
+    def _attention(self) -> AspectAttention:
+        """The attention component (a score's name gives its defaults)."""
+        return attention_component(self.attention)
 
     def _values(self) -> dict:
         """Every setting: the parameters and the estimator's fixed settings."""
@@ -242,6 +291,10 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             )
             self._distillation = {**self.__dict__.get("_distillation", {}), **taught}
         if legacy:
+            self.attention, legacy = split_legacy_attention(
+                owner, self.attention, legacy
+            )
+        if legacy:
             self.encoder = legacy_encoder(owner, self.encoder, legacy)
 
     def get_params(self, deep=True):
@@ -250,23 +303,30 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return {**super().get_params(deep), **self.__dict__.get("_distillation", {})}
 
     def set_params(self, **params):
-        """Set the parameters (scikit-learn's ``set_params``). An encoder's
-        parameter (``encoder__hidden_size``) on an encoder given by name makes it
-        its component first; the names of earlier releases (``hidden_size``,
-        ``teacher``) are taken as :meth:`_set_legacy` takes them."""
+        """Set the parameters (scikit-learn's ``set_params``). A component's
+        parameter (``encoder__hidden_size``, ``attention__heads``) on a component
+        given by name makes it the component first; the names of earlier releases
+        (``hidden_size``, ``attention_heads``, ``teacher``) are taken as
+        :meth:`_set_legacy` takes them."""
         legacy = {
             k: params.pop(k)
             for k in list(params)
-            if k in encoder_params() or k in DISTILLATION_NAMES
+            if k in self._component_names or k in DISTILLATION_NAMES
         }
         if legacy:
-            if "encoder" in params:
-                self.encoder = params.pop("encoder")
+            for slot in ("encoder", "attention"):
+                if slot in params:
+                    setattr(self, slot, params.pop(slot))
             self._set_legacy(legacy)
-        if any(k.startswith("encoder__") for k in params) and isinstance(
-            params.get("encoder", self.encoder), str
+        for slot, component in (
+            ("encoder", encoder_component),
+            ("attention", attention_component),
         ):
-            params["encoder"] = encoder_component(params.get("encoder", self.encoder))
+            value = params.get(slot, getattr(self, slot))
+            if isinstance(value, str) and any(
+                k.startswith(f"{slot}__") for k in params
+            ):
+                params[slot] = component(value)
         return super().set_params(**params)
 
     def _check_params(self) -> dict:
@@ -275,15 +335,27 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         validate_params(self, self._parameter_constraints)
         if not isinstance(self.encoder, str):
             self.encoder.check(type(self).__name__)
+        if not isinstance(self.attention, str):
+            self.attention.check(type(self).__name__, self._table_names)
         values = self._values()
         self._check_combinations(values)
-        # (the estimator's parameters and its encoder's, set or not)
-        own = {**self.get_params(deep=False), **self._encoder().table_values()}
+        # (the estimator's parameters and its components', set or not)
+        own = {
+            **self.get_params(deep=False),
+            **self._encoder().table_values(),
+            **self._attention().table_values(),
+        }
         aspect_type = values.get("aspect_type")
+        spelled = {  # a component's parameter as the user names it
+            table: f"{component.slot}__{name}"
+            for component in (self._encoder(), self._attention())
+            for name, table in component._param_table_names().items()
+        }
         P.warn_unused(
             values,
             [(n, s) for n, s in P.unused(values, aspect_type) if n in own],
             stacklevel=5,
+            spelled=spelled,
         )
         return values
 

@@ -13,6 +13,7 @@ import torch
 from .. import params as P
 from .. import persistence
 from .._fields import labels_state
+from ..attention import attention_params, split_legacy_attention
 from ..encoders import encoder_params, split_legacy
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
@@ -202,6 +203,11 @@ class FittedState:
         if flat:  # the encoder's parameters, kept on the estimator before 0.1.0
             state["encoder"], _ = split_legacy(
                 type(self).__name__, state.get("encoder", "lstm"), flat, warn=False
+            )
+        flat = {k: state.pop(k) for k in list(state) if k in attention_params()}
+        if flat:  # the attention's too
+            state["attention"], _ = split_legacy_attention(
+                type(self).__name__, "additive", flat, warn=False
             )
         self.__dict__.update(state)
         if "resolved_params_" not in state and "aspect_type_" in state:

@@ -35,7 +35,6 @@ from sklearn.utils.validation import check_is_fitted
 from .. import augment, persistence
 from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
-from ..encoders import encoder_constraints, encoder_params
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, table_teacher_targets
@@ -43,14 +42,19 @@ from ..exceptions import InputError
 from ..nn.categories import CategoryModel
 from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.pipelines import distinct_index
-from ._base import AspectAttentionBase, TrainingData
+from ._base import (
+    AspectAttentionBase,
+    TrainingData,
+    signature,
+    signature_constraints,
+)
 
 __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
 
 #: The parameters of the detector, in the order of the table.
 PARAMETERS = P.names_for((*P.PAIR_GROUPS, *P.DISTILLATION_GROUPS))
 #: The parameters of its signature: those of the table less its encoders'.
-SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
+SIGNATURE = signature(PARAMETERS)
 
 
 @persistence.register
@@ -72,6 +76,16 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
         (a Hugging Face checkpoint fine-tuned end to end). A name stands for that
         encoder with its defaults. Grid searches reach its parameters as
         ``encoder__hidden_size`` and so on.
+    attention : AspectAttention or {"additive", "dot", "general", "scaled_dot", \
+"concat"}, default="additive"
+        The aspect attention, with its own parameters
+        (:class:`~aspectattn.attention.AspectAttention`): how ``v_a`` scores the
+        encoder states (``score``), how many queries it makes (``heads``) and
+        what joins the pooled vector before it is classified (``final_state``;
+        ``"auto"``: nothing, the category's attention alone). Its aspect-term
+        settings must keep their defaults. A score's name stands for the
+        attention with that score and the other defaults. Grid searches reach its
+        parameters as ``attention__score`` and so on.
     head_lr : float, None or "auto", default="auto"
         Learning rate of the parameters outside the encoder -- the aspect vectors,
         the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
@@ -92,35 +106,6 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
         ``I`` to ``ı``. ``None``: no language's rules. ``"auto"``: ``"en"`` when the
         fitting texts look English (their share of English function words), else
         ``None``; see ``resolved_params_``.
-    attention_score : {"additive", "dot", "general", "scaled_dot", "concat"}, \
-default="additive"
-        How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.nn.attention`):
-        ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
-        ``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
-        ``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;
-        ``"concat"`` the formula printed in the paper, where the aspect cancels in
-        the softmax (AT then ignores the aspect).
-    attention_heads : int, default=1
-        Several queries per aspect, each its own projection of ``v_a`` over a
-        ``1/m`` slice of the projected states; the pooled vectors are
-        concatenated and projected back. Must divide the encoder's state size.
-        ``explain`` then returns weights per head.
-    final_state : {"auto", True, False, "term"}, default="auto"
-        Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
-        encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
-        et al.). With ``variant="at"`` the encoder does not see the aspect, so
-        ``h_N`` is the same for every aspect of a sentence and carries its
-        overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
-        attention picked out, alone. ``"term"`` (aspect terms only) puts the
-        encoder's summary of the term in place of ``h_N``: for the LSTM, the
-        forward state at the term's last token and, with ``bidirectional=True``,
-        the backward state at its first -- TD-LSTM's two readings of the sentence
-        up to the term (Tang et al., 2016), taken from the one encoder pass that
-        every term of the sentence shares; for the transformer and pretrained
-        encoders, the mean of the term's states. Unused by ``variant="ae"``.
-        ``"auto"``: ``"term"`` for aspect terms, ``False`` for categories (the
-        category's attention alone; ``h_N`` pulls every aspect of a sentence to its
-        tone); see ``resolved_params_``.
     augment : {"auto", None, "flip", "join", "flip+join", "negate"}, default="auto"
         Add training data made from the training sentences, so that the model learns
         to follow each aspect rather than the sentence's overall tone. ``"join"``:
@@ -273,19 +258,17 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     # Parameters of earlier releases that could hold one value only.
     _retired_params = {"scoring": "loss"}
     _table_names = tuple(PARAMETERS)
-    _parameter_constraints = encoder_constraints(P.constraints(SIGNATURE))
+    _parameter_constraints = signature_constraints(SIGNATURE)
 
     def __init__(
         self,
         *,
         encoder="lstm",
+        attention="additive",
         head_lr="auto",
         dropout="auto",
         max_len=100,
         language="auto",
-        attention_score="additive",
-        attention_heads=1,
-        final_state="auto",
         augment="auto",
         optimizer="adam",
         lr="auto",
@@ -310,13 +293,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         **legacy,
     ):
         self.encoder = encoder
+        self.attention = attention
         self.head_lr = head_lr
         self.dropout = dropout
         self.max_len = max_len
         self.language = language
-        self.attention_score = attention_score
-        self.attention_heads = attention_heads
-        self.final_state = final_state
         self.augment = augment
         self.optimizer = optimizer
         self.lr = lr

@@ -31,7 +31,6 @@ from .._validation import (
     check_texts,
     resolve_aspect_type,
 )
-from ..encoders import encoder_constraints, encoder_params
 from ..engine import inference
 from ..engine.batching import PairDataset
 from ..engine.distillation import check_minus_one_marks, teacher_targets
@@ -40,14 +39,19 @@ from ..nn.model import AspectAttentionModel
 from ..nn.ops import uses_position
 from ..text.pipelines import distinct_index
 from ..text.tokens import EncodedTexts
-from ._base import AspectAttentionBase, TrainingData
+from ._base import (
+    AspectAttentionBase,
+    TrainingData,
+    signature,
+    signature_constraints,
+)
 
 __all__ = ["AspectAttentionClassifier"]
 
 #: The parameters of the pair classifier, in the order of the table.
 PARAMETERS = P.names_for((*P.CATEGORY_GROUPS, *P.DISTILLATION_GROUPS))
 #: The parameters of its signature: those of the table less its encoders'.
-SIGNATURE = [name for name in PARAMETERS if name not in encoder_params()]
+SIGNATURE = signature(PARAMETERS)
 
 
 @persistence.register
@@ -89,6 +93,18 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         (a Hugging Face checkpoint fine-tuned end to end). A name stands for that
         encoder with its defaults. Grid searches reach its parameters as
         ``encoder__hidden_size`` and so on.
+    attention : AspectAttention or {"additive", "dot", "general", "scaled_dot", \
+"concat"}, default="additive"
+        The aspect attention, with its own parameters
+        (:class:`~aspectattn.attention.AspectAttention`): how ``v_a`` scores the
+        encoder states (``score``), how many queries it makes (``heads``), what
+        joins the pooled vector before it is classified (``final_state``;
+        ``"auto"``: the term's own reading for aspect terms, nothing for
+        categories) and, for aspect terms, how position weighs the states
+        (``position_weighting``) and what queries them (``term_query``). A
+        score's name stands for the attention with that score and the other
+        defaults. Grid searches reach its parameters as ``attention__score`` and
+        so on.
     head_lr : float, None or "auto", default="auto"
         Learning rate of the parameters outside the encoder -- the aspect vectors,
         the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
@@ -109,56 +125,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         ``I`` to ``ı``. ``None``: no language's rules. ``"auto"``: ``"en"`` when the
         fitting texts look English (their share of English function words), else
         ``None``; see ``resolved_params_``.
-    attention_score : {"additive", "dot", "general", "scaled_dot", "concat"}, \
-default="additive"
-        How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.nn.attention`):
-        ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``
-        ``<v_a, h_i>``; ``"general"`` ``h_i^T W_a v_a`` (Luong); ``"scaled_dot"``
-        ``softmax(q K^T / sqrt(d)) V`` with keys and values ``tanh(H W)``;
-        ``"concat"`` the formula printed in the paper, where the aspect cancels in
-        the softmax (AT then ignores the aspect).
-    attention_heads : int, default=1
-        Several queries per aspect, each its own projection of ``v_a`` over a
-        ``1/m`` slice of the projected states; the pooled vectors are
-        concatenated and projected back. Must divide the encoder's state size.
-        ``explain`` then returns weights per head.
-    final_state : {"auto", True, False, "term"}, default="auto"
-        Whether the classified vector ``h* = tanh(W_p r + W_x h_N)`` takes the
-        encoder's final state ``h_N`` besides the attention pooling ``r`` (Wang
-        et al.). With ``variant="at"`` the encoder does not see the aspect, so
-        ``h_N`` is the same for every aspect of a sentence and carries its
-        overall tone; ``False`` classifies ``h* = tanh(W_p r)``, what the aspect's
-        attention picked out, alone. ``"term"`` (aspect terms only) puts the
-        encoder's summary of the term in place of ``h_N``: for the LSTM, the
-        forward state at the term's last token and, with ``bidirectional=True``,
-        the backward state at its first -- TD-LSTM's two readings of the sentence
-        up to the term (Tang et al., 2016), taken from the one encoder pass that
-        every term of the sentence shares; for the transformer and pretrained
-        encoders, the mean of the term's states. Unused by ``variant="ae"``.
-        ``"auto"``: ``"term"`` for aspect terms, ``False`` for categories (the
-        category's attention alone; ``h_N`` pulls every aspect of a sentence to its
-        tone); see ``resolved_params_``.
-    position_weighting : {"auto", "none", "linear", "learned"}, default="auto"
-        Aspect terms only. ``"linear"``: the attention weight of token ``i`` is
-        proportional to ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n``, ``d_i`` its
-        distance in tokens from the term (0 on the term) and ``n`` the sentence
-        length: nearer words weigh more (the location weighting of Tang et al.
-        2016 and Chen et al. 2017, as a prior on the attention). ``"learned"``:
-        proportional to ``exp(e_i + b_d)`` with one learned bias ``b_d`` per
-        distance ``d`` up to 16 (farther tokens share one), started at 0: the
-        model learns how fast attention falls off away from the term. ``"auto"``:
-        ``"linear"``.
     term_marker : bool, default=False
         Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
         every input word, 1 on the term's tokens. The encoder then sees the aspect,
-        so each pair is its own encoder pass.
-    term_query : {"vectors", "states", "both"}, default="vectors"
-        Aspect terms only: what queries the encoder states. ``"vectors"``: ``v_a``,
-        the mean of the term's word vectors (Wang et al.); ``"states"``: the mean of
-        the encoder states over the term's tokens, projected to the size of
-        ``v_a``; ``"both"``: their sum. With the pretrained encoder, the states are
-        those of the term's sub-words.
-        The three term-position options need to know where the term is: give its
+        so each pair is its own encoder pass. This option and the attention's
+        term options (``position_weighting``, ``term_query``,
+        ``final_state="term"``) need to know where the term is: give its
         character span as a pair's third item ``(text, term, (start, end))`` or as
         ``start``/``end`` columns of a DataFrame; without one the term is found in
         the text (its first whole-word occurrence, ignoring case). A term that is
@@ -343,7 +315,7 @@ default="additive"
     """
 
     _table_names = tuple(PARAMETERS)
-    _parameter_constraints = encoder_constraints(P.constraints(SIGNATURE))
+    _parameter_constraints = signature_constraints(SIGNATURE)
 
     def __init__(
         self,
@@ -351,16 +323,12 @@ default="additive"
         variant="at",
         aspect_type="auto",
         encoder="lstm",
+        attention="additive",
         head_lr="auto",
         dropout="auto",
         max_len=100,
         language="auto",
-        attention_score="additive",
-        attention_heads=1,
-        final_state="auto",
-        position_weighting="auto",
         term_marker=False,
-        term_query="vectors",
         augment="auto",
         antonyms=None,
         optimizer="adam",
@@ -389,16 +357,12 @@ default="additive"
         self.variant = variant
         self.aspect_type = aspect_type
         self.encoder = encoder
+        self.attention = attention
         self.head_lr = head_lr
         self.dropout = dropout
         self.max_len = max_len
         self.language = language
-        self.attention_score = attention_score
-        self.attention_heads = attention_heads
-        self.final_state = final_state
-        self.position_weighting = position_weighting
         self.term_marker = term_marker
-        self.term_query = term_query
         self.augment = augment
         self.antonyms = antonyms
         self.optimizer = optimizer

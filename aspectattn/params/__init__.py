@@ -143,14 +143,18 @@ def unused(values: dict, aspect_type: str | None = None) -> list[tuple[str, str]
     ]
 
 
-def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
+def warn_unused(
+    values: dict, pairs, stacklevel: int = 3, spelled: dict | None = None
+) -> None:
     """Warn, in scikit-learn's words, for each ``(parameter, setting)`` of ``pairs``
-    whose value in ``values`` is not its default."""
+    whose value in ``values`` is not its default; ``spelled``: how the user names
+    a parameter where it differs from the table (``attention__heads``)."""
     for name, setting in pairs:
         value, default = values[name], TABLE[name].default
         if value is not default and value != default:
+            shown = (spelled or {}).get(name, name)
             warnings.warn(
-                f"The parameter {name!r} is not used when {setting}.",
+                f"The parameter {shown!r} is not used when {setting}.",
                 AspectAttnWarning,
                 stacklevel=stacklevel,
             )

@@ -1,0 +1,127 @@
+"""What the estimators' components share (:mod:`aspectattn.encoders`,
+:mod:`aspectattn.attention`): parameters under the parameter table's names, their
+checks, and the flat names of earlier releases routed to them.
+
+A component is an sklearn ``BaseEstimator`` passed whole as one parameter of an
+estimator (its *slot*: ``encoder=``, ``attention=``); scikit-learn reaches its
+parameters by prefix (``encoder__hidden_size``, ``attention__heads``). Building and
+training read the table's names, so a component hands its values down under them
+(:meth:`TableComponent.table_values`) and model files keep them flat.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from sklearn.base import BaseEstimator
+
+from .._validation import plain
+from ._constraints import validate_params
+
+__all__ = ["TableComponent", "split_flat"]
+
+
+class TableComponent(BaseEstimator):
+    """A component whose parameters are rows of the parameter table.
+
+    A subclass writes out its ``__init__`` and sets :attr:`slot` (the estimator
+    parameter it is passed as) and :attr:`_table_names` (its parameters whose
+    table name differs).
+    """
+
+    #: The estimator parameter the component is passed as.
+    slot: str = ""
+    #: Parameter -> the table parameter it sets, where the names differ.
+    _table_names: dict = {}
+
+    @classmethod
+    def _param_table_names(cls) -> dict:
+        """Each parameter -> its name in the parameter table."""
+        return {n: cls._table_names.get(n, n) for n in cls._get_param_names()}
+
+    @classmethod
+    def _constraints(cls) -> dict:
+        from . import TABLE
+
+        return {
+            name: list(TABLE[table].constraints)
+            for name, table in cls._param_table_names().items()
+        }
+
+    def table_values(self) -> dict:
+        """The parameters under their table names (numpy scalars as Python
+        values): what the estimator hands down."""
+        params = self.get_params(deep=False)
+        return {
+            table: plain(params[name])
+            for name, table in self._param_table_names().items()
+        }
+
+    @classmethod
+    def from_table_values(cls, values: dict):
+        """The component whose parameters are ``values`` (table names; the others
+        at their defaults)."""
+        return cls(
+            **{
+                name: values[table]
+                for name, table in cls._param_table_names().items()
+                if table in values
+            }
+        )
+
+    def check(self, owner: str) -> None:
+        """Validate the parameters (scikit-learn's messages, naming ``owner``, the
+        estimator)."""
+        validate_params(
+            self,
+            self._constraints(),
+            caller=f"{type(self).__name__} ({self.slot} of {owner})",
+        )
+
+
+def split_flat(owner: str, slot: str, current, flat: dict, component, owned, warn):
+    """``(value, rest)``: the parameters of ``flat`` (table names, as earlier
+    releases took them on the estimator) that belong to the ``slot`` component
+    set on it, and the other names of ``flat``.
+
+    ``current``: the slot's value (a name or a component; the result is a new
+    component, or ``current`` when ``flat`` holds none of its parameters);
+    ``component``: name or component -> component; ``owned``: the table names
+    that belong to the slot's components; ``warn``: a ``FutureWarning`` naming
+    each parameter's new spelling (and one for a parameter another kind of
+    component of the slot would take, which this one ignores).
+    """
+    moved = {k: v for k, v in flat.items() if k in owned}
+    rest = {k: v for k, v in flat.items() if k not in owned}
+    if not moved:
+        return current, rest
+    made = component(current)
+    kind = type(made).__name__
+    names = {t: n for n, t in made._param_table_names().items()}
+    foreign = sorted(set(moved) - set(names))
+    if warn:
+        spelled = ", ".join(
+            f"{k}= -> {kind}({names[k]}=...)" for k in moved if k in names
+        )
+        if spelled:
+            warnings.warn(
+                f"Passing {slot} parameters to {owner} is deprecated and will stop "
+                f"working in 0.2: pass them to the {slot} ({spelled}), as "
+                f"{owner}({slot}={kind}(...)); grid searches reach them as "
+                f"{slot}__<name>.",
+                FutureWarning,
+                stacklevel=5,
+            )
+    if foreign and warn:
+        from . import TABLE
+
+        if any(moved[k] != TABLE[k].default for k in foreign):
+            warnings.warn(
+                f"The parameters {foreign} are not used with {kind}: {owner} "
+                "ignores them.",
+                FutureWarning,
+                stacklevel=5,
+            )
+    params = made.get_params(deep=False)
+    params.update({names[k]: v for k, v in moved.items() if k in names})
+    return type(made)(**params), rest
