@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .params._constraints import StrOptions
 from .params._core import ATTENTION_SCORES
-from .params.components import TableComponent, split_flat
+from .params.components import TableComponent
 
 __all__ = [
     "AspectAttention",
@@ -28,7 +28,6 @@ __all__ = [
     "attention_component",
     "attention_constraints",
     "attention_params",
-    "split_legacy_attention",
 ]
 
 
@@ -116,22 +115,10 @@ default="additive"
         self.position_weighting = position_weighting
         self.term_query = term_query
 
-    def check(self, owner: str, table_names=None) -> None:
-        """Validate the parameters (scikit-learn's messages, naming ``owner``);
-        ``table_names``: the owner's settings, where a parameter the owner lacks
-        (the detector has no aspect terms) must keep its default."""
-        super().check(owner)
-        if table_names is None:
-            return
-        defaults = type(self)().get_params()
-        for name, table in self._param_table_names().items():
-            value = getattr(self, name)
-            if table not in table_names and value != defaults[name]:
-                raise ValueError(
-                    f"AspectAttention({name}={value!r}) applies to aspect terms; "
-                    f"{owner} has none: leave {name} at its default "
-                    f"({defaults[name]!r})."
-                )
+    def _short(self):
+        if self.get_params() == AspectAttention(score=self.score).get_params():
+            return self.score  # the score's name stands for the rest
+        return None
 
 
 def attention_component(attention) -> AspectAttention:
@@ -156,18 +143,3 @@ def attention_constraints() -> list:
 def attention_params() -> frozenset:
     """The table parameters that belong to the attention, not to the estimator."""
     return frozenset(AspectAttention._param_table_names().values())
-
-
-def split_legacy_attention(owner: str, attention, flat: dict, warn: bool = True):
-    """``(attention, rest)``: the attention parameters of ``flat`` (table names,
-    as earlier releases took them on the estimator) set on ``attention``, and the
-    other names of ``flat`` (:func:`aspectattn.params.components.split_flat`)."""
-    return split_flat(
-        owner,
-        "attention",
-        attention,
-        flat,
-        attention_component,
-        attention_params(),
-        warn,
-    )

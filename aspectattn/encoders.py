@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 
-from .params.components import TableComponent, split_flat
+from .params.components import TableComponent
 
 __all__ = [
     "LSTMEncoder",
@@ -36,7 +36,6 @@ __all__ = [
     "register",
     "encoder_params",
     "encoder_component",
-    "split_legacy",
 ]
 
 
@@ -52,6 +51,11 @@ class _EncoderComponent(TableComponent):
     slot = "encoder"
     #: The encoder's name in :data:`aspectattn.params.ENCODERS`.
     kind: str = ""
+
+    def _short(self):
+        if self.get_params() == type(self)().get_params():
+            return self.kind  # the name stands for the encoder's defaults
+        return None
 
 
 #: Encoder name (the table's ``encoder`` values) -> its component class.
@@ -142,6 +146,8 @@ class LSTMEncoder(_WordEncoder):
         the term's first word is half of the term's reading,
         ``final_state="term"``), one direction for categories; the estimator's
         ``resolved_params_`` says which.
+    max_len : int, default=100
+        Sentences are truncated to their first ``max_len`` tokens.
     %(words)s
 
     See Also
@@ -165,6 +171,7 @@ class LSTMEncoder(_WordEncoder):
         *,
         hidden_size=300,
         bidirectional="auto",
+        max_len=100,
         embeddings="word2vec",
         embedding_dim=None,
         aspect_size=None,
@@ -178,6 +185,7 @@ class LSTMEncoder(_WordEncoder):
     ):
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
+        self.max_len = max_len
         self.embeddings = embeddings
         self.embedding_dim = embedding_dim
         self.aspect_size = aspect_size
@@ -207,13 +215,15 @@ class TransformerEncoder(_WordEncoder):
     norm_first : bool, default=True
         LayerNorm before each sublayer (pre-norm), or after the residual.
     positional : {"sinusoidal", "learned"}, default="sinusoidal"
-        Fixed sinusoidal position encodings, or learned ones for up to the
-        estimator's ``max_len`` positions.
+        Fixed sinusoidal position encodings, or learned ones for up to
+        ``max_len`` positions.
     position_merge : {"add", "concat"}, default="add"
         Position encodings added to the word vectors, or concatenated to them
         (half of ``d_model`` each).
     dropout : float, default=0.1
         Dropout inside the layers (attention and feed-forward).
+    max_len : int, default=100
+        Sentences are truncated to their first ``max_len`` tokens.
     %(words)s
 
     See Also
@@ -235,6 +245,7 @@ class TransformerEncoder(_WordEncoder):
         positional="sinusoidal",
         position_merge="add",
         dropout=0.1,
+        max_len=100,
         embeddings="word2vec",
         embedding_dim=None,
         aspect_size=None,
@@ -254,6 +265,7 @@ class TransformerEncoder(_WordEncoder):
         self.positional = positional
         self.position_merge = position_merge
         self.dropout = dropout
+        self.max_len = max_len
         self.embeddings = embeddings
         self.embedding_dim = embedding_dim
         self.aspect_size = aspect_size
@@ -265,8 +277,8 @@ class TransformerEncoder(_WordEncoder):
         self.extra_vocabulary = extra_vocabulary
         self.unseen_words = unseen_words
 
-    def check(self, owner: str) -> None:
-        super().check(owner)
+    def check(self, owner: str, table_names=None) -> None:
+        super().check(owner, table_names)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"encoder__d_model={self.d_model} must be divisible by "
@@ -306,6 +318,9 @@ class PretrainedEncoder(_EncoderComponent):
         epoch for MiniLM).
     embedding_lr : float or None, default=None
         Learning rate of the embedding table when trained (``None``: ``lr``).
+    max_len : int, default=100
+        Sentences are truncated to their first ``max_len`` tokens (the
+        checkpoint's sub-words).
 
     See Also
     --------
@@ -331,15 +346,17 @@ class PretrainedEncoder(_EncoderComponent):
         layer_lr_decay=1.0,
         freeze_embeddings="auto",
         embedding_lr=None,
+        max_len=100,
     ):
         self.path = path
         self.input = input
         self.layer_lr_decay = layer_lr_decay
         self.freeze_embeddings = freeze_embeddings
         self.embedding_lr = embedding_lr
+        self.max_len = max_len
 
-    def check(self, owner: str) -> None:
-        super().check(owner)
+    def check(self, owner: str, table_names=None) -> None:
+        super().check(owner, table_names)
         if self.path is None:
             raise ValueError(
                 f"PretrainedEncoder needs path= (a local Hugging Face checkpoint "
@@ -360,29 +377,6 @@ def encoder_component(encoder):
             f"{str(encoder)[:80]!r}."
         )
     return ENCODER_CLASSES[encoder]()
-
-
-def split_legacy(owner: str, encoder, flat: dict, warn: bool = True):
-    """``(encoder, rest)``: the encoder parameters of ``flat`` (table names, as
-    earlier releases took them on the estimator) set on ``encoder`` (a name or a
-    component; the result is a new component), and the other names of ``flat``.
-    ``warn``: a ``FutureWarning`` that names each parameter's new spelling."""
-    return split_flat(
-        owner, "encoder", encoder, flat, encoder_component, encoder_params(), warn
-    )
-
-
-def legacy_encoder(owner: str, encoder, legacy: dict):
-    """The encoder of an estimator given its encoder's parameters under the flat
-    names of earlier releases (``legacy``), with a ``FutureWarning``; any other
-    name is the ``TypeError`` Python gives."""
-    component, unknown = split_legacy(owner, encoder, legacy)
-    if unknown:
-        raise TypeError(
-            f"{owner}.__init__() got an unexpected keyword argument "
-            f"{next(iter(unknown))!r}"
-        )
-    return component
 
 
 def encoder_constraints(constraints: dict) -> dict:

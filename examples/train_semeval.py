@@ -34,6 +34,7 @@ from sklearn.metrics import accuracy_score, classification_report, f1_score
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
 from aspectattn.encoders import LSTMEncoder
+from aspectattn.training import EarlyStopping
 
 
 def disagreeing(X, y) -> list[int]:
@@ -72,9 +73,7 @@ def main() -> None:
         batch_size=25,
         max_epochs=args.epochs,
         validation_fraction=0.1,
-        early_stopping=True,
-        scoring="accuracy",
-        patience=5,
+        early_stopping=EarlyStopping(scoring="accuracy", patience=5),
         random_state=args.seed,
         verbose=1,
     )

@@ -30,7 +30,14 @@ class _InterruptAfter:
 
 def test_interrupt_keeps_the_best_validation_epoch(monkeypatch):
     X, y = make_pairs(200, seed=5, single_share=0.4)
-    params = {**PARAMS, "validation_fraction": 0.2, "scoring": "accuracy"}
+    from aspectattn.training import EarlyStopping
+
+    params = {
+        **PARAMS,
+        "validation_fraction": 0.2,
+        # the best epoch by accuracy; 8 epochs never stall 100 of them
+        "early_stopping": EarlyStopping(scoring="accuracy", patience=100),
+    }
     interrupt = _InterruptAfter(monkeypatch, n_batches=10**9)
     AspectAttentionClassifier(**{**params, "max_epochs": 1}).fit(X, y)
     per_epoch = interrupt.count  # training batches in one epoch

@@ -74,7 +74,7 @@ def test_release_files_get_the_training_of_their_time(name):
     # head_lr came after these files: they were trained with lr everywhere, and a
     # refit of the loaded model must train the same way, not with head_lr="auto".
     model = load(RELEASE / f"{name}.aam")
-    assert model.get_params()["head_lr"] is None
+    assert model.get_params()["optimizer__head_lr"] is None
     assert model.resolved_params_["head_lr"] is None
 
 
@@ -124,6 +124,7 @@ def test_the_top_level_shows_the_product():
         "serving",
         "cli",
         "encoders",  # the components passed as encoder=
-        "attention",  # and as attention=
+        "attention",  # as attention=
+        "training",  # as optimizer= and early_stopping=
     } <= set(public)
-    assert len(public) <= 18, public
+    assert len(public) <= 19, public

@@ -236,7 +236,12 @@ def test_the_detector_refuses_what_only_pairs_have():
     from aspectattn import AspectCategoryClassifier
     from aspectattn.encoders import PretrainedEncoder
 
-    with pytest.raises(ValueError, match="input='vector' only"):
+    # it reads each sentence once for all its categories: no aspect segment
+    with pytest.raises(
+        ValueError,
+        match=r"PretrainedEncoder\(input='pair'\) does not apply to "
+        "AspectCategoryClassifier",
+    ):
         AspectCategoryClassifier(encoder=PretrainedEncoder("x", input="pair")).fit(
             ["a"], [["positive"]]
         )

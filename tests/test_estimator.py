@@ -30,6 +30,7 @@ from aspectattn import (
 from aspectattn import params as P
 from aspectattn.attention import AspectAttention
 from aspectattn.encoders import LSTMEncoder
+from aspectattn.training import EarlyStopping, Optimizer
 
 
 @pytest.fixture(scope="module")
@@ -214,14 +215,23 @@ def test_numpy_object_array_input(fitted, pairs):
         ),
         # non-finite rates and penalties would train to NaN without a word
         ({"lr": float("inf")}, "'lr' parameter .* Got inf instead"),
-        ({"head_lr": float("inf")}, "'head_lr' parameter .* Got inf instead"),
+        (
+            {"optimizer": Optimizer(head_lr=float("inf"))},
+            r"'head_lr' parameter of Optimizer \(optimizer of .* Got inf instead",
+        ),
         (
             {"encoder": lstm(embedding_lr=float("inf"))},
             "'embedding_lr' parameter .* Got inf",
         ),
-        ({"weight_decay": float("inf")}, "'weight_decay' parameter .* Got inf"),
+        (
+            {"optimizer": Optimizer(weight_decay=float("inf"))},
+            "'weight_decay' parameter .* Got inf",
+        ),
         ({"lr": float("nan")}, "'lr' parameter .* Got nan instead"),
-        ({"gradient_clip": float("inf")}, "'gradient_clip' parameter .* Got inf"),
+        (
+            {"optimizer": Optimizer(gradient_clip=float("inf"))},
+            "'gradient_clip' parameter .* Got inf",
+        ),
         ({"class_weight": "auto"}, "'class_weight'"),
         ({"early_stopping": True}, "early_stopping=True needs a validation split"),
         (
@@ -529,9 +539,7 @@ def test_validation_split_early_stopping_and_history(pairs):
     clf = AspectAttentionClassifier(
         **{**FAST, "max_epochs": 30},
         validation_fraction=0.2,
-        early_stopping=True,
-        scoring="accuracy",
-        patience=3,
+        early_stopping=EarlyStopping(scoring="accuracy", patience=3),
     ).fit(X, y)
     row = clf.history_[-1]
     assert {"valid_loss", "valid_acc", "valid_f1", "dur"} <= set(row)
@@ -597,7 +605,8 @@ def test_optimizers_change_the_weights(optimizer, pairs):
     params = {**FAST, "max_epochs": 1, "lr": 0.01}
     before = AspectAttentionClassifier(**{**params, "lr": 1e-12}).fit(*pairs)
     clf = AspectAttentionClassifier(
-        **params, optimizer=optimizer, gradient_clip=1.0, weight_decay=1e-4
+        **params,
+        optimizer=Optimizer(optimizer, gradient_clip=1.0, weight_decay=1e-4),
     ).fit(*pairs)
     assert not torch.allclose(
         clf.module_.classifier.weight, before.module_.classifier.weight
@@ -606,7 +615,7 @@ def test_optimizers_change_the_weights(optimizer, pairs):
 
 def test_bidirectional_and_max_len(pairs):
     clf = AspectAttentionClassifier(
-        **{**FAST, "encoder": lstm(bidirectional=True)}, max_len=4
+        **{**FAST, "encoder": lstm(bidirectional=True, max_len=4)}
     ).fit(*pairs)
     (res,) = clf.explain([("the pasta was great but the waiter was rude", "food")])
     assert len(res["tokens"]) == 4

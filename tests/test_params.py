@@ -13,15 +13,16 @@ from conftest import TEXT_INPUT_CHECKS
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn import params as P
-from aspectattn.attention import AspectAttention, attention_params
+from aspectattn.attention import AspectAttention
 from aspectattn.encoders import (
     LSTMEncoder,
     PretrainedEncoder,
     TransformerEncoder,
-    encoder_params,
 )
 from aspectattn.estimators import categories as category_module
 from aspectattn.estimators import pairs as pair_module
+from aspectattn.estimators._slots import COMPONENT_NAMES
+from aspectattn.training import EarlyStopping, Optimizer
 
 #: Where the parameter table is written for people (the user guide's training page).
 README = Path(__file__).resolve().parents[1] / "docs" / "guide" / "training.md"
@@ -30,7 +31,7 @@ ESTIMATORS = [
     (AspectCategoryClassifier, category_module.SIGNATURE, P.PAIR_GROUPS),
 ]
 #: The table parameters that belong to the components, not to an estimator.
-COMPONENTS = encoder_params() | attention_params()
+COMPONENTS = COMPONENT_NAMES
 
 
 def _table_default(name):
@@ -42,6 +43,10 @@ def _table_default(name):
 def _table_type(name):
     if name == "attention":
         return "AspectAttention or " + P.TABLE["attention_score"].type
+    if name == "optimizer":
+        return "Optimizer or " + P.TABLE[name].type
+    if name == "early_stopping":
+        return "bool or EarlyStopping"
     return P.TABLE[name].type
 
 
@@ -150,10 +155,11 @@ def test_the_two_estimators_document_a_shared_parameter_alike():
     pairs = _entries(AspectAttentionClassifier.__doc__)
     detector = _entries(AspectCategoryClassifier.__doc__)
     shared = set(pairs) & set(detector)
-    assert len(shared) >= 20
-    # the attention's entry says which of its settings each estimator takes
+    assert len(shared) >= 15
+    # the attention's and early stopping's entries say which of their settings
+    # each estimator takes
     different = {n for n in shared if pairs[n] != detector[n]}
-    assert different == {"attention"}
+    assert different == {"attention", "early_stopping"}
 
 
 @pytest.mark.parametrize(
@@ -172,7 +178,8 @@ def test_the_two_estimators_document_a_shared_parameter_alike():
         (  # the detector has no terms: the attention's term settings stay unset
             AspectCategoryClassifier,
             dict(attention=AspectAttention(position_weighting="linear")),
-            r"AspectAttention\(position_weighting='linear'\) applies to aspect terms",
+            r"AspectAttention\(position_weighting='linear'\) does not apply to "
+            "AspectCategoryClassifier",
         ),
         (
             AspectAttentionClassifier,
@@ -330,7 +337,14 @@ def test_readme_parameter_table_matches_the_table():
     rows = _readme_parameter_rows("| component parameter | default | meaning |")
     signatures = [
         inspect.signature(cls).parameters
-        for cls in (LSTMEncoder, TransformerEncoder, PretrainedEncoder, AspectAttention)
+        for cls in (
+            LSTMEncoder,
+            TransformerEncoder,
+            PretrainedEncoder,
+            AspectAttention,
+            Optimizer,
+            EarlyStopping,
+        )
     ]
     assert set(rows) == {name for params in signatures for name in params}
     for name, default in rows.items():

@@ -20,6 +20,7 @@ from aspectattn.engine.training import (
 from aspectattn.nn.categories import CategoryModel
 from aspectattn.nn.model import AspectAttentionModel
 from aspectattn.text.tokens import EncodedTexts
+from aspectattn.training import Optimizer
 
 TINY_BERT = {
     "model_type": "bert",
@@ -234,7 +235,8 @@ def test_warmup_linear_decay_rises_then_falls_to_zero_per_batch(monkeypatch):
 
     monkeypatch.setattr("aspectattn.engine.training.WarmupLinearDecay", Spy)
     clf = AspectAttentionClassifier(
-        **{**FAST, "max_epochs": 3, "batch_size": 8}, lr_schedule="linear", head_lr=0.01
+        **{**FAST, "max_epochs": 3, "batch_size": 8},
+        optimizer=Optimizer(lr_schedule="linear", head_lr=0.01),
     ).fit(X, y)
     factors = np.array(seen)  # (batches, groups)
     assert np.allclose(factors, factors[:, :1])  # one factor for every group

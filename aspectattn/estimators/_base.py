@@ -22,20 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
 from .._validation import plain
-from ..attention import (
-    AspectAttention,
-    attention_component,
-    attention_constraints,
-    attention_params,
-    split_legacy_attention,
-)
-from ..encoders import (
-    encoder_component,
-    encoder_constraints,
-    encoder_params,
-    legacy_encoder,
-    split_legacy,
-)
+from ..attention import attention_component
+from ..encoders import encoder_component
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.distillation import Teaching, fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
@@ -43,6 +31,7 @@ from ..engine.training import held_out_sentences, sentence_numbers, train_module
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
 from ._fitted import FITTED_ATTRIBUTES, FittedState
+from ._slots import COMPONENT_NAMES, SLOTS, slot_values, split_slots
 
 __all__ = [
     "AspectAttentionBase",
@@ -55,24 +44,20 @@ __all__ = [
 ]
 
 
-#: The table parameters that belong to a component (``encoder=``, ``attention=``),
-#: not to an estimator.
-COMPONENT_NAMES = encoder_params() | attention_params()
-
-
 def signature(parameters) -> list[str]:
     """An estimator's parameters (its signature, in order): the table's
-    ``parameters`` less its components', ``attention`` after ``encoder``."""
+    ``parameters`` less its components' (:mod:`._slots`), ``attention`` after
+    ``encoder``."""
     names = [name for name in parameters if name not in COMPONENT_NAMES]
     at = names.index("encoder") + 1
     return [*names[:at], "attention", *names[at:]]
 
 
 def signature_constraints(names) -> dict:
-    """``_parameter_constraints`` of the signature ``names``: the table's, the
-    components taking a component as well as a name."""
-    table = encoder_constraints(P.constraints([n for n in names if n != "attention"]))
-    return {**table, "attention": attention_constraints()}
+    """``_parameter_constraints`` of the signature ``names``: the table's, a
+    component slot taking its component as well as what stands for one."""
+    slots = {slot.name: list(slot.constraints) for slot in SLOTS}
+    return {name: slots.get(name) or list(P.TABLE[name].constraints) for name in names}
 
 
 def resolve_seed(random_state) -> int:
@@ -182,8 +167,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
     A subclass writes out its ``__init__`` (the table's parameters less its
-    encoders' and the groups it lacks; ``**legacy`` takes the names of earlier
-    releases, :meth:`_set_legacy`), sets ``_table_names`` and
+    components' (:mod:`._slots`) and the groups it lacks; ``**legacy`` takes
+    the names of earlier releases, :meth:`_set_legacy`), sets ``_table_names`` and
     ``_parameter_constraints`` from :mod:`aspectattn.params`, and may fix
     settings of the shared machinery that are not its parameters in
     ``_fixed_params``.
@@ -216,7 +201,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     #: The estimator's settings as the parameter table names them: its own
     #: parameters and its components' (set by each estimator).
     _table_names: tuple = ()
-    _component_names = COMPONENT_NAMES
 
     def _table_params(self) -> dict:
         """The estimator's settings under the parameter table's names (numpy
@@ -224,44 +208,36 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         out (``encoder``: its name; the other encoders' parameters at their
         defaults). What the configs read and model files store."""
         own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
-        encoder = self._encoder()
-        values = {
-            **{name: P.TABLE[name].default for name in self._table_names},
-            **own,
-            **encoder.table_values(),
-            **self._attention().table_values(),
-            "encoder": encoder.kind,
-        }
+        values = {name: P.TABLE[name].default for name in self._table_names} | own
+        for component in self._components():
+            values |= component.table_values()
+        values["encoder"] = self._encoder().kind
+        if self._components_by_slot()["early_stopping"] is None:
+            values["early_stopping"] = False
         return {name: values[name] for name in self._table_names}
 
     @classmethod
     def _from_table_params(cls, values: dict, warn: bool = False):
         """The estimator of ``values`` (table names, as :meth:`_table_params`
         gives them, model files store them and earlier releases took them).
-        ``warn``: a ``FutureWarning`` for the encoder's parameters among them."""
-        encoder = values.get("encoder", P.TABLE["encoder"].default)
-        component, rest = split_legacy(cls.__name__, encoder, values, warn=warn)
-        if (
-            isinstance(encoder, str)
-            and not isinstance(component, str)  # (a name: no encoder setting given)
-            and component.get_params() == type(component)().get_params()
-        ):
-            component = encoder  # the name stands for its encoder's defaults
-        attention, rest = split_legacy_attention(
-            cls.__name__, "additive", rest, warn=warn
-        )
-        named = AspectAttention(score=getattr(attention, "score", None))
-        if not isinstance(attention, str) and (
-            attention.get_params() == named.get_params()
-        ):
-            attention = attention.score  # the score's name stands for the rest
-        return cls(**{**rest, "encoder": component, "attention": attention})
+        ``warn``: a ``FutureWarning`` for the components' parameters among
+        them."""
+        slots, rest = split_slots(cls.__name__, values, values, warn)
+        return cls(**{**rest, **slot_values(slots)})
+
+    def _components_by_slot(self) -> dict:
+        """Slot -> the component its value stands for (None: it holds none)."""
+        return {slot.name: slot.component(getattr(self, slot.name)) for slot in SLOTS}
+
+    def _components(self) -> list:
+        """The components the parameters stand for (a name gives its defaults)."""
+        return [c for c in self._components_by_slot().values() if c is not None]
 
     def _encoder(self):
         """The encoder component (a name gives its defaults)."""
         return encoder_component(self.encoder)
 
-    def _attention(self) -> AspectAttention:
+    def _attention(self):
         """The attention component (a score's name gives its defaults)."""
         return attention_component(self.attention)
 
@@ -272,11 +248,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     # ------------------------------------------- the names of earlier releases
     def _set_legacy(self, legacy: dict) -> None:
         """Take parameters under the names of releases before 0.1.0, with a
-        ``FutureWarning`` that names their new spelling: the encoder's go to the
-        encoder, the distillation settings are kept aside for :meth:`fit` (which
-        hands them to a :class:`~aspectattn.DistilledClassifier`) and given back
-        by :meth:`get_params`, so that ``clone`` keeps them. Any other name is
-        Python's ``TypeError``."""
+        ``FutureWarning`` that names their new spelling: the components' go to
+        the components, the distillation settings are kept aside for :meth:`fit`
+        (which hands them to a :class:`~aspectattn.DistilledClassifier`) and given
+        back by :meth:`get_params`, so that ``clone`` keeps them. Any other name
+        is Python's ``TypeError``."""
         owner = type(self).__name__
         legacy = dict(legacy)
         taught = {k: legacy.pop(k) for k in list(legacy) if k in DISTILLATION_NAMES}
@@ -290,12 +266,15 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 stacklevel=4,
             )
             self._distillation = {**self.__dict__.get("_distillation", {}), **taught}
-        if legacy:
-            self.attention, legacy = split_legacy_attention(
-                owner, self.attention, legacy
+        current = {slot.name: getattr(self, slot.name) for slot in SLOTS}
+        slots, unknown = split_slots(owner, current, legacy, warn=True)
+        if unknown:
+            raise TypeError(
+                f"{owner}.__init__() got an unexpected keyword argument "
+                f"{next(iter(unknown))!r}"
             )
-        if legacy:
-            self.encoder = legacy_encoder(owner, self.encoder, legacy)
+        for name, value in slots.items():
+            setattr(self, name, value)
 
     def get_params(self, deep=True):
         """scikit-learn's ``get_params``, and the distillation settings given
@@ -305,52 +284,50 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``). A component's
         parameter (``encoder__hidden_size``, ``attention__heads``) on a component
-        given by name makes it the component first; the names of earlier releases
-        (``hidden_size``, ``attention_heads``, ``teacher``) are taken as
-        :meth:`_set_legacy` takes them."""
+        given by what stands for it (a name, ``True``) makes it the component
+        first; the names of earlier releases (``hidden_size``,
+        ``attention_heads``, ``teacher``) are taken as :meth:`_set_legacy` takes
+        them."""
         legacy = {
             k: params.pop(k)
             for k in list(params)
-            if k in self._component_names or k in DISTILLATION_NAMES
+            if k in COMPONENT_NAMES or k in DISTILLATION_NAMES
         }
         if legacy:
-            for slot in ("encoder", "attention"):
-                if slot in params:
-                    setattr(self, slot, params.pop(slot))
+            for slot in SLOTS:
+                if slot.name in params:
+                    setattr(self, slot.name, params.pop(slot.name))
             self._set_legacy(legacy)
-        for slot, component in (
-            ("encoder", encoder_component),
-            ("attention", attention_component),
-        ):
-            value = params.get(slot, getattr(self, slot))
-            if isinstance(value, str) and any(
-                k.startswith(f"{slot}__") for k in params
+        for slot in SLOTS:
+            value = params.get(slot.name, getattr(self, slot.name))
+            if any(k.startswith(f"{slot.name}__") for k in params) and not hasattr(
+                value, "set_params"
             ):
-                params[slot] = component(value)
+                component = slot.component(value)
+                if component is not None:
+                    params[slot.name] = component
         return super().set_params(**params)
 
     def _check_params(self) -> dict:
         """Validate every parameter and every combination of them (before any data
         work), warn about the ones the other settings leave unused; the settings."""
         validate_params(self, self._parameter_constraints)
-        if not isinstance(self.encoder, str):
-            self.encoder.check(type(self).__name__)
-        if not isinstance(self.attention, str):
-            self.attention.check(type(self).__name__, self._table_names)
+        for slot in SLOTS:
+            value = getattr(self, slot.name)
+            if hasattr(value, "check"):  # a component (a name is checked above)
+                value.check(type(self).__name__, self._table_names)
         values = self._values()
         self._check_combinations(values)
         # (the estimator's parameters and its components', set or not)
-        own = {
-            **self.get_params(deep=False),
-            **self._encoder().table_values(),
-            **self._attention().table_values(),
-        }
-        aspect_type = values.get("aspect_type")
+        own = self.get_params(deep=False)
+        for component in self._components():
+            own |= component.table_values()
         spelled = {  # a component's parameter as the user names it
             table: f"{component.slot}__{name}"
-            for component in (self._encoder(), self._attention())
+            for component in self._components()
             for name, table in component._param_table_names().items()
         }
+        aspect_type = values.get("aspect_type")
         P.warn_unused(
             values,
             [(n, s) for n, s in P.unused(values, aspect_type) if n in own],

@@ -13,12 +13,11 @@ import torch
 from .. import params as P
 from .. import persistence
 from .._fields import labels_state
-from ..attention import attention_params, split_legacy_attention
-from ..encoders import encoder_params, split_legacy
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
 from ..params._constraints import satisfies, validate_params
 from ..text.pipelines import SubwordPipeline, pipeline_from_state
+from ._slots import COMPONENT_NAMES, slot_values, split_slots
 
 __all__ = ["FittedState", "FITTED_ATTRIBUTES", "build_module"]
 
@@ -199,16 +198,10 @@ class FittedState:
         taught = {k: state.pop(k) for k in P.DISTILLATION_NAMES if k in state}
         if taught.get("teacher") is not None:  # an unfitted pickle with a teacher
             state["_distillation"] = taught
-        flat = {k: state.pop(k) for k in list(state) if k in encoder_params()}
-        if flat:  # the encoder's parameters, kept on the estimator before 0.1.0
-            state["encoder"], _ = split_legacy(
-                type(self).__name__, state.get("encoder", "lstm"), flat, warn=False
-            )
-        flat = {k: state.pop(k) for k in list(state) if k in attention_params()}
-        if flat:  # the attention's too
-            state["attention"], _ = split_legacy_attention(
-                type(self).__name__, "additive", flat, warn=False
-            )
+        flat = {k: state.pop(k) for k in list(state) if k in COMPONENT_NAMES}
+        if flat:  # the components' parameters, kept on the estimator before 0.1.0
+            slots, _ = split_slots(type(self).__name__, state, flat, warn=False)
+            state.update(slot_values(slots))
         self.__dict__.update(state)
         if "resolved_params_" not in state and "aspect_type_" in state:
             self.resolved_params_ = self._derived_record(self.aspect_type_)

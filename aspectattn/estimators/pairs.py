@@ -105,18 +105,9 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         score's name stands for the attention with that score and the other
         defaults. Grid searches reach its parameters as ``attention__score`` and
         so on.
-    head_lr : float, None or "auto", default="auto"
-        Learning rate of the parameters outside the encoder -- the aspect vectors,
-        the attention and the classifier (``None``: same as ``lr``). ``"auto"``:
-        ``1e-3`` with ``encoder="pretrained"`` (they start from random weights, and
-        at the small ``lr`` that fine-tunes a checkpoint the aspect vectors barely
-        move: every aspect of a sentence then gets the sentence's tone), else
-        ``None``; see ``resolved_params_``.
     dropout : float or "auto", default="auto"
         Dropout on the final sentence representation. ``"auto"``: 0.5 as in Wang et
         al.'s code, or the checkpoint's usual 0.1 with ``encoder="pretrained"``.
-    max_len : int, default=100
-        Sentences are truncated to their first ``max_len`` tokens.
     language : str, "auto" or None, default="auto"
         The text's language, for the tokenizer: an ISO 639 code (``"en"``,
         ``"tr"``...). English splits contractions into clitics (``"don't"`` ->
@@ -164,14 +155,20 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     antonyms : dict or None, default=None
         The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
         ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.
-    optimizer : {"adam", "adamw", "adagrad", "sgd"}, default="adam"
-        ``"sgd"`` uses momentum 0.9.
+    optimizer : Optimizer or {"adam", "adamw", "adagrad", "sgd"}, default="adam"
+        How the steps are taken, with its own parameters
+        (:class:`~aspectattn.training.Optimizer`): the torch optimizer
+        (``"sgd"`` with momentum 0.9), ``weight_decay`` (never on word vectors),
+        ``head_lr`` (the rate outside the encoder; ``"auto"``: ``1e-3`` with a
+        pretrained encoder, whose small ``lr`` leaves the aspect vectors near
+        their random start), ``lr_schedule`` (``"auto"``: warm-up and linear
+        decay with a pretrained encoder, else constant) and ``gradient_clip``. A
+        name stands for that optimizer with its defaults. Grid searches reach its
+        parameters as ``optimizer__weight_decay`` and so on.
     lr : float or "auto", default="auto"
         Learning rate. ``"auto"``: ``1e-3`` for the encoders trained from scratch,
         ``5e-5`` for ``encoder="pretrained"`` (fine-tuning a checkpoint: chosen on
         validation among 2e-5, 3e-5 and 5e-5); see ``resolved_params_``.
-    weight_decay : float, default=0.0
-        L2 penalty on all weights except the word vectors.
     batch_size : int or "auto", default="auto"
         Pairs per training batch. ``"auto"``: 32, or BERT's usual 24 with
         ``encoder="pretrained"``.
@@ -187,13 +184,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
         :data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
         (with ``lr_schedule="linear"`` the rate reaches 0 at the last one).
-    lr_schedule : {"auto", "constant", "linear"}, default="auto"
-        ``"constant"``: every batch at its group's rate. ``"linear"``: BERT's
-        fine-tuning schedule -- the rates rise from 0 over the first 10% of the
-        training steps, then fall linearly to 0 at the end of ``max_epochs``
-        (:class:`aspectattn.engine.callbacks.WarmupLinearDecay`, per batch).
-        ``"auto"``: ``"linear"`` with ``encoder="pretrained"``, else
-        ``"constant"``.
     precision : {"auto", "float32", "bfloat16"}, default="auto"
         ``"bfloat16"`` trains under ``torch.autocast`` (mixed precision: matrix
         products in bfloat16, weights, optimizer and loss in float32); prediction
@@ -201,8 +191,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         ``encoder="pretrained"`` on a device that computes it natively (a CUDA GPU
         with bfloat16, a CPU with AVX-512 BF16 or AMX: 2.5x faster steps), else
         ``"float32"``; see ``resolved_params_``.
-    gradient_clip : float or None, default=None
-        Clip the gradient norm to this value.
     class_weight : "balanced", dict or None, default=None
         Weights of the classes in the loss, as in scikit-learn.
     validation_fraction : float or None, default=None
@@ -210,16 +198,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         sentence go to the same side, so validation scores are not inflated by
         sentences seen in training). ``None`` trains on everything. Validation loss,
         accuracy and macro-F1 per epoch are recorded in ``history_``.
-    early_stopping : bool, default=False
-        Stop when the validation ``scoring`` has not improved for ``patience``
-        epochs and restore the weights of the best epoch. (Interrupting training
-        with Ctrl-C also keeps the best epoch's weights.) Needs
+    early_stopping : bool or EarlyStopping, default=False
+        Stop when the validation score stalls and keep the best epoch's weights
+        (:class:`~aspectattn.training.EarlyStopping`: its ``scoring``, the
+        validation score that selects the epoch, and ``patience``, the epochs
+        without improvement before stopping; ``"auto"``: 5, or 2 with a
+        pretrained encoder). ``True`` stands for it with its defaults. Needs
         ``validation_fraction``.
-    scoring : {"loss", "accuracy", "f1_macro"}, default="loss"
-        Validation metric that selects the best epoch.
-    patience : int or "auto", default="auto"
-        Epochs without improvement of the validation score before stopping.
-        ``"auto"``: 5, or 2 with ``encoder="pretrained"``.
     checkpoint_dir : str, path-like or None, default=None
         Write a checkpoint after every epoch into this folder (one file per run,
         named by a fingerprint of the hyperparameters and the data). A ``fit`` with
@@ -324,27 +309,20 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         aspect_type="auto",
         encoder="lstm",
         attention="additive",
-        head_lr="auto",
         dropout="auto",
-        max_len=100,
         language="auto",
         term_marker=False,
         augment="auto",
         antonyms=None,
         optimizer="adam",
         lr="auto",
-        weight_decay=0.0,
         batch_size="auto",
         batch_by="auto",
         max_epochs="auto",
-        lr_schedule="auto",
         precision="auto",
-        gradient_clip=None,
         class_weight=None,
         validation_fraction=None,
         early_stopping=False,
-        scoring="loss",
-        patience="auto",
         checkpoint_dir=None,
         text_column="text",
         aspect_column="aspect",
@@ -358,27 +336,20 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self.aspect_type = aspect_type
         self.encoder = encoder
         self.attention = attention
-        self.head_lr = head_lr
         self.dropout = dropout
-        self.max_len = max_len
         self.language = language
         self.term_marker = term_marker
         self.augment = augment
         self.antonyms = antonyms
         self.optimizer = optimizer
         self.lr = lr
-        self.weight_decay = weight_decay
         self.batch_size = batch_size
         self.batch_by = batch_by
         self.max_epochs = max_epochs
-        self.lr_schedule = lr_schedule
         self.precision = precision
-        self.gradient_clip = gradient_clip
         self.class_weight = class_weight
         self.validation_fraction = validation_fraction
         self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.patience = patience
         self.checkpoint_dir = checkpoint_dir
         self.text_column = text_column
         self.aspect_column = aspect_column

@@ -1,8 +1,9 @@
-"""The one parameter table of the attention estimators and their encoders.
+"""The one parameter table of the attention estimators and their components.
 
 Every parameter of :class:`~aspectattn.AspectAttentionClassifier`,
-:class:`~aspectattn.AspectCategoryClassifier` and their encoders
-(:mod:`aspectattn.encoders`) is one :class:`Param` of :data:`PARAMS`: its default,
+:class:`~aspectattn.AspectCategoryClassifier` and their components
+(:mod:`aspectattn.encoders`, :mod:`aspectattn.attention`,
+:mod:`aspectattn.training`) is one :class:`Param` of :data:`PARAMS`: its default,
 its constraints, its group and a one-line help. From the table come
 
 * each estimator's ``_parameter_constraints`` (:func:`constraints`) and each
@@ -14,7 +15,7 @@ its constraints, its group and a one-line help. From the table come
   (:func:`unused`), and the configs that building and training take whole
   (:class:`ModelConfig`, :class:`TrainingConfig`): nothing below the estimators
   reads the estimator. The estimators hand down their settings under the table's
-  names, their encoder's spelled out (``_table_params``), as model files keep
+  names, their components' spelled out (``_table_params``), as model files keep
   them.
 
 A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair

@@ -21,6 +21,13 @@ from ._constraints import validate_params
 __all__ = ["TableComponent", "split_flat"]
 
 
+def _table_default(name: str):
+    """The table's default of parameter ``name``."""
+    from . import TABLE
+
+    return TABLE[name].default
+
+
 class TableComponent(BaseEstimator):
     """A component whose parameters are rows of the parameter table.
 
@@ -69,14 +76,35 @@ class TableComponent(BaseEstimator):
             }
         )
 
-    def check(self, owner: str) -> None:
+    def check(self, owner: str, table_names=None) -> None:
         """Validate the parameters (scikit-learn's messages, naming ``owner``, the
-        estimator)."""
+        estimator). ``table_names``: the owner's settings, where a parameter the
+        owner lacks (the detector has no aspect terms) must keep its default."""
         validate_params(
             self,
             self._constraints(),
             caller=f"{type(self).__name__} ({self.slot} of {owner})",
         )
+        if table_names is None:
+            return
+        defaults = type(self)().get_params()
+        for name, table in self._param_table_names().items():
+            value = getattr(self, name)
+            if table not in table_names and value != defaults[name]:
+                raise ValueError(
+                    f"{type(self).__name__}({name}={value!r}) does not apply to "
+                    f"{owner}: leave {name} at its default ({defaults[name]!r})."
+                )
+
+    def short(self):
+        """What the estimator's parameter may hold for this component: the name
+        that stands for it where one does (:meth:`_short`), else itself."""
+        named = self._short()
+        return self if named is None else named
+
+    def _short(self):
+        """The name (or ``True``) that stands for this component, or None."""
+        return None
 
 
 def split_flat(owner: str, slot: str, current, flat: dict, component, owned, warn):
@@ -96,6 +124,15 @@ def split_flat(owner: str, slot: str, current, flat: dict, component, owned, war
     if not moved:
         return current, rest
     made = component(current)
+    if made is None:  # the slot holds no component (early_stopping=False)
+        if warn and any(v != _table_default(k) for k, v in moved.items()):
+            warnings.warn(
+                f"The parameters {sorted(moved)} are not used with {slot}="
+                f"{current!r}: {owner} ignores them.",
+                FutureWarning,
+                stacklevel=5,
+            )
+        return current, rest
     kind = type(made).__name__
     names = {t: n for n, t in made._param_table_names().items()}
     foreign = sorted(set(moved) - set(names))
@@ -113,9 +150,7 @@ def split_flat(owner: str, slot: str, current, flat: dict, component, owned, war
                 stacklevel=5,
             )
     if foreign and warn:
-        from . import TABLE
-
-        if any(moved[k] != TABLE[k].default for k in foreign):
+        if any(moved[k] != _table_default(k) for k in foreign):
             warnings.warn(
                 f"The parameters {foreign} are not used with {kind}: {owner} "
                 "ignores them.",
