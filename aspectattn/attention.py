@@ -38,7 +38,7 @@ class AspectAttention(TableComponent):
 
     Parameters
     ----------
-    score : {"additive", "dot", "general", "scaled_dot", "concat"}, \\
+    score : {"additive", "dot", "general", "scaled_dot", "concat"}, \
 default="additive"
         How ``v_a`` scores the encoder states ``h_i`` (:mod:`aspectattn.nn.attention`):
         ``"additive"`` ``w^T tanh(W_h h_i + W_v v_a)`` (Bahdanau); ``"dot"``

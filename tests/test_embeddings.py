@@ -296,7 +296,9 @@ def test_extra_vocabulary_without_a_vector_file_warns(pairs):
     clf = AspectAttentionClassifier(
         **{**FAST, "max_epochs": 1, "encoder": lstm(extra_vocabulary=10)}
     )
-    with pytest.warns(AspectAttnWarning, match="'extra_vocabulary' is not used"):
+    with pytest.warns(
+        AspectAttnWarning, match="'encoder__extra_vocabulary' is not used"
+    ):
         clf.fit(*pairs)
 
 

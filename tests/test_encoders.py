@@ -98,22 +98,25 @@ def test_lstm_under_cpu_bfloat16_autocast_runs_where_onednn_has_no_bf16_lstm(
     assert module._run(layer, x).dtype == torch.float32  # no autocast: as it was
 
 
-# ------------------------------------------- the components (aspectattn.encoders)
+# ------------------ the components (aspectattn.encoders, .attention, .training)
 from conftest import settings as _settings  # noqa: E402
 
 
 def _components():
-    from aspectattn import encoders
+    from aspectattn import attention, encoders, training
 
     return [
         encoders.LSTMEncoder,
         encoders.TransformerEncoder,
         encoders.PretrainedEncoder,
+        attention.AspectAttention,
+        training.Optimizer,
+        training.EarlyStopping,
     ]
 
 
 @pytest.mark.parametrize("cls", _components(), ids=lambda c: c.__name__)
-def test_each_encoder_states_its_parameters_once(cls):
+def test_each_component_states_its_parameters_once(cls):
     """Defaults and constraints are the parameter table's; the docstring documents
     every parameter, with its default."""
     import inspect

@@ -123,7 +123,7 @@ def test_very_long_and_unknown_word_texts(model):
     proba = model.predict_proba([(long_text, "food"), (unknown, "service")])
     _valid_proba(proba, 2)
     (res,) = model.explain([(long_text, "food")])
-    assert len(res["tokens"]) == model.max_len
+    assert len(res["tokens"]) == model.encoder.max_len
 
 
 def test_more_classes_at_predict_than_at_fit(model, pairs):
