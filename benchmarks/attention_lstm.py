@@ -38,7 +38,7 @@ from benchmarks.common import (
     disagreeing,
     glove,
 )
-from benchmarks.runlog import write_results
+from benchmarks.runlog import append_run, write_results
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
     # Wang et al. 2016, Table 2 (3-way)
@@ -252,6 +252,12 @@ def main():
     )
     parser.add_argument("--attention-heads", type=int, default=1)
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--log",
+        default=None,
+        help="append each run to this runs log (one JSON object per line, with "
+        "the data set, encoder and attention form) instead of writing --out",
+    )
     args = parser.parse_args()
     attention = {
         "attention_score": args.attention_score,
@@ -274,6 +280,7 @@ def main():
     out = Path(args.out or RESULTS / f"attention_lstm{suffix}")
 
     embeddings = args.embeddings or glove()
+    params = effective_params(args.encoder, attention)
     data = (
         fetch_semeval2014(domain, "train", aspect),
         fetch_semeval2014(domain, "test", aspect),
@@ -292,6 +299,21 @@ def main():
                 attention,
             )
             runs.append(run)
+            if args.log:  # one record per run, the form's table reads them
+                append_run(
+                    Path(args.log),
+                    {
+                        "data": args.dataset,
+                        "encoder": args.encoder,
+                        **attention,
+                        **run,
+                        "params": params,
+                        "cpu_threads": torch.get_num_threads(),
+                        "torch": torch.__version__,
+                        "machine": platform.machine(),
+                    },
+                )
+                continue
             print(
                 json.dumps(
                     {
@@ -301,6 +323,8 @@ def main():
                 ),
                 flush=True,
             )
+    if args.log:
+        return
     meta = {
         "dataset": args.dataset,
         "encoder": args.encoder,
@@ -308,7 +332,7 @@ def main():
         "train_pairs": len(data[0][0]),
         "test_pairs": len(data[1][0]),
         "embeddings_name": Path(embeddings).name,
-        "params": effective_params(args.encoder, attention),
+        "params": params,
         "cpu_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "machine": platform.machine(),

@@ -5,7 +5,7 @@
 AT and ATAE LSTMs on SemEval-2014 restaurant categories, the settings of
 ``attention_lstm.py``, 3 epochs each without a validation split; the median of the
 epochs after the first. Run on a quiet machine: the forms are compared with each
-other, in one process, one after the other. Writes ``results/forms/speed.json``.
+other, in one process, one after the other. Writes ``results/forms_speed.json``.
 """
 
 import json
@@ -26,7 +26,7 @@ FORMS = [
     ("concat", 1),
     ("additive", 4),
 ]
-OUT = Path(__file__).resolve().parent / "results" / "forms" / "speed.json"
+OUT = Path(__file__).resolve().parent / "results" / "forms_speed.json"
 
 
 def main():

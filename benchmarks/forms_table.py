@@ -1,39 +1,39 @@
-"""One table of the attention forms from ``benchmarks/results/forms/*.json``.
+"""One table of the attention forms from their runs log,
+``benchmarks/results/forms.runs.jsonl``.
 
     python -m benchmarks.forms_table
 
-Each file is a run of ``attention_lstm.py --attention-score S --attention-heads M``
-(restaurant categories or terms; ``--first-seed`` adds seeds to a row in another
-file: the runs of one data set, variant, form and head count are pooled by seed).
-Validation accuracy (10% of the training sentences, the epoch's own selection split)
-is the column to choose by; test accuracy is reported beside it and chooses nothing.
+Each run in the log is a run of ``attention_lstm.py --attention-score S
+--attention-heads M --log benchmarks/results/forms.runs.jsonl`` (restaurant
+categories or terms; ``--first-seed`` adds seeds to a row: the runs of one data
+set, variant, form and head count are pooled by seed). Validation accuracy (10% of
+the training sentences, the epoch's own selection split) is the column to choose
+by; test accuracy is reported beside it and chooses nothing.
 """
 
-import json
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 
-FORMS = Path(__file__).resolve().parent / "results" / "forms"
+from benchmarks.common import RESULTS
+from benchmarks.runlog import read_runs
+
+LOG = RESULTS / "forms.runs.jsonl"
 
 
 def pooled_runs() -> dict[tuple, dict[int, dict]]:
     """(data set, variant, form, heads) -> {seed: run}."""
     rows = defaultdict(dict)
-    for path in sorted(FORMS.glob("*.json")):
-        data = json.loads(path.read_text())
-        params = data["meta"]["params"]
-        for run in data["runs"]:
-            key = (
-                data["meta"]["dataset"],
-                run["variant"].upper(),
-                params.get("attention_score", "additive"),
-                params.get("attention_heads", 1),
-            )
-            if run["seed"] in rows[key]:
-                raise ValueError(f"seed {run['seed']} of {key} twice ({path.name})")
-            rows[key][run["seed"]] = run
+    for run in read_runs(LOG):
+        key = (
+            run["data"],
+            run["variant"].upper(),
+            run["attention_score"],
+            run["attention_heads"],
+        )
+        if run["seed"] in rows[key]:
+            raise ValueError(f"seed {run['seed']} of {key} twice in {LOG.name}")
+        rows[key][run["seed"]] = run
     return rows
 
 
@@ -62,7 +62,7 @@ def main():
             f"| {np.mean([r['seconds_per_epoch'] for r in runs]):.2f} |"
         )
     table = "\n".join(lines)
-    (FORMS / "forms.md").write_text(table + "\n")
+    (RESULTS / "forms.md").write_text(table + "\n")
     print(table)
 
 

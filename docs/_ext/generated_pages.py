@@ -26,7 +26,7 @@ RESULTS = {
     "pretrained_analyze": ("The pretrained tier: the review analysis", "pretrained"),
     "distillation": ("Distillation: the LSTM learning from MiniLM", "distillation"),
     "languages": ("Other languages", "languages"),
-    "forms/forms": ("The attention forms", "forms_table"),
+    "forms": ("The attention forms", "forms_table"),
     "quantize": ("int8 and bfloat16 prediction", "quantize"),
     "int8_export": ("int8 ONNX exports of every model kind", "int8_export"),
     "behaviour": ("Aspect-level behaviour: how the defaults were chosen", "behaviour"),
