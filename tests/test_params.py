@@ -279,13 +279,20 @@ def test_the_module_schema_is_the_tables_constraints():
 
 
 def test_an_unknown_encoder_is_an_error_never_a_fallback():
+    from types import SimpleNamespace
+
     from aspectattn.engine.building import prepare_model
 
     config = P.ModelConfig(encoder="gru")
     with pytest.raises(ValueError, match="encoder must be one of"):
-        prepare_model(
-            config, ["a b"], ["a"], "term", np.array([]), 2, 0, np.random.default_rng(0)
+        data = SimpleNamespace(
+            texts=["a b"],
+            aspects=["a"],
+            aspect_type="term",
+            categories=np.array([]),
+            labels=["negative", "positive"],
         )
+        prepare_model(config, data, 0, np.random.default_rng(0))
 
 
 def test_below_the_estimators_nothing_reads_the_estimator():

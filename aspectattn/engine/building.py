@@ -23,11 +23,14 @@ from ..text.vectors import phrase_vector
 __all__ = ["prepare_model", "ModuleBuilder"]
 
 
-def prepare_model(
-    config: ModelConfig, texts, aspects, aspect_type, categories, n_classes, seed, rng
-):
+def prepare_model(config: ModelConfig, data, seed, rng):
     """The text pipeline, the module's configuration, how to initialise its
-    weights (word vectors, category names), and the word-vector coverage."""
+    weights (word vectors, category names), and the word-vector coverage.
+
+    ``data``: what the fit trains on (the estimators' ``TrainingData``): its
+    ``texts``, ``aspects``, ``aspect_type``, ``categories`` and ``labels``."""
+    texts, aspects, aspect_type = data.texts, data.aspects, data.aspect_type
+    categories, n_classes = data.categories, len(data.labels)
     encoder = get_encoder(config.encoder)  # an unknown name is an error
     if "words" in ENCODER_GROUPS[config.encoder]:
         pipeline, built, init, coverage = _word_pipeline(

@@ -17,7 +17,7 @@ import json
 import time
 import warnings
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from numbers import Real
 from pathlib import Path
 from typing import NamedTuple
@@ -45,6 +45,8 @@ from .distillation import DistillationLoss
 
 __all__ = [
     "train_module",
+    "TrainingSet",
+    "Seeding",
     "MultiOutputNet",
     "ClassifierNet",
     "MixedPrecision",
@@ -229,6 +231,40 @@ def optimizer_groups(module: torch.nn.Module, config: TrainingConfig) -> list:
     if config.head_lr is not None:
         groups += [(n, {"lr": config.head_lr}) for n in head_parameter_names(module)]
     return groups
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """What :func:`train_module` trains on.
+
+    ``dataset``: the model input, one row per pair -- the given pairs, then the
+    copies made of them; ``texts``: the given pairs' texts (their sentences keep
+    the validation split apart); ``run``: what a checkpoint identifies the run
+    by; ``targets``: class indices (None: the dataset's own); ``classes``: the
+    label values; ``source``: the given pairs each copy was made from ((n_new,)
+    or (n_new, k); -1: none), or None; ``held_out``: the validation sentences
+    (:func:`held_out_sentences` of ``texts``' sentences), or None to draw them
+    here.
+    """
+
+    dataset: object
+    texts: list
+    run: tuple
+    targets: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    source: np.ndarray | None = None
+    held_out: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Seeding:
+    """Where and under which randomness a module trains: the fit's ``seed`` (the
+    module's weights), ``rng`` (its generator: the split and the batch order)
+    and ``device``."""
+
+    seed: int
+    rng: np.random.Generator
+    device: str
 
 
 class Trained(NamedTuple):
@@ -478,52 +514,41 @@ def train_module(
     config: TrainingConfig,
     build,
     init,
-    dataset,
-    texts,
-    seed,
-    rng,
-    device,
-    run_data,
-    y_index=None,
-    classes=None,
+    data: TrainingSet,
+    seeding: Seeding,
     multi_output=None,
-    synthetic_source=None,
-    held_out=None,
 ) -> Trained:
     """Build the module (``build()``, then ``init(module)``) under the fit's seed,
-    hold out validation sentences, and train it through skorch (the settings of
-    ``config``); ``rng`` (the fit's generator) draws the split and the batch order.
+    hold out validation sentences, and train it through skorch on ``data`` (the
+    settings of ``config``; ``seeding``: seed, generator and device).
 
     ``multi_output``: the loss settings of a module whose outputs are not one
     class per row (see :func:`build_net`). Returns the trained module (eval
     mode), the history, the epoch kept, whether training was interrupted, and the
     seconds it took (:class:`Trained`).
 
-    ``texts`` are the given pairs' texts; the ``dataset`` may hold augmented pairs
-    after them, one per row of ``synthetic_source`` ((n_new,) or (n_new, k): the
-    indices of the given pairs each was made from), which train only when all
-    their sources are on the training side and are not scored in validation
-    (a source ``-1``: none, always on the training side). ``held_out``: the
-    validation sentences (:func:`held_out_sentences` of ``texts``' sentences)
-    when the caller drew them from ``rng`` before; else they are drawn here.
-    A ``dataset`` with a teacher's probabilities trains with
+    The copies among ``data``'s rows train only when all their sources are on the
+    training side and are not scored in validation. A dataset with a teacher's
+    probabilities trains with
     :class:`~aspectattn.engine.distillation.DistillationLoss`.
     """
+    dataset, texts, rng = data.dataset, data.texts, seeding.rng
+    seed, device = seeding.seed, seeding.device
     groups = sentence_numbers(texts)
     synthetic = None
-    if synthetic_source is not None:
+    if data.source is not None:
         synthetic = np.r_[
             np.zeros(len(groups), dtype=bool),
-            np.ones(len(synthetic_source), dtype=bool),
+            np.ones(len(data.source), dtype=bool),
         ]
-        source = np.asarray(synthetic_source)
+        source = np.asarray(data.source)
         source = source[:, None] if source.ndim == 1 else source  # (n_new, k)
         groups = np.r_[  # (n_pairs, k): the sentences each pair goes with
             np.repeat(groups[:, None], source.shape[1], axis=1),
             np.where(source >= 0, groups[source], -1),
         ]
     train_ds, valid_ds = split_sentences(
-        dataset, groups, config.validation_fraction, rng, synthetic, held_out
+        dataset, groups, config.validation_fraction, rng, synthetic, data.held_out
     )
     with private_torch_rng(seed, device):
         module = build()
@@ -537,14 +562,14 @@ def train_module(
         config = replace(config, keep_sentences=config.batch_by == "sentence")
         checkpoint = None
         if config.checkpoint_dir is not None:
-            run = fingerprint(config.run_params, seed, *run_data)
+            run = fingerprint(config.run_params, seed, *data.run)
             checkpoint = (checkpoint_path(config.checkpoint_dir, run), run)
         net, tracker = build_net(
             module,
             config,
             valid_ds,
-            y_index,
-            classes,
+            data.targets,
+            data.classes,
             rng,
             device,
             checkpoint,

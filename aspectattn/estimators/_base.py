@@ -27,7 +27,13 @@ from ..encoders import encoder_component
 from ..engine.building import ModuleBuilder, prepare_model
 from ..engine.distillation import Teaching, fitted_teacher
 from ..engine.quantization import bfloat16_module, quantize_module
-from ..engine.training import held_out_sentences, sentence_numbers, train_module
+from ..engine.training import (
+    Seeding,
+    TrainingSet,
+    held_out_sentences,
+    sentence_numbers,
+    train_module,
+)
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
 from ._fitted import FITTED_ATTRIBUTES, FittedState
@@ -467,30 +473,24 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             }
         model_config, training_config = self._configs(values)
         pipeline, module_config, init, coverage = prepare_model(
-            model_config,
-            data.texts,
-            data.aspects,
-            data.aspect_type,
-            data.categories,
-            len(data.labels),
-            seed,
-            np.random.default_rng([seed, VECTOR_STREAM]),
+            model_config, data, seed, np.random.default_rng([seed, VECTOR_STREAM])
+        )
+        training_set = TrainingSet(
+            self._training_dataset(pipeline, module_config, data),
+            texts=data.texts[: data.n_given],
+            run=data.run,
+            targets=data.targets,
+            classes=np.asarray(data.labels),
+            source=data.source,
+            held_out=held_out,
         )
         trained = train_module(
             training_config,
             ModuleBuilder(self._module_class, module_config),
             init,
-            self._training_dataset(pipeline, module_config, data),
-            data.texts[: data.n_given],
-            seed,
-            split_rng,
-            device,
-            run_data=data.run,
-            y_index=data.targets,
-            classes=np.asarray(data.labels),
+            training_set,
+            Seeding(seed, split_rng, device),
             multi_output=self._loss(data, training_config),
-            synthetic_source=data.source,
-            held_out=held_out,
         )
         # The fitted state; the skorch net (optimizer state, callbacks) is dropped
         # so the fitted model stays small and pickle-safe.
