@@ -296,7 +296,10 @@ class PretrainedEncoder(_EncoderComponent):
     (``transformers`` needed to fit; the fitted model does not need the
     directory to predict). With it, the estimator's ``"auto"`` training settings
     follow BERT's recipe (a small ``lr`` with warm-up and linear decay, a few
-    epochs, ``dropout=0.1``; see its ``resolved_params_``).
+    epochs, ``dropout=0.1``, the rest of the model at ``head_lr=1e-3``, bfloat16
+    where the device computes it): the encoder's
+    :class:`~aspectattn.params.Recipe` in :data:`aspectattn.params.ENCODERS`;
+    the estimator's ``resolved_params_`` says what a fit used.
 
     Parameters
     ----------

@@ -55,6 +55,7 @@ from ._core import (
     VARIANTS,
     EncoderEntry,
     Param,
+    Recipe,
 )
 from .encoders import ENCODER_GROUPS, ENCODERS
 
@@ -68,6 +69,7 @@ __all__ = [
     "ENCODERS",
     "ENCODER_GROUPS",
     "EncoderEntry",
+    "Recipe",
     "ModelConfig",
     "TrainingConfig",
     "constraints",
@@ -184,36 +186,21 @@ AUTO_PARAMS = (
     "freeze_embeddings",
     "unseen_words",
 )
-#: ``augment="auto"`` for aspect terms in English, per encoder: the copies chosen
-#: on validation by accuracy, then robustness (``benchmarks/behaviour.py``; the
-#: LSTM's with its own default word vectors). The transformer's were not
-#: measured: it trains without copies.
-TERM_COPIES = {"pretrained": "flip+join", "lstm": "flip+join"}
+# Each encoder's recipe is in its entry of ENCODERS (params/encoders.py); these
+# names read it.
+#: ``augment="auto"`` for aspect terms in English, per encoder (none: no copies).
+TERM_COPIES = {
+    name: entry.recipe.term_copies
+    for name, entry in ENCODERS.items()
+    if entry.recipe.term_copies
+}
 #: ``head_lr="auto"`` with a pretrained encoder.
-PRETRAINED_HEAD_LR = 1e-3
-#: What the training settings' ``"auto"`` stands for: encoders trained from
-#: scratch (Wang et al.'s dropout, Adam's usual rate) ...
-SCRATCH_TRAINING = dict(
-    freeze_embeddings=False,
-    lr=1e-3,
-    batch_size=32,
-    max_epochs=20,
-    patience=5,
-    dropout=0.5,
-    lr_schedule="constant",
-)
-#: ... and a pretrained checkpoint fine-tuned end to end (BERT's recipe: a small
-#: rate with warm-up and linear decay, batches of 24, a few epochs; the rate,
-#: epochs and schedule chosen on validation, ``benchmarks/pretrained.py``).
-PRETRAINED_TRAINING = dict(
-    freeze_embeddings=True,
-    lr=5e-5,
-    batch_size=24,
-    max_epochs=4,
-    patience=2,
-    dropout=0.1,
-    lr_schedule="linear",
-)
+PRETRAINED_HEAD_LR = ENCODERS["pretrained"].recipe.head_lr
+#: What the training settings' ``"auto"`` stand for: encoders trained from
+#: scratch ...
+SCRATCH_TRAINING = ENCODERS["lstm"].recipe.training
+#: ... and a pretrained checkpoint fine-tuned end to end.
+PRETRAINED_TRAINING = ENCODERS["pretrained"].recipe.training
 #: The labels that ``augment="join"`` needs.
 JOIN_LABELS = frozenset({"positive", "negative"})
 
@@ -238,36 +225,32 @@ def resolve_auto(
     the final state, the same for every aspect of the sentence, pulls them all to
     its overall tone) and sentences joined from two of opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
-    ``"negative"``; for English aspect terms with those labels, the copies of
-    :data:`TERM_COPIES` (the LSTM and the pretrained encoder: flipped opinions
-    and joined sentences), chosen by validation accuracy, then validation
-    robustness (``benchmarks/behaviour.py``). ``batch_by``: whole sentences when the
-    encoder does not see the aspect. ``head_lr``: :data:`PRETRAINED_HEAD_LR` for
-    what a pretrained encoder feeds (MiniLM, MAMS-ACSA validation: 67.1 -> 74.0
-    at seed 0).
-    ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
-    ``lr_schedule``, ``freeze_embeddings``: :data:`PRETRAINED_TRAINING` for a
-    pretrained encoder, else :data:`SCRATCH_TRAINING`. ``precision``:
-    ``"bfloat16"`` for a pretrained encoder on a ``device`` (resolved) that
-    computes it natively, else
-    ``"float32"`` (also with no device: the record of a model saved before).
+    ``"negative"``; for English aspect terms with those labels, the encoder's
+    copies (its recipe's ``term_copies``: flipped opinions and joined sentences
+    for the LSTM and the pretrained encoder), chosen by validation accuracy, then
+    validation robustness (``benchmarks/behaviour.py``). ``batch_by``: whole
+    sentences when the encoder does not see the aspect. The training settings
+    (``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
+    ``lr_schedule``, ``freeze_embeddings``), ``head_lr`` and ``precision``
+    (``"bfloat16"`` where the recipe says so and the resolved ``device`` computes
+    it natively, else ``"float32"``, also with no device: the record of a model
+    saved before) come from the encoder's :class:`Recipe` in :data:`ENCODERS`.
     ``unseen_words``: ``"vectors"`` with ``embeddings="fasttext"`` (their n-gram
     vectors beat the spelling by 1.6 points of validation accuracy over five
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
     """
     term = aspect_type == "term"
-    pretrained = values.get("encoder") == "pretrained"
-    training = PRETRAINED_TRAINING if pretrained else SCRATCH_TRAINING
+    recipe = ENCODERS.get(values.get("encoder"), ENCODERS["lstm"]).recipe
     rules = {
-        **training,
+        **recipe.training,
         "precision": "bfloat16"
-        if pretrained and device is not None and fast_bfloat16(device)
+        if recipe.bfloat16 and device is not None and fast_bfloat16(device)
         else "float32",
         "aspect_type": aspect_type,
         "final_state": "term" if term else False,
         "position_weighting": "linear" if term else "none",
         "bidirectional": term,
-        "head_lr": PRETRAINED_HEAD_LR if pretrained else None,
+        "head_lr": recipe.head_lr,
         "unseen_words": "vectors"
         if values.get("embeddings") == "fasttext"
         else "spelling",
@@ -298,15 +281,16 @@ def resolve_auto(
 
 
 def _copies(term: bool, encoder: str, labels, language) -> str | None:
-    """``augment="auto"``: joined sentences for categories, the copies of
-    :data:`TERM_COPIES` for English terms (they reverse English opinion words
+    """``augment="auto"``: joined sentences for categories, the encoder's
+    recipe's copies for English terms (they reverse English opinion words
     and join with English connectives), none without the labels ``"positive"``
     and ``"negative"``."""
     if labels is not None and missing_join_labels(labels):
         return None
     if not term:
         return "join"
-    return TERM_COPIES.get(encoder) if language == "en" else None
+    recipe = ENCODERS.get(encoder, ENCODERS["lstm"]).recipe
+    return recipe.term_copies if language == "en" else None
 
 
 def fast_bfloat16(device: str) -> bool:

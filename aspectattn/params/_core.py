@@ -65,15 +65,46 @@ def destined(params: list[Param], default: str) -> list[Param]:
 
 
 @dataclass(frozen=True)
+class Recipe:
+    """What the estimators' ``"auto"`` settings stand for with one encoder."""
+
+    #: ``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
+    #: ``lr_schedule``, ``freeze_embeddings``.
+    training: dict
+    #: ``head_lr``: the rate outside the encoder (None: ``lr``).
+    head_lr: float | None = None
+    #: ``augment`` for English aspect terms (None: no copies).
+    term_copies: str | None = None
+    #: ``precision="bfloat16"`` where the device computes it natively.
+    bfloat16: bool = False
+
+
+#: The recipe of encoders trained from scratch: Wang et al.'s dropout, Adam's
+#: usual rate; no copies, float32.
+SCRATCH_RECIPE = Recipe(
+    dict(
+        freeze_embeddings=False,
+        lr=1e-3,
+        batch_size=32,
+        max_epochs=20,
+        patience=5,
+        dropout=0.5,
+        lr_schedule="constant",
+    )
+)
+
+
+@dataclass(frozen=True)
 class EncoderEntry:
     """A sentence encoder: where its torch class is (``"module:Class"``, imported on
-    first use by :func:`aspectattn.nn.encoders.get_encoder`) and the parameter
-    groups it reads."""
+    first use by :func:`aspectattn.nn.encoders.get_encoder`), the parameter
+    groups it reads and its recipe (what ``"auto"`` stands for with it)."""
 
     path: str
     groups: tuple
     #: How the command line names it ("training AT-LSTM on ...").
     label: str = ""
+    recipe: Recipe = SCRATCH_RECIPE
 
 
 #: Values of ``variant`` (Wang et al., 2016).
