@@ -165,6 +165,47 @@ def test_encoders_are_sklearn_components_of_the_estimators():
     assert repr(TransformerEncoder(d_model=64)) == "TransformerEncoder(d_model=64)"
 
 
+def test_every_slot_is_reached_by_prefix_from_what_stands_for_its_component():
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    from aspectattn import AspectAttentionClassifier
+    from aspectattn.attention import AspectAttention
+    from aspectattn.training import EarlyStopping, Optimizer
+
+    clf = AspectAttentionClassifier(attention="dot", optimizer="sgd")
+    grid = {
+        "attention__heads": [1, 2],
+        "optimizer__weight_decay": [0.0, 0.01],
+        "early_stopping": [True],
+        "early_stopping__patience": [3],
+    }
+    for params in ParameterGrid(grid):
+        got = clone(clf).set_params(**params)
+        heads = params["attention__heads"]
+        wanted = AspectAttention(score="dot", heads=heads).get_params()
+        assert got.attention.get_params() == wanted
+        assert (
+            got.optimizer.get_params()
+            == Optimizer(
+                "sgd", weight_decay=params["optimizer__weight_decay"]
+            ).get_params()
+        )
+        assert got.early_stopping.get_params() == EarlyStopping(patience=3).get_params()
+        # what a fit reads: the table's flat names
+        table = got._table_params()
+        assert (table["optimizer"], table["attention_score"]) == ("sgd", "dot")
+        assert (table["early_stopping"], table["patience"]) == (True, 3)
+    assert (clf.attention, clf.optimizer) == ("dot", "sgd")  # clones changed, not it
+    # short again: a component equal to what a name stands for is saved as it
+    again = type(clf)._from_table_params(clf._table_params())
+    assert (again.attention, again.optimizer, again.early_stopping) == (
+        "dot",
+        "sgd",
+        False,
+    )
+
+
 def test_the_flat_names_of_earlier_releases_work_with_a_future_warning():
     import pickle
 
