@@ -202,16 +202,18 @@ def test_same_random_state_is_bit_identical_across_processes(tmp_path):
     from pathlib import Path
 
     tests_dir = str(Path(__file__).parent)
-    outputs = []
-    for i, hash_seed in enumerate(["1", "2"]):  # different str hashing per process
-        out = tmp_path / f"p{i}.npy"
-        run = subprocess.run(
+    outs = [tmp_path / f"p{i}.npy" for i in range(2)]
+    runs = [  # side by side, one torch thread each; different str hashing
+        subprocess.Popen(
             [sys.executable, "-c", _FIT_AND_PREDICT, str(out), tests_dir],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=300,
-            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            env={**os.environ, "PYTHONHASHSEED": seed, "OMP_NUM_THREADS": "1"},
         )
-        assert run.returncode == 0, run.stderr
-        outputs.append(np.load(out))
-    np.testing.assert_array_equal(outputs[0], outputs[1])
+        for out, seed in zip(outs, ["1", "2"], strict=True)
+    ]
+    for run in runs:
+        _, stderr = run.communicate(timeout=300)
+        assert run.returncode == 0, stderr
+    np.testing.assert_array_equal(np.load(outs[0]), np.load(outs[1]))
