@@ -108,6 +108,12 @@ def test_subword_model_loads_and_predicts_without_writing_files(
         (("params", "hidden_size"), "abc"),
         (("params", "variant"), "xx"),
         (("params", "nonsense"), 1),
+        # the components' settings, whatever component takes them
+        (("params", "weight_decay"), -1.0),
+        (("params", "attention_heads"), "two"),
+        (("params", "max_len"), 0),
+        (("params", "patience"), "forever"),  # without early stopping too
+        (("params", "scoring"), 3),
         # earlier releases kept how a model was distilled: checked, then dropped
         (("params", "distill_weight"), "abc"),
         (("params", "distill_temperature"), 1e9),

@@ -117,10 +117,15 @@ class FittedState:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
         if not isinstance(params.get("encoder", "lstm"), str):
             raise ValueError("the encoder must be named")
+        # every field as the table states it, before a component takes it in (or
+        # drops it: scoring and patience without early stopping)
+        for name, value in params.items():
+            if not satisfies(value, P.TABLE[name].constraints):
+                raise ValueError(f"the parameter {name} is not a valid {name}")
         estimator = cls._from_table_params(params)
         validate_params(estimator, cls._parameter_constraints)
-        if not isinstance(estimator.encoder, str):
-            estimator.encoder.check(cls.__name__)
+        for component in estimator._components():  # their own cross-checks
+            component.check(cls.__name__, cls._table_names)
         expected = set(FITTED_ATTRIBUTES) - {"module_"}
         if isinstance(state, dict) and "resolved_params_" not in state:
             state = {**state, "resolved_params_": None}  # written before it existed
