@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from .params import TABLE
 from .params.components import TableComponent
 
 __all__ = [
@@ -51,6 +52,9 @@ class _EncoderComponent(TableComponent):
     slot = "encoder"
     #: The encoder's name in :data:`aspectattn.params.ENCODERS`.
     kind: str = ""
+
+    def table_values(self) -> dict:
+        return {**super().table_values(), "encoder": self.kind}
 
     def _short(self):
         if self.get_params() == type(self)().get_params():
@@ -382,6 +386,6 @@ def encoder_component(encoder):
     return ENCODER_CLASSES[encoder]()
 
 
-def encoder_constraints(constraints: dict) -> dict:
-    """``constraints`` with ``encoder`` taking a component as well as a name."""
-    return {**constraints, "encoder": [*constraints["encoder"], _EncoderComponent]}
+def encoder_constraints() -> list:
+    """The constraints of an estimator's ``encoder``: a name or the component."""
+    return [*TABLE["encoder"].constraints, _EncoderComponent]

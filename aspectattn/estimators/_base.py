@@ -212,14 +212,12 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """The estimator's settings under the parameter table's names (numpy
         scalars as Python values): its parameters, with its components' spelled
         out (``encoder``: its name; the other encoders' parameters at their
-        defaults). What the configs read and model files store."""
+        defaults; a slot that holds no component keeps its own value,
+        ``early_stopping=False``). What the configs read and model files store."""
         own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
         values = {name: P.TABLE[name].default for name in self._table_names} | own
         for component in self._components():
             values |= component.table_values()
-        values["encoder"] = self._encoder().kind
-        if self._components_by_slot()["early_stopping"] is None:
-            values["early_stopping"] = False
         return {name: values[name] for name in self._table_names}
 
     @classmethod
@@ -325,14 +323,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         values = self._values()
         self._check_combinations(values)
         # (the estimator's parameters and its components', set or not)
-        own = self.get_params(deep=False)
+        own, spelled = self.get_params(deep=False), {}
         for component in self._components():
             own |= component.table_values()
-        spelled = {  # a component's parameter as the user names it
-            table: f"{component.slot}__{name}"
-            for component in self._components()
-            for name, table in component._param_table_names().items()
-        }
+            spelled |= {  # a component's parameter as the user names it
+                table: f"{component.slot}__{name}"
+                for name, table in component._param_table_names().items()
+            }
         aspect_type = values.get("aspect_type")
         P.warn_unused(
             values,

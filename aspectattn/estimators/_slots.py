@@ -48,7 +48,7 @@ SLOTS = (
         "encoder",
         encoder_component,
         encoder_params(),
-        encoder_constraints({"encoder": TABLE["encoder"].constraints})["encoder"],
+        encoder_constraints(),
         TABLE["encoder"].default,
     ),
     Slot(

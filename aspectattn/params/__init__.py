@@ -240,7 +240,7 @@ def resolve_auto(
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
     """
     term = aspect_type == "term"
-    recipe = ENCODERS.get(values.get("encoder"), ENCODERS["lstm"]).recipe
+    recipe = _recipe(values.get("encoder"))
     rules = {
         **recipe.training,
         "precision": "bfloat16"
@@ -280,6 +280,12 @@ def resolve_auto(
     return resolved
 
 
+def _recipe(encoder) -> Recipe:
+    """The recipe of the encoder named ``encoder`` (the LSTM's for a name the
+    table does not know, which the encoder's own check refuses)."""
+    return ENCODERS.get(encoder, ENCODERS["lstm"]).recipe
+
+
 def _copies(term: bool, encoder: str, labels, language) -> str | None:
     """``augment="auto"``: joined sentences for categories, the encoder's
     recipe's copies for English terms (they reverse English opinion words
@@ -289,8 +295,7 @@ def _copies(term: bool, encoder: str, labels, language) -> str | None:
         return None
     if not term:
         return "join"
-    recipe = ENCODERS.get(encoder, ENCODERS["lstm"]).recipe
-    return recipe.term_copies if language == "en" else None
+    return _recipe(encoder).term_copies if language == "en" else None
 
 
 def fast_bfloat16(device: str) -> bool:

@@ -64,18 +64,6 @@ class TableComponent(BaseEstimator):
             for name, table in self._param_table_names().items()
         }
 
-    @classmethod
-    def from_table_values(cls, values: dict):
-        """The component whose parameters are ``values`` (table names; the others
-        at their defaults)."""
-        return cls(
-            **{
-                name: values[table]
-                for name, table in cls._param_table_names().items()
-                if table in values
-            }
-        )
-
     def check(self, owner: str, table_names=None) -> None:
         """Validate the parameters (scikit-learn's messages, naming ``owner``, the
         estimator). ``table_names``: the owner's settings, where a parameter the
