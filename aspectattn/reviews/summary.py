@@ -89,7 +89,10 @@ class ReviewSummary:
             heap = self.examples.setdefault((row.aspect, row.label), [])
             self._seen += 1
             item = (
-                row.probability,
+                # ranked to 6 decimals: a sentence's probability moves in its last
+                # bits with the batch it was read in (a partition's other
+                # sentences), which must not reorder equally confident examples
+                round(float(row.probability), _RANK_DECIMALS),
                 (-self.part, -self._seen),  # ties: the earlier sentence wins
                 {
                     "sentence": row.sentence,
@@ -170,6 +173,10 @@ class ReviewSummary:
                 seen.add(item[2]["sentence"])
                 out.append(item[2])
         return out
+
+
+#: Decimals of the probability that rank the examples.
+_RANK_DECIMALS = 6
 
 
 def _keep(heap: list, item: tuple) -> None:
