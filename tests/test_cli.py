@@ -989,6 +989,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "language": "en",
         "final_state": False,
         "bidirectional": False,
+        "hidden_size": 8,
         "augment": "join",
         "head_lr": None,
         **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
@@ -1123,6 +1124,8 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
         "none",
         "--embedding-dim",
         "8",
+        "--hidden-size",
+        "100",
         "--lr",
         "0.02",
         "--quiet",
@@ -1130,6 +1133,11 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
     ).stdout
     summary = json.loads(out)
     assert summary["extractor"] and summary["sentences"] == 60
+    from aspectattn.persistence import load
+
+    encoder = load(tmp_path / "ex.aam").encoder  # the LSTM the flags describe
+    assert (encoder.hidden_size, encoder.embedding_dim) == (100, 8)
+    assert encoder.embeddings is None
     assert summary["language"] == "en" and summary["epochs"] == 2
     report = json.loads(
         run("evaluate", "ex.aam", "terms.xml", "--json", cwd=tmp_path).stdout

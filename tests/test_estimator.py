@@ -177,12 +177,12 @@ def test_numpy_object_array_input(fitted, pairs):
         (
             {"encoder": lstm(hidden_size=-3)},
             r"The 'hidden_size' parameter of LSTMEncoder \(encoder of "
-            r"AspectAttentionClassifier\) must be an int in the range \[1, 100000\]. "
-            "Got -3 instead.",
+            r"AspectAttentionClassifier\) must be a str among {'auto'} or an int in "
+            r"the range \[1, 100000\]. Got -3 instead.",
         ),
         (
             {"encoder": lstm(hidden_size=2.5)},
-            "'hidden_size' parameter .* must be an int in the",
+            "'hidden_size' parameter .* or an int in the",
         ),
         (
             {"variant": "lstm"},
@@ -786,6 +786,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "final_state": False,
         "position_weighting": "none",
         "bidirectional": False,
+        "hidden_size": FAST["encoder"].hidden_size,  # as set
         "augment": "join",
         "head_lr": None,
         # FAST's training settings, as set; the LSTM's schedule and arithmetic
@@ -813,6 +814,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "language": "en",
         "final_state": False,
         "bidirectional": False,
+        "hidden_size": FAST["encoder"].hidden_size,
         "augment": None,
         "head_lr": None,
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},

@@ -9,7 +9,7 @@ import unicodedata
 import numpy as np
 import pytest
 from conftest import BAD, FOOD, GOOD, SERVICE, lstm
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
 
@@ -20,7 +20,9 @@ from aspectattn import (
     InputError,
     Tokenizer,
 )
+from aspectattn.encoders import LSTMEncoder, PretrainedEncoder, TransformerEncoder
 from aspectattn.extraction import span_f1, span_scores
+from aspectattn.extraction.extractor import TAGGER_LSTM_SIZE
 from aspectattn.extraction.words import (
     B,
     I,
@@ -42,9 +44,7 @@ from aspectattn.persistence import (
 )
 
 FAST_EXTRACTOR = dict(
-    embeddings=None,
-    embedding_dim=16,
-    hidden_size=16,
+    encoder=LSTMEncoder(embeddings=None, embedding_dim=16, hidden_size=16),
     max_epochs=15,
     patience=15,
     lr=0.02,
@@ -52,6 +52,18 @@ FAST_EXTRACTOR = dict(
     dropout=0.0,
     random_state=0,
 )
+
+
+def settings(extractor) -> dict:
+    """Every parameter's value, the encoder's by prefix (components, which
+    compare by identity, left out)."""
+    return {
+        k: v
+        for k, v in extractor.get_params().items()
+        if not isinstance(v, BaseEstimator)
+    }
+
+
 NOT_TERMS = ["day", "evening", "visit", "night", "time", "week"]
 #: Sentences no model here was fitted on.
 NEW_TEXTS = ["The sushi was awful.", "The waitress was lovely but the soup was bland."]
@@ -247,7 +259,7 @@ def test_pickle_and_clone_keep_the_contract(fitted):
     again = pickle.loads(pickle.dumps(fitted))
     assert again.predict_spans(texts) == fitted.predict_spans(texts)
     fresh = clone(fitted)
-    assert fresh.get_params() == fitted.get_params()
+    assert settings(fresh) == settings(fitted)
     assert not hasattr(fresh, "module_")
 
 
@@ -281,7 +293,68 @@ def test_bad_spans_are_clear_errors(y, message):
 
 def test_parameters_are_validated_in_fit(sentences):
     with pytest.raises(ValueError, match="hidden_size"):
-        AspectTermExtractor(hidden_size=0).fit(*sentences)
+        AspectTermExtractor(encoder=LSTMEncoder(hidden_size=0)).fit(*sentences)
+    with pytest.raises(ValueError, match="patience"):
+        AspectTermExtractor(patience=0).fit(*sentences)
+
+
+@pytest.mark.parametrize(
+    "encoder, message",
+    [
+        ("transformer", "must be a str among"),
+        (TransformerEncoder(), "an instance of 'aspectattn.encoders.LSTMEncoder'"),
+        (LSTMEncoder(min_count=2), r"min_count=2\) does not apply"),
+        (LSTMEncoder(aspect_size=8), "aspect_size"),
+        (PretrainedEncoder("x", input="pair"), r"input='pair'\) does not apply"),
+        (PretrainedEncoder("x", layer_lr_decay=0.9), "layer_lr_decay"),
+        ("pretrained", "needs path="),
+        ("gru", "encoder"),
+    ],
+)
+def test_an_encoder_setting_the_tagger_does_not_read_is_an_error(
+    encoder, message, sentences
+):
+    # (each before any data work: nothing is read, nothing trained)
+    with pytest.raises(ValueError, match=message):
+        AspectTermExtractor(encoder=encoder).fit(*sentences)
+
+
+def test_the_encoder_is_a_component_reached_by_prefix():
+    extractor = AspectTermExtractor()
+    extractor.set_params(encoder__hidden_size=50)  # the name becomes the component
+    assert isinstance(extractor.encoder, LSTMEncoder)
+    assert extractor.get_params()["encoder__hidden_size"] == 50
+    # what a grid search does with each candidate: clone, then set by prefix
+    candidate = clone(extractor).set_params(encoder__embedding_dim=8, characters=False)
+    assert candidate.get_params()["encoder__hidden_size"] == 50
+    assert candidate.encoder.embedding_dim == 8
+    assert extractor.encoder.embedding_dim is None  # (the clone's own encoder)
+
+
+def test_the_tagger_lstm_size_is_its_own_unless_set(sentences):
+    texts, y = sentences[0][:30], sentences[1][:30]
+    quick = dict(max_epochs=1, random_state=0)
+    auto = AspectTermExtractor(encoder=LSTMEncoder(embeddings=None), **quick)
+    assert auto.fit(texts, y).resolved_params_["hidden_size"] == TAGGER_LSTM_SIZE
+    assert auto.module_.forward_lstm.hidden_size == TAGGER_LSTM_SIZE
+    wide = AspectTermExtractor(encoder=LSTMEncoder(embeddings=None, hidden_size=24))
+    assert wide.set_params(**quick).fit(texts, y).module_.forward_lstm.hidden_size == 24
+
+
+def test_the_earlier_flat_names_warn_and_reach_the_encoder():
+    with pytest.warns(FutureWarning, match=r"hidden_size= -> LSTMEncoder\(hidden_size"):
+        extractor = AspectTermExtractor(hidden_size=50, embeddings=None)
+    assert extractor.encoder.get_params(deep=False) == LSTMEncoder(
+        hidden_size=50, embeddings=None
+    ).get_params(deep=False)
+    with pytest.warns(FutureWarning, match="pretrained_model= -> PretrainedEncoder"):
+        extractor = AspectTermExtractor(encoder="pretrained", pretrained_model="m")
+    assert extractor.encoder.path == "m"
+    with pytest.warns(FutureWarning):
+        extractor = AspectTermExtractor().set_params(lowercase=False)
+    assert extractor.encoder.lowercase is False
+    with pytest.raises(TypeError, match="unexpected keyword argument 'hidden'"):
+        AspectTermExtractor(hidden=3)
 
 
 # -- the pipeline -------------------------------------------------------------------
@@ -310,8 +383,8 @@ def test_the_pipeline_gives_each_found_term_its_polarity(pipeline, fitted):
 
 def test_the_pipeline_routes_parameters_and_needs_polarities(sentences):
     pipeline = AspectSentimentPipeline(AspectTermExtractor(), None)
-    pipeline.set_params(extractor__hidden_size=8)
-    assert pipeline.get_params()["extractor__hidden_size"] == 8
+    pipeline.set_params(extractor__encoder__hidden_size=8)
+    assert pipeline.get_params()["extractor__encoder__hidden_size"] == 8
     with pytest.raises(InputError, match="polarity"):
         pipeline.fit(sentences[0][:5], [[s[:2] for s in t] for t in sentences[1][:5]])
 
@@ -323,7 +396,7 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
     save(fitted, tmp_path / "extractor.aam")
     again = load(tmp_path / "extractor.aam")
     assert again.predict_spans(texts) == fitted.predict_spans(texts)
-    assert again.get_params() == fitted.get_params()
+    assert settings(again) == settings(fitted)
 
     def broken(change):
         payload = to_payload(fitted)
@@ -360,6 +433,21 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
     broken(edit_state(language_="../x"))
     broken(edit_state(extra=1))
 
+    def edit_params(**fields):
+        def change(payload):
+            meta = json.loads(payload["metadata"])
+            meta["params"].update(fields)
+            payload["metadata"] = json.dumps(meta)
+
+        return change
+
+    broken(edit_params(hidden_size=-1))
+    broken(edit_params(min_count=5))  # a setting the tagger does not read
+    broken(edit_params(encoder="pretrained"))  # the inputs are words
+    broken(edit_params(encoder="transformer"))
+    broken(edit_params(encoder={"kind": "lstm"}))
+    broken(edit_params(n_layers=2))  # not an encoder setting it takes
+
     def bigger_table(payload):
         table = payload["tensors"]["embedding.weight"]
         payload["tensors"]["embedding.weight"] = torch.zeros(len(table) + 1, 16)
@@ -392,8 +480,7 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
     checkpoint = make_tiny_checkpoint(tmp_path / family, family)
     texts, y = sentences[0][:120], sentences[1][:120]
     extractor = AspectTermExtractor(
-        encoder="pretrained",
-        pretrained_model=checkpoint,
+        encoder=PretrainedEncoder(checkpoint),
         lr=3e-3,
         max_epochs=6 if family == "bert" else 2,
         patience=6,
@@ -420,11 +507,6 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
 
     served = load_onnx(export_onnx(extractor, tmp_path / "onnx"))
     assert served.predict(new[0]) == extractor.predict(new[0])
-
-
-def test_a_pretrained_encoder_needs_its_checkpoint(sentences):
-    with pytest.raises(ValueError, match="pretrained_model"):
-        AspectTermExtractor(encoder="pretrained").fit(*sentences)
 
 
 # -- the review analysis on extracted aspects ----------------------------------------

@@ -108,9 +108,11 @@ def test_encoder_registry_resolves_to_classes_that_build_from_a_config():
         cls = get_encoder(name)
         assert cls.__name__ == entry.path.rsplit(":", 1)[1]
         if "words" in entry.groups:  # word encoders build from the model config
-            kwargs = cls.config_from(P.ModelConfig())
+            # (the defaults as fit resolves them for aspect terms)
+            config = P.ModelConfig(hidden_size=P.LSTM_SIZE, bidirectional=True)
+            kwargs = cls.config_from(config)
             assert set(kwargs) <= set(inspect.signature(cls).parameters)
-            assert cls.states_size(P.ModelConfig()) > 0
+            assert cls.states_size(config) > 0
         own = {p.name for p in P.PARAMS if p.group == name}
         assert own, f"encoder {name!r} has no parameter group"
 

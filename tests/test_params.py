@@ -103,7 +103,8 @@ def test_constraint_messages_name_the_estimator(cls):
     with pytest.raises(
         ValueError,
         match=rf"The 'hidden_size' parameter of LSTMEncoder \(encoder of "
-        rf"{cls.__name__}\) must be an int in the range \[1, 100000\]. Got -3 "
+        rf"{cls.__name__}\) must be a str among {{'auto'}} or an int in the range "
+        r"\[1, 100000\]. Got -3 "
         "instead.",
     ):
         cls(encoder=LSTMEncoder(hidden_size=-3)).fit(None, None)
@@ -255,7 +256,7 @@ def test_configs_take_their_fields_from_the_table():
     assert config.hidden_size == 7 and config.encoder == "lstm"
     assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
     config = P.ModelConfig.from_params(AspectAttentionClassifier()._table_params())
-    assert config.encoder_params == {"hidden_size": 300, "bidirectional": "auto"}
+    assert config.encoder_params == {"hidden_size": "auto", "bidirectional": "auto"}
     # a leftover value (no parameter of the table) is an error, never dropped
     with pytest.raises(ValueError, match="not parameters: \\['not_a_field'\\]"):
         P.ModelConfig.from_params({"hidden_size": 7, "not_a_field": 1})
@@ -375,6 +376,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "final_state": "term",
         "position_weighting": "linear",
         "bidirectional": True,
+        "hidden_size": P.LSTM_SIZE,
         "augment": "flip+join",  # the rule's choice for the LSTM's terms
         "head_lr": None,
         **P.SCRATCH_TRAINING,

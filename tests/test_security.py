@@ -130,7 +130,8 @@ def test_subword_model_loads_and_predicts_without_writing_files(
         (("fitted", "resolved_params_"), ["augment"]),
         (("fitted", "resolved_params_", "final_state"), "auto"),
         (("fitted", "resolved_params_", "augment"), "rm -rf"),
-        (("fitted", "resolved_params_", "hidden_size"), 3),
+        (("fitted", "resolved_params_", "n_layers"), 3),  # never "auto"
+        (("fitted", "resolved_params_", "hidden_size"), "auto"),
         (("fitted", "text_pipeline_", "words"), ["<pad>", 3]),
         (("fitted", "text_pipeline_", "kind"), "pickle"),
         (("fitted",), None),

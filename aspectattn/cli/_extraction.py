@@ -9,13 +9,9 @@ from pathlib import Path
 
 from ._common import CLIError, check_outputs, output_path, print_report
 
-#: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter); the
-#: other model flags are the classifiers'.
+#: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter), besides
+#: its encoder's (:func:`_encoder`); the other model flags are the classifiers'.
 EXTRACTOR_FLAGS = {
-    "encoder": "encoder",
-    "pretrained_model": "pretrained_model",
-    "embeddings": "embeddings",
-    "embedding_dim": "embedding_dim",
     "language": "language",
     "epochs": "max_epochs",
     "lr": "lr",
@@ -64,8 +60,7 @@ def train_extractor(args) -> int:
     check_outputs([args.data], [args.out])
     texts, y = load_spans(args.data, args)
     settings = {param: getattr(args, flag) for flag, param in EXTRACTOR_FLAGS.items()}
-    if settings["embeddings"].lower() == "none":
-        settings["embeddings"] = None
+    settings["encoder"] = _encoder(args)
     settings["validation_fraction"] = settings["validation_fraction"] or 0.1
     extractor = AspectTermExtractor(**settings, verbose=0 if args.quiet else 1)
     if not args.quiet:
@@ -90,6 +85,28 @@ def train_extractor(args) -> int:
         )
     )
     return 0
+
+
+def _encoder(args):
+    """The extractor's encoder of ``--encoder`` and its flags: ``--pretrained-model``
+    for a checkpoint; ``--embeddings``, ``--embedding-dim`` and ``--hidden-size``
+    for the LSTM."""
+    from ..encoders import LSTMEncoder, PretrainedEncoder
+
+    if args.encoder == "pretrained":
+        if not args.pretrained_model:
+            raise CLIError("--encoder pretrained needs --pretrained-model")
+        return PretrainedEncoder(args.pretrained_model)
+    if args.encoder != "lstm":
+        raise CLIError(
+            f"--extractor takes --encoder lstm or pretrained, not {args.encoder}"
+        )
+    embeddings = args.embeddings
+    return LSTMEncoder(
+        embeddings=None if embeddings.lower() == "none" else embeddings,
+        embedding_dim=args.embedding_dim,
+        hidden_size=args.hidden_size,
+    )
 
 
 def evaluate_extractor(extractor, args) -> int:

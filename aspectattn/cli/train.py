@@ -140,6 +140,7 @@ def _what_to_train(p) -> None:
         help="train an aspect term extractor (which words name aspects) on a data "
         "set or XML/APC file with term spans; it reads --encoder (lstm or "
         "pretrained), --pretrained-model, --embeddings, --embedding-dim, "
+        "--hidden-size, "
         "--language, --epochs, --lr, --batch-size, --dropout, "
         "--validation-fraction and --seed",
     )

@@ -57,7 +57,7 @@ from ._core import (
     Param,
     Recipe,
 )
-from .encoders import ENCODER_GROUPS, ENCODERS
+from .encoders import ENCODER_GROUPS, ENCODERS, LSTM_SIZE
 
 __all__ = [
     "AUTO_PARAMS",
@@ -174,6 +174,7 @@ AUTO_PARAMS = (
     "final_state",
     "position_weighting",
     "bidirectional",
+    "hidden_size",
     "augment",
     "head_lr",
     "lr",
@@ -250,6 +251,7 @@ def resolve_auto(
         "final_state": "term" if term else False,
         "position_weighting": "linear" if term else "none",
         "bidirectional": term,
+        "hidden_size": LSTM_SIZE,
         "head_lr": recipe.head_lr,
         "unseen_words": "vectors"
         if values.get("embeddings") == "fasttext"

@@ -57,14 +57,19 @@ ENCODERS = {
 #: Encoder name -> the parameter groups it reads.
 ENCODER_GROUPS = {name: entry.groups for name, entry in ENCODERS.items()}
 
+#: ``hidden_size="auto"`` in the attention estimators: Wang et al.'s LSTM size
+#: (the aspect term extractor's tagger has its own, 100:
+#: :data:`aspectattn.extraction.extractor.TAGGER_LSTM_SIZE`).
+LSTM_SIZE = 300
+
 PARAMS = [
     Param(
         "hidden_size",
-        300,
-        [Interval(Integral, 1, 100_000, closed="both")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Integral, 1, 100_000, closed="both")],
         "lstm",
-        "LSTM size",
-        type="int",
+        f"LSTM size (auto: {LSTM_SIZE}; the extractor's tagger 100)",
+        type='int or "auto"',
         needs=("lstm",),
     ),
     Param(

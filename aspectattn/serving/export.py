@@ -291,7 +291,10 @@ class _TaggerGraph(nn.Module):
 
 def _extractor_export(extractor) -> _Export:
     """An aspect term extractor's graph and fields."""
+    from ..extraction.inputs import SubwordInputs
+
     inputs = extractor.inputs_
+    subwords = isinstance(inputs, SubwordInputs)
     tokens = torch.ones(2, 3, dtype=torch.long)
     lengths = torch.tensor([3, 2])
     args, names = (tokens, lengths), ["tokens", "lengths"]
@@ -309,9 +312,10 @@ def _extractor_export(extractor) -> _Export:
     meta = {
         "kind": "terms",
         "inputs": inputs.to_state(),
-        "lowercase": bool(extractor.lowercase),
+        # (a sub-word tokenizer's own rules decide its case)
+        "lowercase": subwords or bool(inputs.tokenizer.lowercase),
         "language": extractor.language_,
-        "whole_words": extractor.encoder == "pretrained",
+        "whole_words": subwords,
     }
     return _Export(
         _TaggerGraph(extractor.module_), args, names, ("logits",), axes, meta
