@@ -1,6 +1,8 @@
 """Aspect-level benchmarks: aspects that disagree, joint training, detection.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.aspect_level [--seeds 5]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.aspect_level \
+        [--candidates ...] [--seeds 0 1 2]
+    python -m benchmarks.aspect_level --table
 
 For every model and seed: train on the training data minus 10% of its sentences
 (held out to choose the epoch, early stopping), then score once:
@@ -24,15 +26,18 @@ sentence that also occurs in the SemEval-2014 test set removed).
 
 Nothing is chosen on a test set: the epoch on the 10% validation split; between
 settings, the validation accuracy (pair models) or validation loss (detector) in
-the result files decides. Writes ``benchmarks/results/aspect_level.{json,md}``; each
-finished run is appended to ``aspect_level.runs.jsonl`` so an interrupted run
-resumes.
+the result files decides. Each finished run is appended to
+``results/aspect_level.runs.jsonl`` so an interrupted run resumes; ``--table``
+writes ``results/aspect_level.md`` (and measures the joint training's speed once,
+``aspect_level.speed.json``).
 """
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
+import functools
 import json
+import os
 import time
 from pathlib import Path
 
@@ -57,7 +62,7 @@ from benchmarks.common import (
     pair_scores,
     previous_defaults,
 )
-from benchmarks.runlog import append_run, read_runs, write_results
+from benchmarks.runner import Experiment
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Wang et al.'s settings (benchmarks.common; chosen before any test score was seen).
@@ -383,120 +388,93 @@ def joint_speed(data, embeddings, epochs=4) -> dict:
     return out
 
 
-def summarize(runs):
-    rows = []
-    for name in dict.fromkeys(r["model"] for r in runs):
-        mine = [r for r in runs if r["model"] == name]
-        keys = [k for k, v in mine[0].items() if isinstance(v, float)]
-        rows.append(
-            {
-                "model": name,
-                "n_seeds": len(mine),
-                **{
-                    k: (
-                        float(np.mean([r[k] for r in mine])),
-                        float(np.std([r[k] for r in mine], ddof=1))
-                        if len(mine) > 1
-                        else 0.0,
-                    )
-                    for k in keys
-                },
-            }
-        )
-    return rows
+KEYS = [
+    ("test_accuracy", "SemEval-14 categories: accuracy", 2),
+    ("test_macro_f1", "macro-F1", 2),
+    ("test_disagree_accuracy", "disagreeing pairs", 2),
+    ("test_disagree_sentences_all_right", "disagreeing sentences all right", 2),
+    ("mams_val_accuracy", "MAMS-ACSA val accuracy", 2),
+    ("sem15_test_accuracy", "SemEval-15 categories: accuracy", 2),
+    ("sem15_test_disagree_accuracy", "disagreeing pairs", 2),
+    ("detection_micro_f1", "detection micro-F1", 2),
+    ("end_to_end_micro_f1", "(category, polarity) micro-F1", 2),
+    ("valid_accuracy", "validation accuracy", 2),
+    ("valid_loss", "validation loss", 4),
+    ("seconds_per_epoch", "s / epoch", 2),
+]
+SPEED = RESULTS / "aspect_level.speed.json"
 
 
-def markdown(rows, speed, meta) -> str:
-    def cell(row, key):
-        if key not in row:
-            return "-"
-        mean, std = row[key]
-        return f"{mean:.2f} ± {std:.2f}"
-
-    lines = [
-        "| model | n | SemEval-14 categories: accuracy | macro-F1 | disagreeing pairs "
-        "| disagreeing sentences all right | MAMS-ACSA val accuracy | SemEval-15 "
-        "categories: accuracy | disagreeing pairs | detection "
-        "micro-F1 | (category, polarity) micro-F1 | validation | s / epoch |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        validation = (
-            f"acc {r['valid_accuracy'][0]:.2f}"
-            if "valid_accuracy" in r
-            else f"loss {r['valid_loss'][0]:.4f}"
-        )
-        lines.append(
-            f"| {r['model']} | {r['n_seeds']} | {cell(r, 'test_accuracy')} "
-            f"| {cell(r, 'test_macro_f1')}"
-            f" | {cell(r, 'test_disagree_accuracy')} "
-            f"| {cell(r, 'test_disagree_sentences_all_right')} "
-            f"| {cell(r, 'mams_val_accuracy')} | {cell(r, 'sem15_test_accuracy')} "
-            f"| {cell(r, 'sem15_test_disagree_accuracy')} "
-            f"| {cell(r, 'detection_micro_f1')} "
-            f"| {cell(r, 'end_to_end_micro_f1')} | {validation} "
-            f"| {r['seconds_per_epoch'][0]:.2f} |"
-        )
-    lines += [
-        "",
-        "Published (300-d GloVe or BERT): "
-        + "; ".join(f"{k}: {v}" for k, v in PUBLISHED.items())
-        + ".",
-        "",
-        f"AT-LSTM on MAMS-ACSA ({meta['mams_pairs']} pairs), s / epoch: every pair "
-        f"encoded {speed['pair']:.2f}; shuffled pairs sharing a sentence's pass "
-        f"within a batch {speed['pair, shared in batch']:.2f}; joint over each "
-        f"sentence's aspects {speed['sentence']:.2f} ({speed['ratio']:.2f}x the "
-        "first).",
-        "",
-        "Mean ± std over the seeds in the n column; GloVe 6B 50-d; epoch chosen "
-        "on 10% of the training sentences; the MAMS-ACSA rows train on MAMS-ACSA "
-        "train alone; "
-        f"{meta['mams_removed']} MAMS train pairs whose sentence is in the SemEval-14 "
-        f"test set were removed from '+MAMS'; {meta['cpu_threads']} CPU threads.",
-    ]
-    return "\n".join(lines)
+@functools.cache
+def _data() -> dict:
+    return load()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--models", nargs="+", default=list(MODELS))
-    parser.add_argument("--out", default=str(RESULTS / "aspect_level"))
-    args = parser.parse_args()
-    out = Path(args.out)
-    embeddings = glove()
-    data = load()
-    log = out.with_suffix(".runs.jsonl")
-    speed_file = out.with_suffix(".speed.json")
-    runs = read_runs(log)
-    done = {(r["model"], r["seed"]) for r in runs}
-    for name in args.models:
-        kind, train, extra = MODELS[name]
-        for seed in range(min(args.seeds, SEEDS[name])):
-            if (name, seed) in done:
-                continue
-            start = time.perf_counter()
-            run = (run_detector if kind == "detector" else run_pairs)(
-                extra, train, seed, data, embeddings
-            )
-            run.update(model=name, seed=seed, seconds=time.perf_counter() - start)
-            runs.append(run)
-            append_run(log, run)
-    speed = json.loads(speed_file.read_text()) if speed_file.is_file() else None
-    if speed is None:
-        speed = joint_speed(data, embeddings)
-        speed_file.write_text(json.dumps(speed))
-    meta = {
-        "params": PARAMS,
-        "mams_pairs": len(data["mams_train"][0]),
-        "mams_removed": data["mams_removed"],
-        "cpu_threads": torch.get_num_threads(),
-        "torch": torch.__version__,
+def run(candidate: str, data: str, seed: int) -> dict:
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
+    kind, train, extra = MODELS[candidate]
+    start = time.perf_counter()
+    fit = run_detector if kind == "detector" else run_pairs
+    scores = fit(extra, train, seed, _data(), glove())
+    seconds = time.perf_counter() - start
+    return {"candidate": candidate, "data": data, "seed": seed, **scores} | {
+        "seconds": seconds
     }
-    rows = summarize([r for r in runs if r["model"] in args.models])
-    results = {"meta": meta, "speed": speed, "summary": rows, "runs": runs}
-    write_results(out, results, markdown(rows, speed, meta))
+
+
+def note() -> str:
+    data = _data()
+    speed = json.loads(SPEED.read_text()) if SPEED.is_file() else None
+    if speed is None:  # measured once, by the first table
+        speed = joint_speed(data, glove())
+        SPEED.write_text(json.dumps(speed))
+    return "\n".join(
+        [
+            "Published (300-d GloVe or BERT): "
+            + "; ".join(f"{k}: {v}" for k, v in PUBLISHED.items())
+            + ".",
+            "",
+            f"AT-LSTM on MAMS-ACSA ({len(data['mams_train'][0])} pairs), s / epoch: "
+            f"every pair encoded {speed['pair']:.2f}; shuffled pairs sharing a "
+            f"sentence's pass within a batch {speed['pair, shared in batch']:.2f}; "
+            f"joint over each sentence's aspects {speed['sentence']:.2f} "
+            f"({speed['ratio']:.2f}x the first).",
+            "",
+            "Mean ± std over the seeds in the seeds column; GloVe 6B 50-d; epoch "
+            "chosen on 10% of the training sentences (validation accuracy for the "
+            "pair models, loss for the detectors); the MAMS-ACSA rows train on "
+            f"MAMS-ACSA train alone; {data['mams_removed']} MAMS train pairs whose "
+            "sentence is in the SemEval-14 test set were removed from '+MAMS'; the "
+            "runs on 2 CPU threads.",
+        ]
+    )
+
+
+EXPERIMENT = Experiment(
+    "aspect_level",
+    ("restaurant categories",),
+    MODELS,
+    run,
+    KEYS,
+    note,
+    jobs=[
+        (name, "restaurant categories", seed)
+        for name in MODELS
+        for seed in range(SEEDS[name])
+    ],
+)
+
+
+def main() -> None:
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
+    parser.add_argument(
+        "--log",
+        default=EXPERIMENT.name,
+        help="the record (results/LOG.runs.jsonl) and table: the runs of "
+        "benchmarks.defaults have their own",
+    )
+    args = parser.parse_args()
+    dataclasses.replace(EXPERIMENT, name=args.log).main(args)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from benchmarks.common import (
     disagreeing,
     glove,
 )
-from benchmarks.runlog import append_run, write_results
+from benchmarks.runner import append_run, write_results
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
     # Wang et al. 2016, Table 2 (3-way)

@@ -28,7 +28,7 @@ or the binomial standard error of its accuracy on the validation pairs (about 2
 points on 360 pairs), whichever is larger -- the one with the best validation ARS
 averaged over the data sets. Runs are appended to
 ``results/behaviour.runs.jsonl`` as they finish (a rerun skips them); ``--table``
-writes ``results/behaviour.{json,md}`` with the choice marked. Workers share
+writes ``results/behaviour.md`` with the choice marked. Workers share
 out the runs (``--workers N --worker I``, one process each, ``OMP_NUM_THREADS``
 threads each).
 """
@@ -42,8 +42,8 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
-from benchmarks.common import RESULTS, build, glove, pair_scores
-from benchmarks.runlog import mean_std_table, summarize_by, work_or_table, worker_parser
+from benchmarks.common import build, glove, pair_scores
+from benchmarks.runner import Experiment
 
 DATA = ("restaurant terms", "laptop terms")
 SEEDS = (0, 1, 2)
@@ -53,6 +53,13 @@ CANDIDATES = {
     "LSTM: flipped copies": ("lstm", {"augment": "flip"}),
     "LSTM: joined copies": ("lstm", {"augment": "join"}),
     "LSTM: flipped and joined copies": ("lstm", {"augment": "flip+join"}),
+    # the attention's pooling alone, without the TD-LSTM reading of the term (whose
+    # backward state at the term has read the rest of the sentence, other
+    # clauses too); the copies as the defaults'
+    "LSTM: copies, attention alone (no term reading)": (
+        "lstm",
+        {"augment": "flip+join", "final_state": False},
+    ),
     "LSTM + GloVe: defaults": ("lstm+glove", {}),
     "LSTM + GloVe: flipped copies": ("lstm+glove", {"augment": "flip"}),
     "LSTM + GloVe: joined copies": ("lstm+glove", {"augment": "join"}),
@@ -91,8 +98,6 @@ TIERS = (
     "taught+glove",
     "taught+glove, plain teacher",
 )
-OUT = RESULTS / "behaviour"
-LOG = OUT.with_suffix(".runs.jsonl")
 
 
 def _triples(frame) -> list:
@@ -182,26 +187,15 @@ KEYS = [
 ]
 
 
-def summarize(runs: list[dict]) -> list[dict]:
-    rows = []
-    for data in DATA:
-        for name in CANDIDATES:
-            mine = [r for r in runs if r["data"] == data and r["candidate"] == name]
-            if not mine:
-                continue
-            row = {
-                "data": data,
-                "candidate": name,
-                "tier": mine[0]["tier"],
-                "n": len(mine),
-            }
-            for key, _ in KEYS:
-                values = [r[key] for r in mine if key in r]
-                row[key] = (float(np.mean(values)), float(np.std(values)))
-            rows.append(row)
+def choose(rows: list[dict]) -> None:
+    """The rule, per tier (stated in :data:`NOTE`): mark the chosen rows."""
     valid_pairs = {data: len(load(data)[1][1]) for data in DATA}
-    for tier in TIERS:  # the rule
-        cell = {(r["data"], r["candidate"]): r for r in rows if r["tier"] == tier}
+    for tier in TIERS:
+        cell = {
+            (r["data"], r["candidate"]): r
+            for r in rows
+            if CANDIDATES[r["candidate"]][0] == tier
+        }
         names = [c for c in CANDIDATES if all((d, c) in cell for d in DATA)]
         if not names:
             continue
@@ -224,37 +218,24 @@ def summarize(runs: list[dict]) -> list[dict]:
         )
         for data in DATA:
             cell[data, chosen]["chosen"] = True
-    return rows
 
 
-def markdown(rows: list[dict]) -> str:
-    lines = [
-        "| data | candidate | seeds | " + " | ".join(label for _, label in KEYS) + " |",
-        "|---" * (3 + len(KEYS)) + "|",
-    ]
-    for row in rows:
-        name = (
-            f"**{row['candidate']}** (chosen)"
-            if row.get("chosen")
-            else row["candidate"]
-        )
-        cells = [f"{row[k][0]:.1f} ± {row[k][1]:.1f}" for k, _ in KEYS]
-        lines.append(
-            f"| {row['data']} | {name} | {row['n']} | " + " | ".join(cells) + " |"
-        )
-    return "\n".join(lines) + (
-        "\n\nMean ± std over seeds (validation: 10% of the training sentences; "
-        "MiniLM in bfloat16 on an H100, as its defaults train on a GPU; the LSTM "
-        "with its own word vectors on a 2-core CPU; the taught rows of MiniLM's "
-        "defaults, teacher and student, on an H200). Chosen per "
-        "tier, one setting for both data sets: of the candidates whose validation "
-        "accuracy is, on each data set, within one standard deviation of the best "
-        "one's (over seeds, or its binomial standard error on the validation pairs, "
-        "whichever is larger), the best validation ARS averaged over the data sets. "
-        'The test columns and the suite choose nothing. "MiniLM: epoch by '
-        'accuracy" is void: without early stopping no score selects the epoch '
-        "kept, so its runs are the defaults' to the bit."
-    )
+NOTE = (
+    "Mean ± std over seeds (validation: 10% of the training sentences; "
+    "MiniLM in bfloat16 on an H100, as its defaults train on a GPU; the LSTM "
+    "with its own word vectors on a 2-core CPU; the taught rows of MiniLM's "
+    "defaults, teacher and student, on an H200). Chosen per "
+    "tier, one setting for both data sets: of the candidates whose validation "
+    "accuracy is, on each data set, within one standard deviation of the best "
+    "one's (over seeds, or its binomial standard error on the validation pairs, "
+    "whichever is larger), the best validation ARS averaged over the data sets. "
+    'The test columns and the suite choose nothing. "MiniLM: epoch by '
+    'accuracy" is void: without early stopping no score selects the epoch '
+    "kept, so its runs are the defaults' to the bit."
+)
+EXPERIMENT = Experiment(
+    "behaviour", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, choose=choose
+)
 
 
 CATEGORY_TIERS = {"LSTM: defaults": "lstm", "MiniLM: defaults": "pretrained"}
@@ -268,7 +249,6 @@ CATEGORY_KEYS = [
     ("detection_polarity", "detection: polarity"),
     ("detection_no_false_mentions", "detection: no false mentions"),
 ]
-CATEGORIES = RESULTS / "behaviour_categories"
 
 
 def category_run(candidate: str, data: str, seed: int) -> dict:
@@ -304,43 +284,32 @@ def category_run(candidate: str, data: str, seed: int) -> dict:
     return out
 
 
-def category_rows(runs: list[dict]) -> list[dict]:
-    return summarize_by(runs, CATEGORY_KEYS, ["restaurant categories"], CATEGORY_TIERS)
-
-
-def category_table(rows: list[dict]) -> str:
-    return mean_std_table(
-        rows,
-        CATEGORY_KEYS,
-        "Each tier's defaults on SemEval-2014 restaurant categories, mean ± std "
-        "over seeds: the pair classifier's test accuracy, its disagreeing pairs and "
-        "its suite (restaurants and hotels, the items of its categories); the "
-        "detector's detection tests (all four domains). Both tiers trained on an "
-        "H200 GPU (MiniLM in bfloat16, as its defaults train there). Reported: "
-        "nothing here chose a default.",
-    )
+CATEGORY_NOTE = (
+    "Each tier's defaults on SemEval-2014 restaurant categories, mean ± std "
+    "over seeds: the pair classifier's test accuracy, its disagreeing pairs and "
+    "its suite (restaurants and hotels, the items of its categories); the "
+    "detector's detection tests (all four domains). Both tiers trained on an "
+    "H200 GPU (MiniLM in bfloat16, as its defaults train there). Reported: "
+    "nothing here chose a default."
+)
+CATEGORY_EXPERIMENT = Experiment(
+    "behaviour_categories",
+    ("restaurant categories",),
+    CATEGORY_TIERS,
+    category_run,
+    CATEGORY_KEYS,
+    CATEGORY_NOTE,
+    SEEDS,
+)
 
 
 def main() -> None:
-    parser = worker_parser(DATA, __doc__.splitlines()[0])
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
     parser.add_argument(
-        "--categories", action="store_true", help="the categories' LSTM defaults"
+        "--categories", action="store_true", help="the categories' defaults"
     )
     args = parser.parse_args()
-    if args.categories:
-        jobs = [(c, "restaurant categories", s) for c in CATEGORY_TIERS for s in SEEDS]
-        work_or_table(
-            args,
-            jobs,
-            CATEGORIES.with_suffix(".runs.jsonl"),
-            category_run,
-            CATEGORIES,
-            category_rows,
-            category_table,
-        )
-        return
-    jobs = [(c, d, s) for d in DATA for c in CANDIDATES for s in SEEDS]
-    work_or_table(args, jobs, LOG, run, OUT, summarize, markdown)
+    (CATEGORY_EXPERIMENT if args.categories else EXPERIMENT).main(args)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,14 @@ Reads the run logs of :mod:`benchmarks.aspect_level` (categories, MAMS-ACSA,
 SemEval-2015, the detector) and :mod:`benchmarks.terms` (restaurant and laptop
 terms, MAMS-ATSA); trains nothing. The runs themselves::
 
-    python -m benchmarks.aspect_level --seeds 5 \\
-        --out benchmarks/results/defaults_categories \\
-        --models "Defaults" "Defaults, MAMS-ACSA" "Detector, defaults" \\
+    python -m benchmarks.aspect_level --log defaults_categories \\
+        --candidates "Defaults" "Defaults, MAMS-ACSA" "Detector, defaults" \\
         "Defaults, SemEval-15" "ATAE-LSTM, per pair, SemEval-15"
-    python -m benchmarks.aspect_level --seeds 2 \\
-        --out benchmarks/results/defaults_minilm \\
-        --models "MiniLM, defaults, MAMS-ACSA" "MiniLM, defaults" \\
+    python -m benchmarks.aspect_level --log defaults_minilm \\
+        --candidates "MiniLM, defaults, MAMS-ACSA" "MiniLM, defaults" \\
         "MiniLM, head_lr=None, MAMS-ACSA" "MiniLM, pair input, defaults, MAMS-ACSA"
-    python -m benchmarks.aspect_level --seeds 2 \\
-        --out benchmarks/results/candidates --models "Defaults, bidirectional" \\
+    python -m benchmarks.aspect_level --log candidates --seeds 0 1 \\
+        --candidates "Defaults, bidirectional" \\
         "Detector, defaults, bidirectional" \\
         "Detector, defaults + CAN regularisers (0.01, 0.01)" \\
         "Detector, defaults + CAN regularisers (0.03, 0.03)"
@@ -46,7 +44,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
 from benchmarks import terms
 from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS, build
-from benchmarks.runlog import read_runs
+from benchmarks.runner import read_runs
 
 #: The run logs read, and the row names that hold the library's defaults.
 CATEGORY_LOGS = (
@@ -138,7 +136,7 @@ def collect() -> dict:
     for name in CATEGORY_LOGS:
         for run in read_runs(RESULTS / f"{name}.runs.jsonl"):
             data, scores = category_run(run)
-            table[data][run["model"]].setdefault(run["seed"], scores)
+            table[data][run["candidate"]].setdefault(run["seed"], scores)
     for run in read_runs(RESULTS / "terms.runs.jsonl"):
         scores = dict(run, valid=run.get("valid_accuracy"))
         table[TERM_DATA[run["data"]]][run["model"]].setdefault(run["seed"], scores)

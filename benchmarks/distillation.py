@@ -25,7 +25,8 @@ annotated) without their labels, less every sentence of the training file and of
 the test file scored here.
 
 Runs are appended to ``benchmarks/results/distillation.runs.jsonl`` (a rerun
-skips finished ones); ``--table`` writes ``distillation.{json,md}``.
+skips finished ones); ``--table`` writes ``distillation.md``
+(:mod:`benchmarks.runner`).
 """
 
 from __future__ import annotations
@@ -44,15 +45,8 @@ from sklearn.frozen import FrozenEstimator
 from aspectattn import AspectAttentionClassifier
 from benchmarks.common import RESULTS, build, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
-from benchmarks.runlog import (
-    mean_std_table,
-    summarize_by,
-    work_or_table,
-    worker_parser,
-)
+from benchmarks.runner import Experiment
 
-OUT = RESULTS / "distillation"
-LOG = OUT.with_suffix(".runs.jsonl")
 CACHE = RESULTS / "cache"
 
 #: Candidate -> the student's settings (None: the teacher itself).
@@ -398,14 +392,8 @@ KEYS = [
 ]
 
 
-def summarize(runs):
-    return summarize_by(runs, KEYS, DATA, {**CANDIDATES, **DETECTOR})
-
-
-def markdown(rows) -> str:
-    return mean_std_table(
-        rows,
-        KEYS,
+def note() -> str:
+    return (
         "Students: the LSTM with its defaults and GloVe 6B 50-d, one change each; "
         "teacher: MiniLM-L6 with its defaults, fitted on the same training side and "
         "given fitted. Mean ± std over seeds; validation: 10% of the training "
@@ -415,14 +403,20 @@ def markdown(rows) -> str:
         "so the first student of a seed pays them); the runs shared the 2 cores "
         "(two or three at a time, one thread each), so fit times are rough. "
         "`python -m benchmarks.distillation` (see its docstring), "
-        f"{platform.machine()}, torch {torch.__version__}.",
+        f"{platform.machine()}, torch {torch.__version__}."
     )
 
 
-def main():
-    parser = worker_parser(DATA)
-    work_or_table(parser.parse_args(), jobs(), LOG, run, OUT, summarize, markdown)
-
+EXPERIMENT = Experiment(
+    "distillation",
+    tuple(DATA),
+    {**CANDIDATES, **DETECTOR},
+    run,
+    KEYS,
+    note,
+    SEEDS,
+    jobs(),
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()

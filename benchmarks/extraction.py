@@ -61,7 +61,7 @@ from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
 from aspectattn.extraction.extractor import TAGGER_LSTM_SIZE
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from benchmarks.common import RESULTS, build, glove
-from benchmarks.runlog import work_or_table, worker_parser
+from benchmarks.runner import Experiment
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
 #: (SemEval-2016 restaurants), which report the defaults.
@@ -98,8 +98,6 @@ CANDIDATES = {
     ),
     "MiniLM: defaults": ("pretrained", {}, False),
 }
-OUT = RESULTS / "extraction"
-LOG = OUT.with_suffix(".runs.jsonl")
 
 
 def load(data: str):
@@ -156,10 +154,8 @@ KEYS = [
 ]
 
 
-def summarize(runs: list[dict]) -> list[dict]:
-    from benchmarks.runlog import summarize_by
-
-    rows = summarize_by(runs, KEYS, DATA, CANDIDATES)
+def choose(rows: list[dict]) -> None:
+    """The rule (stated in :func:`note`): mark the chosen LSTM's rows."""
     cell = {(r["data"], r["candidate"]): r for r in rows}
     names = [
         c
@@ -167,7 +163,7 @@ def summarize(runs: list[dict]) -> list[dict]:
         if tier == "lstm" and all((d, c) in cell for d in ENGLISH)
     ]
     if not names:
-        return rows
+        return
     floors = {}  # the best mean validation F1 less its standard deviation
     for data in ENGLISH:
         mean, std = max((cell[data, c]["valid_f1"] for c in names), key=lambda v: v[0])
@@ -184,7 +180,6 @@ def summarize(runs: list[dict]) -> list[dict]:
     )
     for data in ENGLISH:
         cell[data, chosen]["chosen"] = True
-    return rows
 
 
 def _size(candidate: str) -> int:
@@ -192,38 +187,30 @@ def _size(candidate: str) -> int:
     return CANDIDATES[candidate][1].get("encoder__hidden_size", TAGGER_LSTM_SIZE)
 
 
-def markdown(rows: list[dict]) -> str:
-    from benchmarks.runlog import mean_std_table
-
-    for row in rows:
-        if row.get("chosen"):
-            row["candidate"] = f"**{row['candidate']}** (chosen)"
-    return mean_std_table(
-        rows,
-        KEYS,
-        "Exact-span F1 (SemEval's), mean ± std over seeds; validation: 10% of the "
-        "training sentences. Chosen, among the candidates that need no file (the "
-        "GloVe row is reported): of those whose mean validation F1 is, on both data "
-        "sets, within one standard deviation of the best one's, the smallest LSTM "
-        "(the fastest: `predict` on every laptop sentence, one thread, extracts "
-        "4,885 sentences/s with 100 units and 1,821 with 300), then the best "
-        "validation F1 averaged over both. "
-        "End to end: the pipeline with the classifier's defaults fitted on the same "
-        "sentences; gold `conflict` terms count neither way. Published (exact-span "
-        "F1, test): extraction laptops HAST 79.5, DE-CNN 81.6, BERT-PT 84.3; "
-        "restaurants HAST 85.6, RACL 85.4; end to end laptops Li et al. 2019 57.9, "
-        "RACL 62.6; restaurants Li et al. 67.1, RACL 70.7. The SemEval-2016 "
-        "restaurant languages (nl, fr, ru, es, tr) run the defaults on PyABSA's APC "
-        "files, which hold only the sentences with terms (no published figure on "
-        "these sentences; SemEval-2016's own scored every sentence). Runs on this "
-        "project's "
-        "2-core CPU; the English rows other than the LSTM defaults ran with an "
-        "earlier form of the LSTM tagger (a packed bidirectional LSTM: the same "
-        "computation, other random draws), and they and MiniLM's seed 0 before "
-        "the epoch's ties (equal validation F1) went to the lower validation "
-        "loss; the GloVe row on laptops only (CPU time); the 300-unit row without "
-        "the pipeline (CPU time).",
-    )
+NOTE = (
+    "Exact-span F1 (SemEval's), mean ± std over seeds; validation: 10% of the "
+    "training sentences. Chosen, among the candidates that need no file (the "
+    "GloVe row is reported): of those whose mean validation F1 is, on both data "
+    "sets, within one standard deviation of the best one's, the smallest LSTM "
+    "(the fastest: `predict` on every laptop sentence, one thread, extracts "
+    "4,885 sentences/s with 100 units and 1,821 with 300), then the best "
+    "validation F1 averaged over both. "
+    "End to end: the pipeline with the classifier's defaults fitted on the same "
+    "sentences; gold `conflict` terms count neither way. Published (exact-span "
+    "F1, test): extraction laptops HAST 79.5, DE-CNN 81.6, BERT-PT 84.3; "
+    "restaurants HAST 85.6, RACL 85.4; end to end laptops Li et al. 2019 57.9, "
+    "RACL 62.6; restaurants Li et al. 67.1, RACL 70.7. The SemEval-2016 "
+    "restaurant languages (nl, fr, ru, es, tr) run the defaults on PyABSA's APC "
+    "files, which hold only the sentences with terms (no published figure on "
+    "these sentences; SemEval-2016's own scored every sentence). Runs on this "
+    "project's "
+    "2-core CPU; the English rows other than the LSTM defaults ran with an "
+    "earlier form of the LSTM tagger (a packed bidirectional LSTM: the same "
+    "computation, other random draws), and they and MiniLM's seed 0 before "
+    "the epoch's ties (equal validation F1) went to the lower validation "
+    "loss; the GloVe row on laptops only (CPU time); the 300-unit row without "
+    "the pipeline (CPU time)."
+)
 
 
 def speed() -> None:
@@ -347,8 +334,17 @@ def _timed(model, texts) -> float:
     return time.perf_counter() - start
 
 
+#: The English data sets run every candidate; the languages the defaults.
+JOBS = [(c, d, s) for d in ENGLISH for c in CANDIDATES for s in SEEDS] + [
+    (next(iter(CANDIDATES)), d, s) for d in LANGUAGES for s in SEEDS
+]
+EXPERIMENT = Experiment(
+    "extraction", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, JOBS, choose
+)
+
+
 def main() -> None:
-    parser = worker_parser(DATA, __doc__.splitlines()[0])
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true", help="time predict")
     parser.add_argument(
         "--analyze", action="store_true", help="memory of analyze as reviews grow"
@@ -365,10 +361,7 @@ def main() -> None:
     if args.analyze:
         analyze()
         return
-    defaults = next(iter(CANDIDATES))
-    jobs = [(c, d, s) for d in ENGLISH for c in CANDIDATES for s in SEEDS]
-    jobs += [(defaults, d, s) for d in LANGUAGES for s in SEEDS]
-    work_or_table(args, jobs, LOG, run, OUT, summarize, markdown)
+    EXPERIMENT.main(args)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.common import RESULTS
-from benchmarks.runlog import read_runs
+from benchmarks.runner import read_runs
 
 LOG = RESULTS / "forms.runs.jsonl"
 

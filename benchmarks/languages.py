@@ -27,7 +27,7 @@ pooled baseline, one deterministic run); "defaults" (``AspectAttentionClassifier
 word2vec trained on the training text, ``unseen_words="spelling"``); then one or
 two changes each (:data:`CANDIDATES`). Runs are appended to
 ``results/languages.runs.jsonl`` (resumable); ``--table`` writes
-``results/languages.{json,md}``.
+``results/languages.md`` (:mod:`benchmarks.runner`).
 """
 
 from __future__ import annotations
@@ -43,17 +43,10 @@ import torch
 from aspectattn import AspectAttentionClassifier, TfidfEmbeddingVectorizer
 from aspectattn.text.tokens import OOV_ID
 from benchmarks import terms
-from benchmarks.common import RESULTS, build, load, pair_scores
+from benchmarks.common import build, load, pair_scores
 from benchmarks.pretrained import validation_split
-from benchmarks.runlog import (
-    mean_std_table,
-    summarize_by,
-    work_or_table,
-    worker_parser,
-)
+from benchmarks.runner import Experiment
 
-OUT = RESULTS / "languages"
-LOG = OUT.with_suffix(".runs.jsonl")
 LANGUAGES = {"nl": "Dutch", "fr": "French", "ru": "Russian", "es": "Spanish",
              "tr": "Turkish"}  # fmt: skip
 DATA = [*LANGUAGES.values(), "English restaurant terms", "English laptop terms"]
@@ -184,27 +177,20 @@ KEYS = [
 ]
 
 
-def summarize(runs):
-    return summarize_by(runs, KEYS, DATA, CANDIDATES)
-
-
-def markdown(rows) -> str:
-    return mean_std_table(
-        rows,
-        KEYS,
+def note() -> str:
+    return (
         "Mean ± std over seeds (one run for the majority class and the "
         "deterministic baseline). Validation: 10% of the training sentences "
         "(seed 0), never trained on; it chooses. Test columns are reported, never "
         "used to choose. Two runs at a time on the 2 cores, one thread each. "
         "`python -m benchmarks.languages` (see its docstring), "
-        f"{platform.machine()}, torch {torch.__version__}.",
+        f"{platform.machine()}, torch {torch.__version__}."
     )
 
 
-def main():
-    parser = worker_parser(DATA, __doc__.splitlines()[0])
-    work_or_table(parser.parse_args(), jobs(), LOG, run, OUT, summarize, markdown)
-
+EXPERIMENT = Experiment(
+    "languages", tuple(DATA), CANDIDATES, run, KEYS, note, SEEDS, jobs()
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()

@@ -57,16 +57,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
 from benchmarks.common import RESULTS, build, load, pair_scores
-from benchmarks.runlog import (
-    mean_std_table,
-    summarize_by,
-    work_or_table,
-    worker_parser,
-    write_results,
-)
-
-OUT = RESULTS / "pretrained"
-LOG = OUT.with_suffix(".runs.jsonl")
+from benchmarks.runner import Experiment, write_results
 
 
 def minilm() -> str:
@@ -204,22 +195,14 @@ KEYS = [
 ]
 
 
-def summarize(runs):
-    return summarize_by(runs, KEYS, DATA, CANDIDATES)
-
-
-def markdown(rows) -> str:
-    return mean_std_table(
-        rows,
-        KEYS,
-        (
-            "MiniLM-L6 fine-tuned with the estimator's defaults and the one change "
-            "named; mean ± std over seeds; validation: 10% of the training sentences "
-            "(seed 0), never trained on; the test columns are reported, never used to "
-            "choose (for MAMS, its val file: its test file is not at hand). "
-            "`python -m benchmarks.pretrained` (see its docstring), "
-            f"{platform.machine()}, torch {torch.__version__}."
-        ),
+def note() -> str:
+    return (
+        "MiniLM-L6 fine-tuned with the estimator's defaults and the one change "
+        "named; mean ± std over seeds; validation: 10% of the training sentences "
+        "(seed 0), never trained on; the test columns are reported, never used to "
+        "choose (for MAMS, its val file: its test file is not at hand). "
+        "`python -m benchmarks.pretrained` (see its docstring), "
+        f"{platform.machine()}, torch {torch.__version__}."
     )
 
 
@@ -513,7 +496,7 @@ def analyze_markdown(r) -> str:
 
 
 def main():
-    parser = worker_parser(DATA)
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--serving", action="store_true")
     parser.add_argument("--analyze", action="store_true")
@@ -534,8 +517,12 @@ def main():
         r = speed()
         write_results(RESULTS / "pretrained_speed", r, speed_markdown(r))
         return
-    work_or_table(args, jobs(), LOG, run, OUT, summarize, markdown)
+    EXPERIMENT.main(args)
 
+
+EXPERIMENT = Experiment(
+    "pretrained", tuple(DATA), CANDIDATES, run, KEYS, note, SEEDS, jobs()
+)
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,8 @@
 """Int8 dynamic quantisation (``quantize="int8"``): accuracy change and speed-up.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.quantize [--seeds 3] \
-        [--models MiniLM AT-transformer]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.quantize \
+        [--candidates MiniLM AT-transformer] [--seeds 0 1 2]
+    python -m benchmarks.quantize --table
 
 For each model and seed: train as ``attention_lstm.py`` does (SemEval-2014 restaurant
 categories, epoch chosen on 10% of the training sentences, the test set chooses
@@ -11,15 +12,15 @@ aspects that disagree, the share of test pairs whose label changes, the largest
 probability change, and test pairs per second of ``predict_proba`` end to end
 (tokenising included; best of 3; float and int8 timed alternately in the same
 process). Each run is appended to ``results/quantize.runs.jsonl`` as it finishes
-and skipped when the command is run again (delete the file to start afresh); the
-summary of every run there goes to ``results/quantize.{json,md}``. No LSTM row:
+and skipped when the command is run again (delete the file to start afresh);
+``--table`` writes the summary of every run there to ``results/quantize.md``. No
+LSTM row:
 ``quantize`` leaves the LSTM encoder as it is (see
 :mod:`aspectattn.engine.quantization`).
 """
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 from pathlib import Path
@@ -32,9 +33,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
 from benchmarks.common import build, disagreeing, glove
-from benchmarks.runlog import append_run, read_runs, write_results
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.runner import Experiment
 
 
 def models(data_home: Path) -> dict[str, dict]:
@@ -73,7 +72,7 @@ def run_one(name, params, seed, data) -> dict:
     ).fit(X, y)
     y_test = np.asarray(y_test)
     hard = disagreeing(X_test, y_test)
-    row = {"model": name, "seed": seed, "best_epoch": clf.best_epoch_}
+    row = {"seed": seed, "best_epoch": clf.best_epoch_}
     probas = {}
     for quantize in (None, "int8"):
         clf.set_params(quantize=quantize)
@@ -97,100 +96,53 @@ def run_one(name, params, seed, data) -> dict:
     )
     row["max_proba_change"] = float(np.abs(probas[None] - probas["int8"]).max())
     row["disagree_pairs"] = int(hard.sum())
+    row["speedup"] = row["int8_pairs_per_second"] / row["float_pairs_per_second"]
     return row
 
 
-def summarize(runs) -> list[dict]:
-    keys = [k for k in runs[0] if k not in ("model", "seed", "disagree_pairs")]
-    rows = []
-    for name in dict.fromkeys(r["model"] for r in runs):
-        mine = [r for r in runs if r["model"] == name]
-        row = {"model": name, "n_seeds": len(mine)}
-        for key in keys:
-            values = np.array([r[key] for r in mine], dtype=float)
-            row[key] = (
-                float(values.mean()),
-                float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-            )
-        speedups = [
-            r["int8_pairs_per_second"] / r["float_pairs_per_second"] for r in mine
-        ]
-        row["speedup"] = (float(np.mean(speedups)), float(np.min(speedups)))
-        row["disagree_pairs"] = mine[0]["disagree_pairs"]
-        rows.append(row)
-    return rows
+KEYS = [
+    ("float_accuracy", "accuracy float", 2),
+    ("int8_accuracy", "accuracy int8", 2),
+    ("float_macro_f1", "macro-F1 float", 2),
+    ("int8_macro_f1", "macro-F1 int8", 2),
+    ("float_disagree_accuracy", "disagreeing pairs float", 2),
+    ("int8_disagree_accuracy", "disagreeing pairs int8", 2),
+    ("labels_changed", "labels changed %", 2),
+    ("max_proba_change", "max Δp", 3),
+    ("float_pairs_per_second", "pairs / s float", 0),
+    ("int8_pairs_per_second", "pairs / s int8", 0),
+    ("speedup", "speed-up", 2),
+]
 
 
-def markdown(rows, meta) -> str:
-    def ms(v):
-        return f"{v[0]:.2f} ± {v[1]:.2f}"
-
-    lines = [
-        "| model | seeds | accuracy float → int8 | macro-F1 float → int8 "
-        "| disagreeing pairs float → int8 | labels changed % | max Δp "
-        "| pairs / s float → int8 | speed-up (mean, min) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['model']} | {r['n_seeds']} "
-            f"| {ms(r['float_accuracy'])} → {ms(r['int8_accuracy'])} "
-            f"| {ms(r['float_macro_f1'])} → {ms(r['int8_macro_f1'])} "
-            f"| {ms(r['float_disagree_accuracy'])} → {ms(r['int8_disagree_accuracy'])} "
-            f"| {ms(r['labels_changed'])} | {r['max_proba_change'][0]:.3f} "
-            f"| {r['float_pairs_per_second'][0]:,.0f} → "
-            f"{r['int8_pairs_per_second'][0]:,.0f} "
-            f"| {r['speedup'][0]:.2f}x, {r['speedup'][1]:.2f}x |"
-        )
-    lines += [
-        "",
-        f"SemEval-2014 restaurant categories, {meta['train_pairs']} train / "
-        f"{meta['test_pairs']} test pairs ({rows[0]['disagree_pairs']} in sentences "
-        "whose aspects disagree); epoch chosen on 10% of the training sentences; "
-        f"{meta['cpu_threads']} CPU thread(s); torch {meta['torch']}, quantised "
-        f"engine {meta['engine']}. Command: `python -m benchmarks.quantize`.",
-    ]
-    return "\n".join(lines)
+def note() -> str:
+    return (
+        "SemEval-2014 restaurant categories, 3,518 train / 973 test pairs (53 in "
+        "sentences whose aspects disagree); epoch chosen on 10% of the training "
+        f"sentences; 1 CPU thread; torch {torch.__version__}, quantised engine "
+        f"{torch.backends.quantized.engine}, {platform.machine()}. Command: "
+        "`python -m benchmarks.quantize`."
+    )
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--models", nargs="+", default=["MiniLM", "AT-transformer"])
-    parser.add_argument("--out", default=str(RESULTS / "quantize"))
-    args = parser.parse_args()
-    data_home = get_data_home()
-    data = (
+def run(candidate: str, data: str, seed: int) -> dict:
+    torch.set_num_threads(1)
+    splits = (
         fetch_semeval2014("restaurants", "train", "category"),
         fetch_semeval2014("restaurants", "test", "category"),
     )
-    specs = models(data_home)
-    out = Path(args.out)
-    log = out.with_suffix(".runs.jsonl")
-    runs = read_runs(log)
-    done = {(r["model"], r["seed"]) for r in runs}
-    for name in args.models:
-        for seed in range(args.seeds):
-            if (name, seed) in done:
-                continue
-            run = run_one(name, specs[name], seed, data)
-            runs.append(run)
-            append_run(log, run)
-    meta = {
-        "train_pairs": len(data[0][0]),
-        "test_pairs": len(data[1][0]),
-        "cpu_threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "engine": torch.backends.quantized.engine,
-        "machine": platform.machine(),
-        "params": {
-            name: specs[name] for name in dict.fromkeys(r["model"] for r in runs)
-        },
-    }
-    rows = summarize(runs)
-    results = {"meta": meta, "summary": rows, "runs": runs}
-    write_results(out, results, markdown(rows, meta))
+    record = run_one(candidate, models(get_data_home())[candidate], seed, splits)
+    return {"candidate": candidate, "data": data, **record}
 
+
+EXPERIMENT = Experiment(
+    "quantize",
+    ("restaurant categories",),
+    dict.fromkeys(("MiniLM", "AT-transformer")),
+    run,
+    KEYS,
+    note,
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()

@@ -44,7 +44,7 @@ from aspectattn.augment import OPINION_PAIRS, antonym_map, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
 from benchmarks import common
 from benchmarks.common import BASE, build, glove, pair_scores
-from benchmarks.runlog import append_run, read_runs, write_results
+from benchmarks.runner import append_run, read_runs, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # The settings of the aspect-level benchmark (chosen before any test score was seen),

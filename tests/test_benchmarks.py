@@ -66,3 +66,63 @@ def test_the_speed_benchmarks_child_process_finds_the_package():
         "from benchmarks.speed import _child_peak\nprint(_child_peak('import') > 0)\n"
     )
     assert _run_fresh(code).strip().endswith("True")
+
+
+# ------------------------------------------------------------------ the runner
+def test_an_experiment_runs_resumes_shares_and_writes_its_table(tmp_path, monkeypatch):
+    import benchmarks.runner as runner
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path)
+    made = []
+
+    def run(candidate, data, seed):
+        made.append((candidate, data, seed))
+        score = {"small": 1.0, "large": 3.0}[candidate] + seed
+        return {"candidate": candidate, "data": data, "seed": seed, "score": score}
+
+    def choose(rows):
+        best = max(rows, key=lambda r: r["score"][0])
+        best["chosen"] = True
+
+    experiment = runner.Experiment(
+        "toy", ("a", "b"), {"small": {}, "large": {}}, run, [("score", "score", 2)],
+        "the note", seeds=(0, 1), choose=choose,
+    )  # fmt: skip
+    experiment.work(worker=1, workers=2)  # every second run of the plan
+    assert made == experiment.planned()[1::2]
+    experiment.work()  # the rest; the record's runs are skipped
+    assert sorted(made) == sorted(experiment.planned()) and len(made) == 8
+    experiment.work()
+    assert len(made) == 8  # nothing left to run
+    table = experiment.table().splitlines()
+    assert table[0] == "| data | candidate | seeds | score |"
+    # mean ± sample std over the two seeds; the chosen rows in bold
+    assert table[2] == "| a | small | 2 | 1.50 ± 0.71 |"
+    assert table[3] == "| a | **large** (chosen) | 2 | 3.50 ± 0.71 |"
+    assert table[-1] == "the note"
+    assert (tmp_path / "toy.md").read_text().splitlines() == table
+
+
+@requires_shared_data("semeval2014_restaurants/Restaurants_Train_v2.xml")
+def test_the_committed_tables_are_what_their_records_give():
+    """Each experiment's table regenerates from its committed run log: the table
+    is never edited by hand, and the record is complete."""
+    import importlib
+
+    from benchmarks.runner import mean_std_table
+
+    for module, name in [
+        ("languages", "EXPERIMENT"),
+        ("distillation", "EXPERIMENT"),
+        ("pretrained", "EXPERIMENT"),
+        ("extraction", "EXPERIMENT"),
+        ("quantize", "EXPERIMENT"),
+        ("behaviour", "EXPERIMENT"),
+        ("behaviour", "CATEGORY_EXPERIMENT"),
+    ]:
+        experiment = getattr(importlib.import_module(f"benchmarks.{module}"), name)
+        rows = mean_std_table(experiment.rows(), experiment.keys, "").splitlines()
+        committed = ROOT / "benchmarks" / "results" / f"{experiment.name}.md"
+        assert committed.read_text().splitlines()[: len(rows) - 1] == rows[:-1], (
+            experiment.name
+        )
