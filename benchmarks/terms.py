@@ -1,7 +1,8 @@
 """Aspect terms: the term's position, disagreeing terms and target-flip probes.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.terms [--seeds 3]
-        [--data restaurants laptops mams] [--models NAME ...]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.terms [--seeds 0 1 2] \
+        [--data restaurants laptops mams] [--candidates NAME ...]
+    python -m benchmarks.terms --table
 
 For every data set, model and seed: train on the training pairs minus 10% of their
 sentences (held out to choose the epoch, early stopping on validation accuracy),
@@ -26,27 +27,23 @@ no single-polarity sentence to join, so they are not run there.
 
 Nothing is chosen on a test set: the epoch on the validation split; between the
 options, the validation accuracy in the result files decides. Runs are appended to
-``results/terms.runs.jsonl`` (resumable); the summary goes to
-``results/terms.{json,md}``.
+``results/terms.runs.jsonl`` (resumable); ``--table`` writes ``results/terms.md``.
 """
 
 from __future__ import annotations
 
-import argparse
+import functools
 import time
-from pathlib import Path
 
 import numpy as np
-import torch
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import OPINION_PAIRS, antonym_map, flip_opinions
 from aspectattn.datasets import fetch_mams, fetch_semeval2014, get_data_home
 from benchmarks import common
 from benchmarks.common import BASE, build, glove, pair_scores
-from benchmarks.runner import append_run, read_runs, write_results
+from benchmarks.runner import Experiment, read_runs
 
-RESULTS = Path(__file__).resolve().parent / "results"
 # The settings of the aspect-level benchmark (chosen before any test score was seen),
 # the epoch chosen on validation accuracy.
 # Every row states the estimators' defaults of the time (common.PREVIOUS_DEFAULTS)
@@ -196,167 +193,97 @@ def scores(clf, X, y) -> dict:
     return out
 
 
-def run(extra, seed, train, test, embeddings) -> dict:
+@functools.cache
+def _data(name: str):
+    return load(name)
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    train, test = _data(data)
+    start = time.perf_counter()
     clf = build(
         AspectAttentionClassifier,
-        embeddings=embeddings,
+        embeddings=glove(),
         random_state=seed,
-        **{**PARAMS, **extra},
+        **{**PARAMS, **MODELS[candidate]},
     ).fit(*train)
-    out = scores(clf, *test)
+    out = {"candidate": candidate, "data": data, "seed": seed, **scores(clf, *test)}
     out["valid_accuracy"] = 100 * clf.history_[clf.best_epoch_ - 1]["valid_acc"]
     out["seconds_per_epoch"] = float(np.median([r["dur"] for r in clf.history_]))
+    out["seconds"] = time.perf_counter() - start
     return out
 
 
-def summarize(runs):
-    rows = []
-    for key in dict.fromkeys((r["data"], r["model"]) for r in runs):
-        mine = [r for r in runs if (r["data"], r["model"]) == key]
-        # columns measured in every run of the row (older runs lack some)
-        numbers = [
-            k
-            for k, v in mine[0].items()
-            if isinstance(v, float) and all(k in r for r in mine)
-        ]
-        rows.append(
-            {
-                "data": key[0],
-                "model": key[1],
-                "n_seeds": len(mine),
-                **{
-                    k: (
-                        float(np.mean([r[k] for r in mine])),
-                        float(np.std([r[k] for r in mine], ddof=1))
-                        if len(mine) > 1
-                        else 0.0,
-                    )
-                    for k in numbers
-                },
-                "disagree_pairs": mine[0]["disagree_pairs"],
-                "disagree_sentences": mine[0]["disagree_sentences"],
-                "flip_probes": mine[0]["flip_probes"],
-                "unseen_flip_probes": mine[0].get("unseen_flip_probes"),
-            }
-        )
-    return rows
+KEYS = [
+    ("accuracy", "accuracy", 2),
+    ("macro_f1", "macro-F1", 2),
+    ("disagree_accuracy", "disagreeing pairs", 2),
+    ("disagree_sentences_all_right", "disagreeing sentences all right", 2),
+    ("flip_target_accuracy", "flip probes: target", 2),
+    ("flip_others_accuracy", "flip probes: others stay", 2),
+    ("unseen_flip_target_accuracy", "unseen words: target", 2),
+    ("unseen_flip_others_accuracy", "unseen words: others stay", 2),
+    ("valid_accuracy", "validation accuracy", 2),
+    ("seconds_per_epoch", "s / epoch"),
+]
+DATA = ("restaurants", "laptops", "mams")
+#: A validation-selected grid chooses among the GloVe rows with this many seeds.
+MIN_SEEDS = 3
 
 
-def markdown(rows) -> str:
-    def cell(row, key):
-        if key not in row:
-            return "—"
-        mean, std = row[key]
-        return f"{mean:.2f} ± {std:.2f}"
-
-    keys = [
-        "accuracy",
-        "macro_f1",
-        "disagree_accuracy",
-        "disagree_sentences_all_right",
-        "flip_target_accuracy",
-        "flip_others_accuracy",
-        "unseen_flip_target_accuracy",
-        "unseen_flip_others_accuracy",
-        "valid_accuracy",
+def _grid(rows: list[dict], data: str) -> list[dict]:
+    return [
+        r
+        for r in rows
+        if r["data"] == data and r["n"] >= MIN_SEEDS and "MiniLM" not in r["candidate"]
     ]
-    lines = [
-        "| data | model | n | accuracy | macro-F1 | disagreeing pairs | disagreeing "
-        "sentences all right | flip probes: target | flip probes: others stay "
-        "| unseen words: target | unseen words: others stay "
-        "| validation accuracy | s / epoch |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        cells = " | ".join(cell(r, k) for k in keys)
-        lines.append(
-            f"| {r['data']} | {r['model']} | {r['n_seeds']} | {cells} "
-            f"| {r['seconds_per_epoch'][0]:.1f} |"
+
+
+def choose(rows: list[dict]) -> None:
+    """What a validation-selected grid over the GloVe rows would pick on each data
+    set: the honest figure to set against the published ones."""
+    for data in DATA:
+        grid = _grid(rows, data)
+        if grid:
+            max(grid, key=lambda r: r["valid_accuracy"][0])["chosen"] = True
+
+
+def note() -> str:
+    runs = read_runs(EXPERIMENT.log)
+    first = {r["data"]: r for r in reversed(runs)}  # each data set's first run
+    sizes = "; ".join(
+        f"{d}: {r['disagree_sentences']} sentences, {r['disagree_pairs']} pairs, "
+        f"{r['flip_probes']} flip probes"
+        + (
+            f" of which {r['unseen_flip_probes']} with unseen words"
+            if r.get("unseen_flip_probes")
+            else ""
         )
-    lines += ["", *selected_lines(rows)]
-    sizes = {r["data"]: r for r in rows}
-    lines += [
-        "",
-        "Disagreeing = test sentences whose terms carry different polarities ("
-        + "; ".join(
-            f"{d}: {r['disagree_sentences']} sentences, {r['disagree_pairs']} pairs, "
-            f"{r['flip_probes']} flip probes"
-            + (
-                f" of which {r['unseen_flip_probes']} with unseen words"
-                if r["unseen_flip_probes"]
-                else ""
-            )
-            for d, r in sizes.items()
-        )
-        + "). Published (300-d GloVe or BERT): "
+        for d, r in sorted(first.items(), key=lambda kv: DATA.index(kv[0]))
+    )
+    return (
+        f"Chosen (bold), per data set: the best validation accuracy among the GloVe "
+        f"rows with at least {MIN_SEEDS} seeds (a validation-selected grid). "
+        f"Disagreeing = test sentences whose terms carry different polarities "
+        f"({sizes}). Published (300-d GloVe or BERT): "
         + "; ".join(f"{k}: {v}" for k, v in PUBLISHED.items())
-        + ".",
-        "",
-        "Mean ± std over the seeds in the n column; GloVe 6B 50-d; epoch chosen on "
-        "10% of the training sentences by validation accuracy; MAMS-ATSA scored on "
-        f"its validation split; {torch.get_num_threads()} CPU thread(s) per run.",
-    ]
-    return "\n".join(lines)
+        + ". Mean ± std over seeds; GloVe 6B 50-d; epoch chosen on 10% of the "
+        "training sentences by validation accuracy; MAMS-ATSA scored on its "
+        "validation split; runs on 1-2 CPU threads."
+    )
 
 
-def selected_lines(rows, min_seeds: int = 3) -> list[str]:
-    """What a validation-selected grid over the GloVe rows (n >= ``min_seeds``)
-    would pick on each data set, and its test accuracy: the honest figure to set
-    against the published ones."""
-    lines = []
-    for data in dict.fromkeys(r["data"] for r in rows):
-        mine = [
-            r
-            for r in rows
-            if r["data"] == data
-            and r["n_seeds"] >= min_seeds
-            and "MiniLM" not in r["model"]
-        ]
-        if not mine:
-            continue
-        best = max(mine, key=lambda r: r["valid_accuracy"][0])
-        mean, std = best["accuracy"]
-        lines.append(
-            f"Chosen by validation accuracy among the {len(mine)} GloVe rows with "
-            f"n >= {min_seeds} on {data}: {best['model']} (validation "
-            f"{best['valid_accuracy'][0]:.2f}), test {mean:.2f} ± {std:.2f}, "
-            f"disagreeing pairs {best['disagree_accuracy'][0]:.2f}."
-        )
-    return lines
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--data", nargs="+", default=["restaurants", "laptops"])
-    parser.add_argument("--models", nargs="+", default=list(MODELS))
-    parser.add_argument("--out", default=str(RESULTS / "terms"))
-    args = parser.parse_args()
-    out = Path(args.out)
-    log = out.with_suffix(".runs.jsonl")
-    embeddings = glove()
-    runs = read_runs(log)
-    done = {(r["data"], r["model"], r["seed"]) for r in runs}
-    sets = {data: load(data) for data in args.data}
-    for seed in range(args.seeds):  # every model at seed 0 first
-        for data, (train, test) in sets.items():
-            for name in args.models:
-                if (data, name, seed) in done:
-                    continue
-                start = time.perf_counter()
-                result = run(MODELS[name], seed, train, test, embeddings)
-                result.update(
-                    data=data,
-                    model=name,
-                    seed=seed,
-                    seconds=time.perf_counter() - start,
-                )
-                runs.append(result)
-                append_run(log, result)
-    rows = summarize(runs)
-    results = {"params": PARAMS, "summary": rows, "runs": runs}
-    write_results(out, results, markdown(rows))
-
+EXPERIMENT = Experiment(
+    "terms",
+    DATA,
+    MODELS,
+    run,
+    KEYS,
+    note,
+    # every model at seed 0 first
+    jobs=[(c, d, s) for s in (0, 1, 2) for d in DATA for c in MODELS],
+    choose=choose,
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()
