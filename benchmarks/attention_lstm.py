@@ -1,24 +1,30 @@
-"""AT-LSTM / AE-LSTM / ATAE-LSTM on SemEval-2014 aspect-level sentiment.
+"""AT-LSTM / AE-LSTM / ATAE-LSTM (and the transformer and MiniLM encoders) on
+SemEval-2014 aspect-level sentiment, and the attention forms' runs.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm [--seeds 5]
     ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
-        --dataset "restaurant terms" --variants atae
+        [--candidates ...] [--data ...] [--seeds 0 1 2 3 4]
+    python -m benchmarks.attention_lstm --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
+        --attention-score dot --attention-heads 2 [--seeds 0 1 2] \
+        [--dataset "restaurant terms"] [--encoder transformer]
 
-For each variant and seed: train on the training pairs minus 10% of the training
-*sentences*, held out for validation; keep the epoch with the best validation accuracy
-(early stopping, patience 5); then, once, score the test pairs. The test set plays no
-part in any choice. Reports mean ± std over seeds of test accuracy and macro-F1,
-seconds per training epoch and test pairs per second (``predict_proba`` on raw pairs,
-tokenization included), beside published 3-way accuracy: Wang et al. (2016) for
-restaurant categories, and ATAE-LSTM on terms as reported by Ma et al. (2017, IAN).
+For each candidate, data set and seed: train on the training pairs minus 10% of
+the training *sentences*, held out for validation; keep the epoch with the best
+validation accuracy (early stopping, patience 5); then, once, score the test
+pairs. The test set plays no part in any choice. The table (``--table``,
+``results/attention_lstm.md``, from ``results/attention_lstm.runs.jsonl``):
+mean ± std over seeds of test accuracy and macro-F1, the disagreeing pairs,
+seconds per training epoch and test pairs per second (``predict_proba`` on raw
+pairs, tokenization included), beside published 3-way accuracy: Wang et al.
+(2016) for restaurant categories, and ATAE-LSTM on terms as reported by Ma et al.
+(2017, IAN).
 
-Writes ``benchmarks/results/attention_lstm[_<dataset>].json`` and ``.md``.
+With ``--attention-score``: one attention form's runs (AT by default), appended
+to ``results/forms.runs.jsonl``, which :mod:`benchmarks.forms_table` reads.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -38,7 +44,7 @@ from benchmarks.common import (
     disagreeing,
     glove,
 )
-from benchmarks.runner import append_run, write_results
+from benchmarks.runner import Experiment, append_run
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
     # Wang et al. 2016, Table 2 (3-way)
@@ -145,202 +151,139 @@ def _evaluate(clf, variant, seed, data):
     }
 
 
-def summarize(runs, published):
-    rows = []
-    for variant in dict.fromkeys(r["variant"] for r in runs):
-        mine = [r for r in runs if r["variant"] == variant]
-
-        def stat(key, mine=mine):
-            values = np.array([r[key] for r in mine])
-            return float(values.mean()), float(
-                values.std(ddof=1) if len(values) > 1 else 0.0
-            )
-
-        rows.append(
-            {
-                "variant": variant,
-                "n_seeds": len(mine),
-                **{
-                    key: stat(key)
-                    for key in [
-                        "test_accuracy",
-                        "test_macro_f1",
-                        "valid_accuracy",
-                        "best_epoch",
-                        "seconds_per_epoch",
-                        "test_pairs_per_second",
-                        "disagree_accuracy",
-                    ]
-                },
-                "disagree_pairs": mine[0]["disagree_pairs"],
-                "published_accuracy": published.get(variant),
-            }
-        )
-    return rows
+#: Candidate -> (variant, encoder, pretrained input), as each row of the table.
+CANDIDATES = {
+    "AT-LSTM": ("at", "lstm", None),
+    "AE-LSTM": ("ae", "lstm", None),
+    "ATAE-LSTM": ("atae", "lstm", None),
+    "ATAE-transformer": ("atae", "transformer", None),
+    "AT-MiniLM (aspect as the query)": ("at", "pretrained", "vector"),
+    "AT-MiniLM (aspect as a second segment)": ("at", "pretrained", "pair"),
+}
+KEYS = [
+    ("test_accuracy", "test accuracy", 2),
+    ("test_macro_f1", "test macro-F1", 2),
+    ("valid_accuracy", "validation accuracy", 2),
+    ("best_epoch", "epoch kept"),
+    ("seconds_per_epoch", "s / epoch", 2),
+    ("test_pairs_per_second", "test pairs / s", 0),
+]
 
 
-def markdown(rows, meta):
-    encoder = {"lstm": "LSTM", "transformer": "transformer", "pretrained": "MiniLM"}[
-        meta.get("encoder", "lstm")
-    ]
-    params = meta.get("params", {})
-    form = f", {params.get('attention_score', 'additive')}"
-    if params.get("attention_heads", 1) > 1:
-        form += f" x{params['attention_heads']} heads"
-    lines = [
-        "| model | test accuracy | test macro-F1 | published accuracy | s / epoch "
-        "| test pairs / s | disagreeing pairs |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        acc, f1 = r["test_accuracy"], r["test_macro_f1"]
-        lines.append(
-            f"| {r['variant'].upper()}-{encoder}{form} | {acc[0]:.2f} ± {acc[1]:.2f} | "
-            f"{f1[0]:.2f} ± {f1[1]:.2f} | {r['published_accuracy'] or '-'} | "
-            f"{r['seconds_per_epoch'][0]:.2f} | "
-            f"{r['test_pairs_per_second'][0]:,.0f} | "
-            f"{r['disagree_accuracy'][0]:.2f} ± {r['disagree_accuracy'][1]:.2f} "
-            f"(n = {r['disagree_pairs']}) |"
-        )
-    if meta.get("encoder") == "pretrained":
-        aspect = {"pair": "as a second segment", "vector": "as the query only"}
-        inputs = (
-            f"input: MiniLM's own sub-words, aspect {aspect[meta['pretrained_input']]}"
-        )
-    else:
-        inputs = (
-            f"word vectors: {meta['embeddings_name']} (Wang et al. used GloVe 840B "
-            "300-d)"
-        )
-    lines.append("")
-    lines.append(
-        f"SemEval-2014 {meta['dataset']}, 3-way, {meta['train_pairs']} train / "
-        f"{meta['test_pairs']} test pairs; mean ± std over {rows[0]['n_seeds']} seeds; "
-        f"epoch selected on 10% of the training sentences; {inputs}; "
-        f"{meta['cpu_threads']} CPU threads."
-    )
-    return "\n".join(lines)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument(
-        "--first-seed",
-        type=int,
-        default=0,
-        help="seeds run: first-seed .. first-seed + seeds - 1 (to add seeds to a "
-        "result; forms_table.py pools the files)",
-    )
-    parser.add_argument("--variants", nargs="+", default=["at", "ae", "atae"])
-    parser.add_argument(
-        "--embeddings", default=None, help="default: GloVe 6B 50-d from the data home"
-    )
-    parser.add_argument(
-        "--dataset", default="restaurant categories", choices=list(DATASETS)
-    )
-    parser.add_argument(
-        "--encoder", default="lstm", choices=["lstm", "transformer", "pretrained"]
-    )
-    parser.add_argument(
-        "--pretrained-input", default="vector", choices=["vector", "pair"]
-    )
-    parser.add_argument(
-        "--attention-score",
-        default="additive",
-        choices=["additive", "dot", "general", "scaled_dot", "concat"],
-    )
-    parser.add_argument("--attention-heads", type=int, default=1)
-    parser.add_argument("--out", default=None)
-    parser.add_argument(
-        "--log",
-        default=None,
-        help="append each run to this runs log (one JSON object per line, with "
-        "the data set, encoder and attention form) instead of writing --out",
-    )
-    args = parser.parse_args()
-    attention = {
-        "attention_score": args.attention_score,
-        "attention_heads": args.attention_heads,
-    }
-    domain, aspect, published = DATASETS[args.dataset]
-    if args.encoder == "pretrained":
-        published = {"at": PUBLISHED_PRETRAINED.get(args.dataset)}
-    suffix = (
-        ""
-        if args.dataset == "restaurant categories"
-        else ("_" + args.dataset.replace(" ", "_"))
-    )
-    if args.encoder != "lstm":
-        suffix += f"_{args.encoder}"
-    if args.encoder == "pretrained":
-        suffix += f"_{args.pretrained_input}"
-    if attention != {"attention_score": "additive", "attention_heads": 1}:
-        suffix += f"_{args.attention_score}_h{args.attention_heads}"
-    out = Path(args.out or RESULTS / f"attention_lstm{suffix}")
-
-    embeddings = args.embeddings or glove()
-    params = effective_params(args.encoder, attention)
-    data = (
+def run(candidate: str, data: str, seed: int) -> dict:
+    variant, encoder, pretrained_input = CANDIDATES[candidate]
+    domain, aspect, _ = DATASETS[data]
+    splits = (
         fetch_semeval2014(domain, "train", aspect),
         fetch_semeval2014(domain, "test", aspect),
     )
-    runs = []
-    for variant in args.variants:
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
-            run = run_one(
-                variant,
-                seed,
-                embeddings,
-                data,
-                aspect,
-                args.encoder,
-                args.pretrained_input,
-                attention,
-            )
-            runs.append(run)
-            if args.log:  # one record per run, the form's table reads them
-                append_run(
-                    Path(args.log),
-                    {
-                        "data": args.dataset,
-                        "encoder": args.encoder,
-                        **attention,
-                        **run,
-                        "params": params,
-                        "cpu_threads": torch.get_num_threads(),
-                        "torch": torch.__version__,
-                        "machine": platform.machine(),
-                    },
-                )
-                continue
-            print(
-                json.dumps(
-                    {
-                        k: round(v, 3) if isinstance(v, float) else v
-                        for k, v in run.items()
-                    }
-                ),
-                flush=True,
-            )
-    if args.log:
-        return
-    meta = {
-        "dataset": args.dataset,
-        "encoder": args.encoder,
-        "pretrained_input": args.pretrained_input,
-        "train_pairs": len(data[0][0]),
-        "test_pairs": len(data[1][0]),
-        "embeddings_name": Path(embeddings).name,
-        "params": params,
+    record = run_one(
+        variant, seed, glove(), splits, aspect, encoder, pretrained_input or "vector"
+    )
+    del record["variant"]
+    return {
+        "candidate": candidate,
+        "data": data,
+        **record,
+        "params": effective_params(encoder),
         "cpu_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "machine": platform.machine(),
     }
-    rows = summarize(runs, published)
-    write_results(
-        out, {"meta": meta, "summary": rows, "runs": runs}, markdown(rows, meta)
+
+
+def note() -> str:
+    published = "; ".join(
+        f"{data}: "
+        + ", ".join(f"{v.upper()}-LSTM {a}" for v, a in accuracy.items())
+        + f", BERT {PUBLISHED_PRETRAINED[data]}"
+        for data, (_, _, accuracy) in DATASETS.items()
     )
+    return (
+        "SemEval-2014, 3-way; mean ± std over seeds; the epoch kept by validation "
+        "accuracy on 10% of the training sentences; GloVe 6B 50-d word vectors "
+        "(Wang et al. used GloVe 840B 300-d); MiniLM with its own sub-words. "
+        f"Published test accuracy: {published} (Wang et al. 2016 for categories; "
+        "ATAE-LSTM on terms as Ma et al. 2017 report it; BERT-pair, Sun et al. "
+        "2019, on categories, BERT-SPC, Song et al. 2019, on terms). The "
+        "pretrained rows of terms trained at lr 3e-5 for 3 epochs (each record's "
+        "params). The s / epoch and pairs / s columns were taken while other runs "
+        "shared the 2 cores."
+    )
+
+
+#: Every candidate's runs: the LSTM variants on categories (AE/AT need no term
+#: spans), ATAE and the pretrained encoder on each data set; 5 seeds.
+EXPERIMENT = Experiment(
+    "attention_lstm",
+    tuple(DATASETS),
+    CANDIDATES,
+    run,
+    KEYS,
+    note,
+    seeds=(0, 1, 2, 3, 4),
+    jobs=[
+        (c, d, s)
+        for d in DATASETS
+        for c in CANDIDATES
+        for s in range(5)
+        if d == "restaurant categories" or not c.startswith(("AT-LSTM", "AE-"))
+    ],
+)
+
+
+def forms(args) -> None:
+    """One attention form's runs (``--attention-score``, ``--attention-heads``) on
+    ``--dataset`` with ``--encoder``, appended to ``--log`` for
+    :mod:`benchmarks.forms_table`."""
+    attention = {
+        "attention_score": args.attention_score,
+        "attention_heads": args.attention_heads,
+    }
+    domain, aspect, _ = DATASETS[args.dataset]
+    data = (
+        fetch_semeval2014(domain, "train", aspect),
+        fetch_semeval2014(domain, "test", aspect),
+    )
+    for variant in args.variants:
+        for seed in args.seeds or range(5):
+            record = run_one(
+                variant, seed, glove(), data, aspect, args.encoder, "vector", attention
+            )
+            append_run(
+                Path(args.log),
+                {
+                    "data": args.dataset,
+                    "encoder": args.encoder,
+                    **attention,
+                    **record,
+                    "params": effective_params(args.encoder, attention),
+                    "cpu_threads": torch.get_num_threads(),
+                    "torch": torch.__version__,
+                    "machine": platform.machine(),
+                },
+            )
+
+
+def main():
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
+    form = parser.add_argument_group("an attention form's runs, for forms_table")
+    form.add_argument(
+        "--attention-score",
+        choices=["additive", "dot", "general", "scaled_dot", "concat"],
+    )
+    form.add_argument("--attention-heads", type=int, default=1)
+    form.add_argument("--variants", nargs="+", default=["at"])
+    form.add_argument("--dataset", default="restaurant categories", choices=DATASETS)
+    form.add_argument(
+        "--encoder", default="lstm", choices=["lstm", "transformer", "pretrained"]
+    )
+    form.add_argument("--log", default=str(RESULTS / "forms.runs.jsonl"))
+    args = parser.parse_args()
+    if args.attention_score:
+        forms(args)
+    else:
+        EXPERIMENT.main(args)
 
 
 if __name__ == "__main__":

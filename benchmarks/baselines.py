@@ -86,16 +86,6 @@ def run(dataset, kind, classifier, vectors, cache):
     }
 
 
-def attention_rows():
-    path = RESULTS / "attention_lstm.json"
-    if not path.exists():
-        return {}
-    rows = {}
-    for r in json.loads(path.read_text())["summary"]:
-        rows[r["variant"]] = r
-    return rows
-
-
 def markdown(runs):
     names = {
         "tfidf": "tf-idf mean",

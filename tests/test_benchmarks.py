@@ -119,6 +119,9 @@ def test_the_committed_tables_are_what_their_records_give():
         ("quantize", "EXPERIMENT"),
         ("behaviour", "EXPERIMENT"),
         ("behaviour", "CATEGORY_EXPERIMENT"),
+        ("terms", "EXPERIMENT"),
+        ("attention_lstm", "EXPERIMENT"),
+        ("aspect_level", "EXPERIMENT"),
     ]:
         experiment = getattr(importlib.import_module(f"benchmarks.{module}"), name)
         rows = mean_std_table(experiment.rows(), experiment.keys, "").splitlines()

@@ -20,6 +20,10 @@ RESULTS = {
     "defaults": ("What the defaults get", "defaults"),
     "aspect_level": ("Aspects that disagree and category detection", "aspect_level"),
     "terms": ("Aspect terms", "terms"),
+    "attention_lstm": (
+        "AT-, AE- and ATAE-LSTM, and the other encoders",
+        "attention_lstm",
+    ),
     "pretrained": ("The pretrained tier: selection on validation", "pretrained"),
     "pretrained_speed": ("The pretrained tier: training speed", "pretrained"),
     "pretrained_serving": ("The pretrained tier: serving speed", "pretrained"),
