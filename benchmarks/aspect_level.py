@@ -422,9 +422,13 @@ def run(candidate: str, data: str, seed: int) -> dict:
     }
 
 
-def note() -> str:
+def note(name: str = "aspect_level") -> str:
+    """The table's note; ``name``: the record's, whose own speed measurement
+    (``<name>.speed.json``) it reports where one was made."""
     data = _data()
-    speed = json.loads(SPEED.read_text()) if SPEED.is_file() else None
+    own = RESULTS / f"{name}.speed.json"
+    speed_file = own if own.is_file() else SPEED
+    speed = json.loads(speed_file.read_text()) if speed_file.is_file() else None
     if speed is None:  # measured once, by the first table
         speed = joint_speed(data, glove())
         SPEED.write_text(json.dumps(speed))
@@ -474,7 +478,8 @@ def main() -> None:
         "benchmarks.defaults have their own",
     )
     args = parser.parse_args()
-    dataclasses.replace(EXPERIMENT, name=args.log).main(args)
+    named = functools.partial(note, args.log)
+    dataclasses.replace(EXPERIMENT, name=args.log, note=named).main(args)
 
 
 if __name__ == "__main__":
