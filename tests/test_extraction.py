@@ -405,48 +405,33 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
         with pytest.raises(ModelFileError):
             from_payload(payload)
 
-    def edit_state(**fields):
+    def edit(*where, **fields):
+        """A change of the metadata's object at the keys ``where``."""
         import json
 
         def change(payload):
             meta = json.loads(payload["metadata"])
-            meta["fitted"].update(fields)
+            target = meta
+            for key in where:
+                target = target[key]
+            target.update(fields)
             payload["metadata"] = json.dumps(meta)
 
         return change
 
-    def edit_inputs(**fields):
-        def change(payload):
-            meta = json.loads(payload["metadata"])
-            meta["fitted"]["inputs"].update(fields)
-            payload["metadata"] = json.dumps(meta)
-
-        return change
-
-    import json
-
-    broken(edit_inputs(words=["<pad>", "<pad>"]))
-    broken(edit_inputs(characters=[120, 97]))  # not sorted
-    broken(edit_inputs(characters=[-1]))
-    broken(edit_inputs(kind="subwords"))
-    broken(edit_state(best_epoch_=-1))
-    broken(edit_state(language_="../x"))
-    broken(edit_state(extra=1))
-
-    def edit_params(**fields):
-        def change(payload):
-            meta = json.loads(payload["metadata"])
-            meta["params"].update(fields)
-            payload["metadata"] = json.dumps(meta)
-
-        return change
-
-    broken(edit_params(hidden_size=-1))
-    broken(edit_params(min_count=5))  # a setting the tagger does not read
-    broken(edit_params(encoder="pretrained"))  # the inputs are words
-    broken(edit_params(encoder="transformer"))
-    broken(edit_params(encoder={"kind": "lstm"}))
-    broken(edit_params(n_layers=2))  # not an encoder setting it takes
+    broken(edit("fitted", "inputs", words=["<pad>", "<pad>"]))
+    broken(edit("fitted", "inputs", characters=[120, 97]))  # not sorted
+    broken(edit("fitted", "inputs", characters=[-1]))
+    broken(edit("fitted", "inputs", kind="subwords"))
+    broken(edit("fitted", best_epoch_=-1))
+    broken(edit("fitted", language_="../x"))
+    broken(edit("fitted", extra=1))
+    broken(edit("params", hidden_size=-1))
+    broken(edit("params", min_count=5))  # a setting the tagger does not read
+    broken(edit("params", encoder="pretrained"))  # the inputs are words
+    broken(edit("params", encoder="transformer"))
+    broken(edit("params", encoder={"kind": "lstm"}))
+    broken(edit("params", n_layers=2))  # not an encoder setting it takes
 
     def bigger_table(payload):
         table = payload["tensors"]["embedding.weight"]
