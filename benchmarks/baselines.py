@@ -10,27 +10,23 @@ adjective and "other" weights. The selected pipeline is refitted on all training
 and scored once on the test data.
 
 With GloVe vectors and these solvers the whole procedure is deterministic, so one run
-is reported (there is no seed to vary). Writes ``benchmarks/results/baselines.json``
-and ``.md``, with the best SemEval-2014 systems' published accuracy beside ours.
+is reported (there is no seed to vary). Each run goes to
+``results/baselines.runs.jsonl``; ``--table`` writes ``results/baselines.md``, with
+the best SemEval-2014 systems' published accuracy beside ours.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import tempfile
 import time
-from pathlib import Path
 
-from joblib import Memory
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from aspectattn import make_baseline
 from aspectattn.datasets import fetch_semeval2014
 from benchmarks.common import glove
+from benchmarks.runner import Experiment
 
-RESULTS = Path(__file__).resolve().parent / "results"
 DATASETS = {
     "restaurant categories": ("restaurants", "category", 82.9, "NRC-Canada"),
     "restaurant terms": ("restaurants", "term", 80.95, "DCU"),
@@ -43,14 +39,23 @@ GRIDS = {
 C_GRID = {"logreg": [0.001, 0.01, 0.1, 1.0, 10.0], "svm": [1e-4, 1e-3, 1e-2, 0.1, 1.0]}
 
 
-def run(dataset, kind, classifier, vectors, cache):
-    domain, aspect, published, system = DATASETS[dataset]
+#: Candidate -> (features, classifier).
+CANDIDATES = {
+    "tf-idf mean + logistic regression": ("tfidf", "logreg"),
+    "tf-idf mean + linear SVM": ("tfidf", "svm"),
+    "POS-weighted mean + logistic regression": ("pos", "logreg"),
+    "POS-weighted mean + linear SVM": ("pos", "svm"),
+}
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    kind, classifier = CANDIDATES[candidate]
+    domain, aspect, _, _ = DATASETS[data]
     X, y = fetch_semeval2014(domain, "train", aspect)
     X_test, y_test = fetch_semeval2014(domain, "test", aspect)
-    pipe = make_baseline(kind, classifier, embeddings=vectors, aspect_type=aspect)
-    pipe.set_params(memory=Memory(cache, verbose=0))
+    pipe = make_baseline(kind, classifier, embeddings=glove(), aspect_type=aspect)
     if classifier == "svm":
-        pipe.set_params(clf__random_state=0)
+        pipe.set_params(clf__random_state=seed)
     grid = GridSearchCV(
         pipe,
         {**GRIDS[kind], "clf__C": C_GRID[classifier]},
@@ -71,9 +76,9 @@ def run(dataset, kind, classifier, vectors, cache):
     fit_transform_time = time.perf_counter() - start
     predicted = best.predict(X_test)
     return {
-        "dataset": dataset,
-        "features": kind,
-        "classifier": classifier,
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
         "best_params": {k: v for k, v in grid.best_params_.items()},
         "cv_accuracy": 100 * grid.best_score_,
         "test_accuracy": 100 * accuracy_score(y_test, predicted),
@@ -81,54 +86,26 @@ def run(dataset, kind, classifier, vectors, cache):
         "features_fit_transform_seconds": fit_transform_time,
         "features_transform_test_seconds": transform_time,
         "search_seconds": search_time,
-        "published_best_accuracy": published,
-        "published_system": system,
     }
 
 
-def markdown(runs):
-    names = {
-        "tfidf": "tf-idf mean",
-        "pos": "POS-weighted mean",
-        "logreg": "logistic regression",
-        "svm": "linear SVM",
-    }
-    lines = [
-        "| data | model | test accuracy | test macro-F1 | features fit+transform "
-        "(train) s | best SemEval-2014 system |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in runs:
-        lines.append(
-            f"| {r['dataset']} | {names[r['features']]} + {names[r['classifier']]} | "
-            f"{r['test_accuracy']:.2f} | {r['test_macro_f1']:.2f} | "
-            f"{r['features_fit_transform_seconds']:.1f} | "
-            f"{r['published_best_accuracy']} ({r['published_system']}) |"
-        )
-    return "\n".join(lines)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--out", default=str(RESULTS / "baselines"))
-    args = parser.parse_args()
-    vectors = glove()
-    runs = []
-    with tempfile.TemporaryDirectory() as cache:
-        for dataset in args.datasets:
-            for kind in ("tfidf", "pos"):
-                for classifier in ("logreg", "svm"):
-                    r = run(dataset, kind, classifier, vectors, cache)
-                    runs.append(r)
-                    print(json.dumps(r), flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps({"runs": runs}, indent=1))
-    table = markdown(runs)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
+KEYS = [
+    ("test_accuracy", "test accuracy", 2),
+    ("test_macro_f1", "test macro-F1", 2),
+    ("cv_accuracy", "cross-validation accuracy", 2),
+    ("features_fit_transform_seconds", "features fit+transform (train) s"),
+]
+NOTE = (
+    "GloVe 6B 50-d; C (and the POS weights) chosen by 3-fold cross-validation on "
+    "the training data, folds by sentence; one run (deterministic). Best "
+    "SemEval-2014 systems, test accuracy: "
+    + "; ".join(f"{d}: {a} ({s})" for d, (_, _, a, s) in DATASETS.items())
+    + "."
+)
+EXPERIMENT = Experiment(
+    "baselines", tuple(DATASETS), CANDIDATES, run, KEYS, NOTE, seeds=(0,)
+)
 
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()

@@ -97,8 +97,9 @@ def summarize_by(runs: list[dict], keys, data_order, candidate_order) -> list[di
 
 def mean_std_table(rows: list[dict], keys, note: str) -> str:
     """The Markdown table of :func:`summarize_by`'s rows: "mean ± std" cells (one
-    decimal, or a key's third element: ``(key, label, decimals)``), "-" where a
-    key was not measured, a row marked ``chosen`` in bold; then ``note``."""
+    decimal, or a key's third element: ``(key, label, decimals)``; the value
+    alone for a row of one run), "-" where a key was not measured, a row marked
+    ``chosen`` in bold; then ``note``."""
     lines = [
         "| data | candidate | seeds | " + " | ".join(k[1] for k in keys) + " |",
         "|---" * (3 + len(keys)) + "|",
@@ -111,7 +112,12 @@ def mean_std_table(rows: list[dict], keys, note: str) -> str:
         for key, _, *decimals in keys:
             d = decimals[0] if decimals else 1
             mean, std = row.get(key, (None, None))
-            cells.append("-" if mean is None else f"{mean:,.{d}f} ± {std:,.{d}f}")
+            if mean is None:
+                cells.append("-")
+            elif row["n"] == 1:  # one run: no spread to show
+                cells.append(f"{mean:,.{d}f}")
+            else:
+                cells.append(f"{mean:,.{d}f} ± {std:,.{d}f}")
         lines.append(
             f"| {row['data']} | {name} | {row['n']} | " + " | ".join(cells) + " |"
         )

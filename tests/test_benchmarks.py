@@ -122,6 +122,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),
+        ("baselines", "EXPERIMENT"),
     ]:
         experiment = getattr(importlib.import_module(f"benchmarks.{module}"), name)
         experiments = [experiment]
