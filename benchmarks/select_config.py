@@ -4,18 +4,15 @@
 
 Splits the SemEval-2014 restaurant-category *training* file by sentence into 90%
 train / 10% validation (inside the estimator), trains ATAE-LSTM under a few candidate
-settings for 2 seeds, and prints the best validation accuracy of each. The test file is
-never read here. The winner is what ``attention_lstm.py`` uses.
+settings for 2 seeds and records the best validation accuracy of each
+(``results/select_config.runs.jsonl``; ``--table`` writes ``select_config.md``). The
+test file is never read here. The winner is what ``attention_lstm.py`` uses.
 """
-
-import argparse
-import json
-
-import numpy as np
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from benchmarks.common import build, glove
+from benchmarks.runner import Experiment
 
 BASE = dict(
     hidden_size=300,
@@ -64,44 +61,37 @@ CANDIDATES = {
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--configs", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES)
-    )
-    args = parser.parse_args()
-    X, y = fetch_semeval2014(subset="train")
-    vectors = glove()
-    for name in args.configs:
-        params = {"variant": "atae", **CANDIDATES[name]}
-        if "pretrained_model" in params:
-            params["pretrained_model"] = str(
-                get_data_home() / params["pretrained_model"]
-            )
-        scores, curves = [], []
-        for seed in (100, 101):  # seeds distinct from the benchmark's 0-4
-            clf = build(
-                AspectAttentionClassifier,
-                embeddings=vectors,
-                random_state=seed,
-                **{**BASE, **params},
-            )
-            clf.fit(X, y)
-            curve = [round(100 * r["valid_acc"], 2) for r in clf.history_]
-            scores.append(max(curve))
-            curves.append(curve)
-        print(
-            json.dumps(
-                {
-                    "config": name,
-                    "valid_accuracy": scores,
-                    "mean": float(np.mean(scores)),
-                    "per_epoch": curves,
-                }
-            ),
-            flush=True,
-        )
+def run(candidate: str, data: str, seed: int) -> dict:
+    params = {"variant": "atae", **CANDIDATES[candidate]}
+    if "pretrained_model" in params:
+        params["pretrained_model"] = str(get_data_home() / params["pretrained_model"])
+    clf = build(
+        AspectAttentionClassifier,
+        embeddings=glove(),
+        random_state=seed,
+        **{**BASE, **params},
+    ).fit(*fetch_semeval2014(subset="train"))
+    curve = [round(100 * r["valid_acc"], 2) for r in clf.history_]
+    return {
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
+        "valid_accuracy": max(curve),
+        "per_epoch": curve,
+    }
 
+
+EXPERIMENT = Experiment(
+    "select_config",
+    ("restaurant categories",),
+    CANDIDATES,
+    run,
+    [("valid_accuracy", "validation accuracy", 2)],
+    "ATAE-LSTM (MiniLM: AT) on 90% of the SemEval-2014 restaurant-category "
+    "training sentences, the best epoch's accuracy on the other 10%; seeds 100 "
+    "and 101, distinct from the benchmarks' 0-4. The test file is never read.",
+    seeds=(100, 101),  # distinct from the benchmark's 0-4
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()
