@@ -1,12 +1,9 @@
 """AT-LSTM / AE-LSTM / ATAE-LSTM (and the transformer and MiniLM encoders) on
-SemEval-2014 aspect-level sentiment, and the attention forms' runs.
+SemEval-2014 aspect-level sentiment.
 
     ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
         [--candidates ...] [--data ...] [--seeds 0 1 2 3 4]
     python -m benchmarks.attention_lstm --table
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
-        --attention-score dot --attention-heads 2 [--seeds 0 1 2] \
-        [--dataset "restaurant terms"] [--encoder transformer]
 
 For each candidate, data set and seed: train on the training pairs minus 10% of
 the training *sentences*, held out for validation; keep the epoch with the best
@@ -18,9 +15,7 @@ seconds per training epoch and test pairs per second (``predict_proba`` on raw
 pairs, tokenization included), beside published 3-way accuracy: Wang et al.
 (2016) for restaurant categories, and ATAE-LSTM on terms as reported by Ma et al.
 (2017, IAN).
-
-With ``--attention-score``: one attention form's runs (AT by default), appended
-to ``results/forms.runs.jsonl``, which :mod:`benchmarks.forms_table` reads.
+The attention forms' runs: :mod:`benchmarks.forms_table`.
 """
 
 from __future__ import annotations
@@ -44,7 +39,7 @@ from benchmarks.common import (
     disagreeing,
     glove,
 )
-from benchmarks.runner import Experiment, append_run
+from benchmarks.runner import Experiment
 
 DATASETS = {  # name -> (domain, aspect, published 3-way accuracy per variant)
     # Wang et al. 2016, Table 2 (3-way)
@@ -232,59 +227,5 @@ EXPERIMENT = Experiment(
 )
 
 
-def forms(args) -> None:
-    """One attention form's runs (``--attention-score``, ``--attention-heads``) on
-    ``--dataset`` with ``--encoder``, appended to ``--log`` for
-    :mod:`benchmarks.forms_table`."""
-    attention = {
-        "attention_score": args.attention_score,
-        "attention_heads": args.attention_heads,
-    }
-    domain, aspect, _ = DATASETS[args.dataset]
-    data = (
-        fetch_semeval2014(domain, "train", aspect),
-        fetch_semeval2014(domain, "test", aspect),
-    )
-    for variant in args.variants:
-        for seed in args.seeds or range(5):
-            record = run_one(
-                variant, seed, glove(), data, aspect, args.encoder, "vector", attention
-            )
-            append_run(
-                Path(args.log),
-                {
-                    "data": args.dataset,
-                    "encoder": args.encoder,
-                    **attention,
-                    **record,
-                    "params": effective_params(args.encoder, attention),
-                    "cpu_threads": torch.get_num_threads(),
-                    "torch": torch.__version__,
-                    "machine": platform.machine(),
-                },
-            )
-
-
-def main():
-    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
-    form = parser.add_argument_group("an attention form's runs, for forms_table")
-    form.add_argument(
-        "--attention-score",
-        choices=["additive", "dot", "general", "scaled_dot", "concat"],
-    )
-    form.add_argument("--attention-heads", type=int, default=1)
-    form.add_argument("--variants", nargs="+", default=["at"])
-    form.add_argument("--dataset", default="restaurant categories", choices=DATASETS)
-    form.add_argument(
-        "--encoder", default="lstm", choices=["lstm", "transformer", "pretrained"]
-    )
-    form.add_argument("--log", default=str(RESULTS / "forms.runs.jsonl"))
-    args = parser.parse_args()
-    if args.attention_score:
-        forms(args)
-    else:
-        EXPERIMENT.main(args)
-
-
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()

@@ -1,70 +1,86 @@
-"""One table of the attention forms from their runs log,
-``benchmarks/results/forms.runs.jsonl``.
+"""The attention forms of the design (dot, general, additive, scaled dot, concat,
+multi-head) on the LSTM, AT and ATAE, restaurant categories and terms.
 
-    python -m benchmarks.forms_table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.forms_table \\
+        [--candidates "AT-LSTM, dot x1" ...] [--data ...] [--seeds 0 1 2 3 4]
+    python -m benchmarks.forms_table --table
 
-Each run in the log is a run of ``attention_lstm.py --attention-score S
---attention-heads M --log benchmarks/results/forms.runs.jsonl`` (restaurant
-categories or terms; ``--first-seed`` adds seeds to a row: the runs of one data
-set, variant, form and head count are pooled by seed). Validation accuracy (10% of
-the training sentences, the epoch's own selection split) is the column to choose
-by; test accuracy is reported beside it and chooses nothing.
+Each run trains as :mod:`benchmarks.attention_lstm` does (Wang et al.'s settings,
+GloVe 6B 50-d, the epoch kept by validation accuracy on 10% of the training
+sentences) with the form and head count its candidate names, and is appended to
+``results/forms.runs.jsonl``; ``--table`` writes ``results/forms.md``. Validation
+accuracy is the column to choose by; test accuracy is reported beside it and
+chooses nothing.
 """
 
-from collections import defaultdict
+from __future__ import annotations
 
-import numpy as np
+import platform
 
-from benchmarks.common import RESULTS
-from benchmarks.runner import read_runs
+import torch
 
-LOG = RESULTS / "forms.runs.jsonl"
+from aspectattn.datasets import fetch_semeval2014
+from benchmarks.attention_lstm import DATASETS, effective_params, run_one
+from benchmarks.common import glove
+from benchmarks.runner import Experiment
 
-
-def pooled_runs() -> dict[tuple, dict[int, dict]]:
-    """(data set, variant, form, heads) -> {seed: run}."""
-    rows = defaultdict(dict)
-    for run in read_runs(LOG):
-        key = (
-            run["data"],
-            run["variant"].upper(),
-            run["attention_score"],
-            run["attention_heads"],
-        )
-        if run["seed"] in rows[key]:
-            raise ValueError(f"seed {run['seed']} of {key} twice in {LOG.name}")
-        rows[key][run["seed"]] = run
-    return rows
-
-
-def mean_std(values) -> str:
-    values = np.asarray(values, dtype=float)
-    std = values.std(ddof=1) if len(values) > 1 else 0.0
-    return f"{values.mean():.2f} ± {std:.2f}"
-
-
-def main():
-    lines = [
-        "| data | variant | form | heads | seeds | validation accuracy "
-        "| test accuracy | test macro-F1 | disagreeing pairs (seeds) "
-        "| s / epoch (1 thread, shared machine) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+#: Candidate -> (variant, attention score, heads).
+CANDIDATES = {
+    f"{variant.upper()}-LSTM, {score} x{heads}": (variant, score, heads)
+    for variant in ("at", "atae")
+    for score, heads in [
+        ("additive", 1),
+        ("additive", 4),
+        ("concat", 1),
+        ("dot", 1),
+        ("general", 1),
+        ("scaled_dot", 1),
     ]
-    for (dataset, variant, form, heads), by_seed in sorted(pooled_runs().items()):
-        runs = [by_seed[s] for s in sorted(by_seed)]
-        hard = [r["disagree_accuracy"] for r in runs if "disagree_accuracy" in r]
-        hard_cell = f"{mean_std(hard)} ({len(hard)})" if hard else "-"
-        lines.append(
-            f"| {dataset} | {variant} | {form} | {heads} | {len(runs)} "
-            f"| {mean_std([r['valid_accuracy'] for r in runs])} "
-            f"| {mean_std([r['test_accuracy'] for r in runs])} "
-            f"| {mean_std([r['test_macro_f1'] for r in runs])} | {hard_cell} "
-            f"| {np.mean([r['seconds_per_epoch'] for r in runs]):.2f} |"
-        )
-    table = "\n".join(lines)
-    (RESULTS / "forms.md").write_text(table + "\n")
-    print(table)
+}
+DATA = ("restaurant categories", "restaurant terms")
+KEYS = [
+    ("valid_accuracy", "validation accuracy", 2),
+    ("test_accuracy", "test accuracy", 2),
+    ("test_macro_f1", "test macro-F1", 2),
+    ("disagree_accuracy", "disagreeing pairs", 2),
+    ("seconds_per_epoch", "s / epoch", 2),
+]
+NOTE = (
+    "Mean ± std over seeds; the disagreeing pairs over the runs that measured them "
+    "(the later ones). Validation: 10% of the training sentences, the epoch's own "
+    "selection split; it is the column to choose by. s / epoch: one thread while "
+    "other jobs shared the machine."
+)
 
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    variant, score, heads = CANDIDATES[candidate]
+    attention = {"attention_score": score, "attention_heads": heads}
+    domain, aspect, _ = DATASETS[data]
+    splits = (
+        fetch_semeval2014(domain, "train", aspect),
+        fetch_semeval2014(domain, "test", aspect),
+    )
+    record = run_one(
+        variant, seed, glove(), splits, aspect, "lstm", "vector", attention
+    )
+    return {
+        "candidate": candidate,
+        "data": data,
+        "seed": seed,
+        "encoder": "lstm",
+        **attention,
+        **record,
+        "params": effective_params("lstm", attention),
+        "cpu_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "machine": platform.machine(),
+    }
+
+
+EXPERIMENT = Experiment(
+    "forms", DATA, CANDIDATES, run, KEYS, NOTE, seeds=(0, 1, 2, 3, 4)
+)
 
 if __name__ == "__main__":
-    main()
+    EXPERIMENT.main()
