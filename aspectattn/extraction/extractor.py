@@ -241,6 +241,15 @@ class AspectTermExtractor(BaseEstimator):
                 f"{next(iter(unknown))!r}"
             )
 
+    def __setstate__(self, state):
+        """Unpickle; an extractor pickled before the encoder was a component
+        holds its encoder settings flat: they go to the component."""
+        state = dict(state)
+        flat = {k: state.pop(k) for k in list(state) if k in _LEGACY}
+        super().__setstate__(state)
+        if flat:
+            self._set_legacy(flat, warn=False)
+
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``); an encoder's
         parameter (``encoder__hidden_size``) on an encoder given by its name
