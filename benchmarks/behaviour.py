@@ -60,6 +60,12 @@ CANDIDATES = {
         "lstm",
         {"augment": "flip+join", "final_state": False},
     ),
+    # the term's encoder states added to the query v_a (the attention reads the
+    # term in its context); the copies as the defaults'
+    "LSTM: copies, term states in the query": (
+        "lstm",
+        {"augment": "flip+join", "term_query": "both"},
+    ),
     "LSTM + GloVe: defaults": ("lstm+glove", {}),
     "LSTM + GloVe: flipped copies": ("lstm+glove", {"augment": "flip"}),
     "LSTM + GloVe: joined copies": ("lstm+glove", {"augment": "join"}),
