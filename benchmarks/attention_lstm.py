@@ -165,26 +165,42 @@ KEYS = [
 ]
 
 
-def run(candidate: str, data: str, seed: int) -> dict:
-    variant, encoder, pretrained_input = CANDIDATES[candidate]
+def scored_run(
+    candidate: str,
+    data: str,
+    seed: int,
+    variant: str,
+    encoder: str = "lstm",
+    pretrained_input: str = "vector",
+    attention: dict | None = None,
+) -> dict:
+    """One fit on ``data`` and its test scores, as a run's record: the scores,
+    the settings it trained with and where it ran (this benchmark's runs and the
+    attention forms', :mod:`benchmarks.forms_table`)."""
     domain, aspect, _ = DATASETS[data]
     splits = (
         fetch_semeval2014(domain, "train", aspect),
         fetch_semeval2014(domain, "test", aspect),
     )
-    record = run_one(
-        variant, seed, glove(), splits, aspect, encoder, pretrained_input or "vector"
+    scores = run_one(
+        variant, seed, glove(), splits, aspect, encoder, pretrained_input, attention
     )
-    del record["variant"]
     return {
         "candidate": candidate,
         "data": data,
-        **record,
-        "params": effective_params(encoder),
+        **scores,
+        "params": effective_params(encoder, attention),
         "cpu_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "machine": platform.machine(),
     }
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    variant, encoder, pretrained_input = CANDIDATES[candidate]
+    return scored_run(
+        candidate, data, seed, variant, encoder, pretrained_input or "vector"
+    )
 
 
 def note() -> str:

@@ -15,13 +15,7 @@ chooses nothing.
 
 from __future__ import annotations
 
-import platform
-
-import torch
-
-from aspectattn.datasets import fetch_semeval2014
-from benchmarks.attention_lstm import DATASETS, effective_params, run_one
-from benchmarks.common import glove
+from benchmarks.attention_lstm import scored_run
 from benchmarks.runner import Experiment
 
 #: Candidate -> (variant, attention score, heads).
@@ -56,26 +50,8 @@ NOTE = (
 def run(candidate: str, data: str, seed: int) -> dict:
     variant, score, heads = CANDIDATES[candidate]
     attention = {"attention_score": score, "attention_heads": heads}
-    domain, aspect, _ = DATASETS[data]
-    splits = (
-        fetch_semeval2014(domain, "train", aspect),
-        fetch_semeval2014(domain, "test", aspect),
-    )
-    record = run_one(
-        variant, seed, glove(), splits, aspect, "lstm", "vector", attention
-    )
-    return {
-        "candidate": candidate,
-        "data": data,
-        "seed": seed,
-        "encoder": "lstm",
-        **attention,
-        **record,
-        "params": effective_params("lstm", attention),
-        "cpu_threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "machine": platform.machine(),
-    }
+    record = scored_run(candidate, data, seed, variant, attention=attention)
+    return {**record, "encoder": "lstm", **attention}
 
 
 EXPERIMENT = Experiment(
