@@ -36,6 +36,7 @@ from ..engine.training import (
 )
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
+from ..params.components import component_for_prefix
 from ._fitted import FITTED_ATTRIBUTES, FittedState
 from ._slots import COMPONENT_NAMES, SLOTS, slot_values, split_slots
 
@@ -304,12 +305,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             self._set_legacy(legacy)
         for slot in SLOTS:
             value = params.get(slot.name, getattr(self, slot.name))
-            if any(k.startswith(f"{slot.name}__") for k in params) and not hasattr(
-                value, "set_params"
-            ):
-                component = slot.component(value)
-                if component is not None:
-                    params[slot.name] = component
+            made = component_for_prefix(slot.name, value, params, slot.component)
+            if made is not value:
+                params[slot.name] = made
         return super().set_params(**params)
 
     def _check_params(self) -> dict:

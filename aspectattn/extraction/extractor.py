@@ -35,7 +35,7 @@ from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, reso
 from ..exceptions import InputError
 from ..nn.tagger import PretrainedTagger, TermTagger
 from ..params._constraints import JSONObject, Matching
-from ..params.components import split_flat
+from ..params.components import component_for_prefix, split_flat
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer
@@ -259,10 +259,9 @@ class AspectTermExtractor(BaseEstimator):
             self.encoder = params.pop("encoder")
         if legacy:
             self._set_legacy(legacy, warn=True)
-        if any(k.startswith("encoder__") for k in params) and isinstance(
-            self.encoder, str
-        ):
-            self.encoder = encoder_component(self.encoder)
+        self.encoder = component_for_prefix(
+            "encoder", self.encoder, params, encoder_component
+        )
         return super().set_params(**params)
 
     def _encoder(self):
@@ -522,7 +521,7 @@ class AspectTermExtractor(BaseEstimator):
         subwords = isinstance(extractor.inputs_, SubwordInputs)
         if subwords != (encoder.kind == "pretrained"):
             raise ValueError(f"the inputs do not match the encoder {encoder.kind!r}")
-        if isinstance(extractor.inputs_, SubwordInputs):
+        if subwords:
             build = extractor._saved_pretrained(config)
         else:
             build = extractor._saved_words(tensors)

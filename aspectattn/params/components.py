@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from .._validation import plain
 from ._constraints import validate_params
 
-__all__ = ["TableComponent", "split_flat"]
+__all__ = ["TableComponent", "component_for_prefix", "split_flat"]
 
 
 def _table_default(name: str):
@@ -93,6 +93,19 @@ class TableComponent(BaseEstimator):
     def _short(self):
         """The name (or ``True``) that stands for this component, or None."""
         return None
+
+
+def component_for_prefix(slot: str, value, params: dict, component):
+    """What the ``slot`` parameter holds before ``set_params(**params)``: where
+    ``params`` set a parameter of its component (``slot__name``) and ``value`` is
+    a name (or ``True``) that stands for one, that component (``component``:
+    value -> component or None); else ``value``."""
+    if hasattr(value, "set_params") or not any(
+        k.startswith(f"{slot}__") for k in params
+    ):
+        return value
+    made = component(value)
+    return value if made is None else made
 
 
 def split_flat(owner: str, slot: str, current, flat: dict, component, owned, warn):
