@@ -210,6 +210,58 @@ def test_ars_counts_a_pair_only_if_every_variant_is_right():
     assert tone["ARS"] < tone["accuracy"] <= 1.0
 
 
+CATEGORIES = [
+    (("The pasta was great but the waiter was rude.", "food"), "positive"),
+    (("The pasta was great but the waiter was rude.", "service"), "negative"),
+    (("The soup was awful.", "food"), "negative"),
+    (("Lovely staff.", "service"), "positive"),
+    (("Cosy room, fair prices.", "ambience"), "positive"),
+]
+
+
+def test_category_pairs_get_a_clause_about_another_category():
+    X, y = [d[0] for d in CATEGORIES], [d[1] for d in CATEGORIES]
+    probes = arts_probes(X, y)
+    assert probes["RevTgt"][0] == probes["RevNon"][0] == []  # nothing to reverse
+    X_a, y_a, item = probes["AddDiff"]
+    assert y_a == [y[k] for k in item]
+    made = {int(k): x for x, k in zip(X_a, item, strict=True)}
+    # a positive clause about another category for the negative soup...
+    assert made[2][1] == "food" and made[2][0] in (
+        "The soup was awful, but lovely staff.",
+        "The soup was awful, but cosy room, fair prices.",
+    )
+    assert made[3] == ("Lovely staff, but the soup was awful.", "service")
+    # ...and never one about a category the sentence already has
+    assert made[1][0].endswith(", but cosy room, fair prices.")
+    assert 0 not in made  # the positive pasta: no negative clause left
+
+
+def test_a_detector_is_right_only_where_it_finds_the_category_so():
+    X, y = [d[0] for d in CATEGORIES], [d[1] for d in CATEGORIES]
+    probes = arts_probes(X, y)
+    mentions = {}
+    for X_v, y_v in [(X, y)] + [(p[0], p[1]) for p in probes.values()]:
+        for (text, category), label in zip(X_v, y_v, strict=True):
+            mentions.setdefault(text, {})[category] = label
+    detector = Detector(mentions).fit()
+    detector.categories_ = np.array(["ambience", "food", "service"])
+    perfect = aspect_robustness_score(detector, X, y)
+    assert perfect["ARS"] == perfect["accuracy"] == 1.0 and perfect["n_items"] == 4
+    # the same detector, but blind to service wherever it is: those pairs
+    # are wrong (the cell holds "none", not a polarity)
+    no_service = {t: {c: v for c, v in m.items() if c != "service"}
+                  for t, m in mentions.items()}  # fmt: skip
+    blind = Detector(no_service).fit()
+    blind.categories_ = detector.categories_
+    missed = aspect_robustness_score(blind, X, y)
+    assert missed["accuracy"] == pytest.approx(3 / 5)
+    assert missed["ARS"] == pytest.approx(2 / 4)
+    detector.categories_ = np.array(["food"])
+    with pytest.raises(InputError, match="does not know the categories"):
+        aspect_robustness_score(detector, X, y)
+
+
 # ------------------------------------------------------------------ detection
 class Detector(BaseEstimator):
     """Answers what the detection items say a sentence is about (a perfect

@@ -1,7 +1,8 @@
-"""Robustness probes made from your own aspect-term data, after ARTS (Xing et al.,
+"""Robustness probes made from your own labelled data, after ARTS (Xing et al.,
 EMNLP 2020), and the Aspect Robustness Score.
 
-For each pair of a sentence with its term's character span, up to three variants:
+For each pair of a sentence with its term's character span, up to three variants
+(a pair without a span, such as an aspect category's, gets AddDiff alone):
 
 RevTgt
     the opinion word next to the target is replaced by its antonym (English,
@@ -11,7 +12,7 @@ RevNon
     the target's label stays.
 AddDiff
     a clause about another aspect with the opposite opinion, taken from another
-    sentence of the data (one with a single term), is joined with ", but": the
+    sentence of the data (one with a single aspect), is joined with ", but": the
     target's label stays.
 
 A pair counts towards the score only if it and every variant made from it are
@@ -27,6 +28,7 @@ import numpy as np
 
 from .._validation import check_labels, check_pairs
 from ..augment import flip_pairs
+from ..exceptions import InputError
 
 __all__ = ["arts_probes", "aspect_robustness_score", "VARIANTS"]
 
@@ -35,11 +37,11 @@ _POLAR = ("positive", "negative")
 _END = re.compile(r"[\s.!?;,]+$")
 
 
-def _groups(texts, spans):
-    """Sentence -> the indices of its pairs (those with a span)."""
+def _groups(texts, spans=None):
+    """Sentence -> the indices of its pairs (with ``spans``: those with a span)."""
     groups: dict[str, list[int]] = {}
-    for k, (text, span) in enumerate(zip(texts, spans, strict=True)):
-        if span is not None:
+    for k, text in enumerate(texts):
+        if spans is None or spans[k] is not None:
             groups.setdefault(text, []).append(k)
     return groups
 
@@ -66,10 +68,10 @@ def _reverse(text, terms, spans, labels, flip_at) -> tuple[str, list] | None:
 
 
 def _clause_pool(texts, terms, spans, labels) -> list[tuple[str, str, str]]:
-    """(clause, term, label) of the positive and negative pairs alone in their
+    """(clause, aspect, label) of the positive and negative pairs alone in their
     sentence, of at most 12 words: what AddDiff adds."""
     pool = []
-    for text, members in _groups(texts, spans).items():
+    for text, members in _groups(texts).items():
         if len(members) != 1 or labels[members[0]] not in _POLAR:
             continue
         clause = _END.sub("", text.strip())
@@ -84,7 +86,8 @@ def arts_probes(X, y, *, clauses=None, random_state: int = 0) -> dict:
     Parameters
     ----------
     X : sequence of (text, term, (start, end)) triples (or a DataFrame with
-        ``start``/``end`` columns): pairs without a span get no variant.
+        ``start``/``end`` columns); ``(text, aspect)`` pairs without a span (aspect
+        categories) get AddDiff alone.
     y : array-like of labels ``"positive"``, ``"negative"``, ``"neutral"``...
     clauses : (X, y) or None
         Where AddDiff takes its clauses from (e.g. the training pairs); ``X, y``
@@ -94,8 +97,9 @@ def arts_probes(X, y, *, clauses=None, random_state: int = 0) -> dict:
     Returns
     -------
     dict
-        Variant name -> ``(X_variant, y_variant, item)``: the probe triples, their
-        labels, and for each the index in ``X`` of the pair it was made from.
+        Variant name -> ``(X_variant, y_variant, item)``: the probes (triples, or
+        pairs where the source has no span), their labels, and for each the index
+        in ``X`` of the pair it was made from.
     """
     return _probes(_columns(X, y), clauses, random_state)
 
@@ -116,28 +120,31 @@ def _probes(columns, clauses, random_state: int) -> dict:
     out = {name: ([], [], []) for name in VARIANTS}
 
     def add(name, text, term, span, label, item):
-        for column, value in zip(
-            out[name], ((text, term, span), label, item), strict=True
-        ):
+        probe = (text, term) if span is None else (text, term, span)
+        for column, value in zip(out[name], (probe, label, item), strict=True):
             column.append(value)
 
-    for text, members in _groups(texts, spans).items():
-        local_terms = [terms[k] for k in members]
-        local_spans = [spans[k] for k in members]
-        local_labels = [labels[k] for k in members]
-        present = {t.lower() for t in local_terms}
-        for j, k in enumerate(members):
+    spanned = _groups(texts, spans)
+    for text, members in _groups(texts).items():
+        present = {terms[k].lower() for k in members}
+        # the reversals need every span: the sentence's pairs that have one
+        local = spanned.get(text, [])
+        local_terms = [terms[k] for k in local]
+        local_spans = [spans[k] for k in local]
+        local_labels = [labels[k] for k in local]
+        for k in members:
             label = labels[k]
-            if label in _POLAR:  # RevTgt
+            j = local.index(k) if k in local else None
+            if j is not None and label in _POLAR:  # RevTgt
                 made = _reverse(text, local_terms, local_spans, local_labels, [j])
                 if made is not None:
                     new_text, new_spans = made
                     flipped = _POLAR[1 - _POLAR.index(label)]
                     add("RevTgt", new_text, terms[k], new_spans[j], flipped, k)
             others = [
-                i for i in range(len(members)) if i != j and local_labels[i] in _POLAR
+                i for i in range(len(local)) if i != j and local_labels[i] in _POLAR
             ]
-            if others:  # RevNon
+            if j is not None and others:  # RevNon
                 made = _reverse(text, local_terms, local_spans, local_labels, others)
                 if made is not None and made[1][j] is not None:
                     add("RevNon", made[0], terms[k], made[1][j], label, k)
@@ -161,11 +168,36 @@ def _probes(columns, clauses, random_state: int) -> dict:
     }
 
 
+def _answers(estimator, pairs) -> np.ndarray:
+    """Each pair's answer, as a string: a category detector's (a model with
+    ``categories_`` and ``not_mentioned``) cell of the pair's category, so that a
+    category it does not find is wrong; any other model's ``predict``."""
+    known = getattr(estimator, "categories_", None)
+    if known is None or not hasattr(estimator, "not_mentioned"):
+        return np.asarray([str(p) for p in estimator.predict(pairs)])
+    column = {str(c): j for j, c in enumerate(np.asarray(known).tolist())}
+    unknown = sorted({str(p[1]) for p in pairs} - column.keys())
+    if unknown:
+        raise InputError(
+            f"The detector does not know the categories {unknown[:5]}; it knows "
+            f"{sorted(column)}."
+        )
+    texts = list(dict.fromkeys(p[0] for p in pairs))
+    row = {text: i for i, text in enumerate(texts)}
+    table = np.asarray(estimator.predict(texts), dtype=object)
+    return np.asarray([str(table[row[p[0]], column[str(p[1])]]) for p in pairs])
+
+
 def aspect_robustness_score(
     estimator, X, y, *, clauses=None, random_state: int = 0
 ) -> dict:
     """The Aspect Robustness Score of a fitted model on ``X``, ``y`` and their
     ARTS variants (:func:`arts_probes`).
+
+    ``estimator`` is a pair model (``predict`` of pairs), or a category detector
+    (:class:`~aspectattn.AspectCategoryClassifier`), which answers each
+    ``(text, category)`` pair with its table's cell: a pair is right only when the
+    detector finds that category with that polarity.
 
     Returns
     -------
@@ -181,7 +213,7 @@ def aspect_robustness_score(
         (t, a) if s is None else (t, a, s)
         for t, a, s in zip(texts, terms, spans, strict=True)
     ]
-    right = np.asarray([str(p) for p in estimator.predict(pairs)]) == truth
+    right = _answers(estimator, pairs) == truth
     every, probed = right.copy(), np.zeros(len(truth), dtype=bool)
     out = {"n": len(truth), "accuracy": float(right.mean())}
     probes = _probes((texts, terms, spans, truth.tolist()), clauses, random_state)
@@ -189,8 +221,7 @@ def aspect_robustness_score(
         out[f"n_{name}"] = len(X_new)
         if not X_new:
             continue
-        got = np.asarray([str(p) for p in estimator.predict(X_new)])
-        ok = got == np.asarray(y_new)
+        ok = _answers(estimator, X_new) == np.asarray(y_new)
         out[name] = float(ok.mean())
         np.logical_and.at(every, item, ok)
         probed[item] = True
