@@ -36,6 +36,8 @@ def test_detects_categories_and_their_polarities(fitted, data):
     assert fitted.score(X, Y) >= 0.95
     mentioned = Y.to_numpy() != "none"
     assert ((predicted != "none") == mentioned).mean() >= 0.97
+    # the LSTM's mentioned cells weigh twice in the loss (chosen on validation)
+    assert fitted.resolved_params_["mention_weight"] == 2.0
 
 
 def test_disagreeing_aspects_in_one_sentence_beat_bag_of_words(fitted, data):

@@ -432,6 +432,23 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     assert mine["lr"] == 2e-5 and mine["max_epochs"] == 4
 
 
+def test_the_detectors_mention_weight_is_the_encoders():
+    from aspectattn import AspectCategoryClassifier
+
+    values = AspectCategoryClassifier()._table_params()
+    assert values["mention_weight"] == "auto"
+    labels = ["negative", "neutral", "none", "positive"]
+    # chosen on validation for the LSTM; the others' not measured
+    for encoder, weight in [("lstm", 2.0), ("transformer", 1.0), ("pretrained", 1.0)]:
+        got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
+        assert got["mention_weight"] == weight
+    mine = P.resolve_auto({**values, "mention_weight": 0.5}, "category", labels)
+    assert mine["mention_weight"] == 0.5
+    # the pair classifier has no such parameter, and resolves none
+    pairs = AspectAttentionClassifier()._table_params()
+    assert "mention_weight" not in P.resolve_auto(pairs, "category", labels)
+
+
 def test_precision_auto_is_bfloat16_only_where_native(monkeypatch):
     import torch
 

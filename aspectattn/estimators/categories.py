@@ -194,9 +194,14 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
     orthogonal_penalty : float, default=0.0
         CAN's attention regularisers over the categories a sentence mentions
         (:class:`MultiOutputLoss`).
-    mention_weight : float, default=1.0
+    mention_weight : float or "auto", default="auto"
         Loss weight of the cells that are mentioned, relative to the "not
-        mentioned" cells (most cells are not mentioned).
+        mentioned" cells (most cells are not mentioned). ``"auto"``: 2 with the
+        LSTM encoder, chosen on validation by the rule of the attention
+        estimators' copies (of the candidates within one standard deviation of the
+        best validation micro-F1 on SemEval-2014 and SemEval-2015 restaurant
+        categories, the best validation robustness score); 1 with the other
+        encoders (not measured). See ``resolved_params_``.
 
     Attributes
     ----------
@@ -269,7 +274,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         not_mentioned="none",
         sparse_penalty=0.0,
         orthogonal_penalty=0.0,
-        mention_weight=1.0,
+        mention_weight="auto",
         **legacy,
     ):
         self.encoder = encoder

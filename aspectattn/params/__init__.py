@@ -186,6 +186,7 @@ AUTO_PARAMS = (
     "precision",
     "freeze_embeddings",
     "unseen_words",
+    "mention_weight",
 )
 # Each encoder's recipe is in its entry of ENCODERS (params/encoders.py); these
 # names read it.
@@ -239,6 +240,9 @@ def resolve_auto(
     ``unseen_words``: ``"vectors"`` with ``embeddings="fasttext"`` (their n-gram
     vectors beat the spelling by 1.6 points of validation accuracy over five
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
+    ``mention_weight`` (the detector's): the recipe's, 2 for the LSTM, chosen by
+    validation micro-F1, then validation robustness (``benchmarks/behaviour.py
+    --detector``).
     """
     term = aspect_type == "term"
     recipe = _recipe(values.get("encoder"))
@@ -253,6 +257,7 @@ def resolve_auto(
         "bidirectional": term,
         "hidden_size": LSTM_SIZE,
         "head_lr": recipe.head_lr,
+        "mention_weight": recipe.mention_weight,
         "unseen_words": "vectors"
         if values.get("embeddings") == "fasttext"
         else "spelling",

@@ -77,6 +77,8 @@ class Recipe:
     term_copies: str | None = None
     #: ``precision="bfloat16"`` where the device computes it natively.
     bfloat16: bool = False
+    #: ``mention_weight``: the detector's loss weight of the mentioned cells.
+    mention_weight: float = 1.0
 
 
 #: The recipe of encoders trained from scratch: Wang et al.'s dropout, Adam's

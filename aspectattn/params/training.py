@@ -292,11 +292,11 @@ PARAMS = [
     ),
     Param(
         "mention_weight",
-        1.0,
-        [Interval(Real, 0, None, closed="neither")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "categories",
-        "loss weight of mentioned cells",
-        type="float",
+        "loss weight of mentioned cells (auto: 2 with the LSTM, else 1)",
+        type='float or "auto"',
         needs=(),
     ),
 ]

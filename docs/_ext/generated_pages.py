@@ -35,6 +35,14 @@ RESULTS = {
     "int8_export": ("int8 ONNX exports of every model kind", "int8_export"),
     "behaviour": ("Aspect-level behaviour: how the defaults were chosen", "behaviour"),
     "behaviour_categories": ("Aspect-level behaviour: categories", "behaviour"),
+    "behaviour_detector": (
+        "Aspect-level behaviour: how the detector's defaults were chosen",
+        "behaviour",
+    ),
+    "behaviour_category_pairs": (
+        "Aspect-level behaviour: the categories' pair classifier",
+        "behaviour",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
