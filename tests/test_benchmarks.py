@@ -119,6 +119,8 @@ def test_the_committed_tables_are_what_their_records_give():
         ("quantize", "EXPERIMENT"),
         ("behaviour", "EXPERIMENT"),
         ("behaviour", "CATEGORY_EXPERIMENT"),
+        ("behaviour", "DETECTOR_EXPERIMENT"),
+        ("behaviour", "CATEGORY_PAIR_EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),

@@ -995,6 +995,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
         "precision": "float32",
         "unseen_words": "spelling",
+        "mention_weight": 2.0,  # the LSTM detector's, chosen on validation
     }
 
 
