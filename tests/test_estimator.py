@@ -824,6 +824,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "precision": "float32",
         "freeze_embeddings": False,
         "unseen_words": "spelling",
+        "mention_weight": 2.0,  # the LSTM detector's
     }
 
 
