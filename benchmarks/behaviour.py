@@ -464,17 +464,18 @@ DETECTOR_NOTE = (
     "The LSTM detector (`AspectCategoryClassifier` with its defaults: its own "
     "word vectors, joined copies, mentioned cells weighted 2) and candidates "
     "beside it (the others ran with the weight 1 of the defaults before), mean "
-    "± std over seeds, on a 2-core CPU. Validation: 10% of the training sentences. ARS: "
-    "each mentioned (sentence, category) pair and its AddDiff variant (a clause "
-    "about another category with the opposite opinion, from a training sentence "
-    "about one category, joined with ', but'); the detector must find the "
-    "category with its polarity in both. Chosen, one setting for both data "
-    "sets: of the candidates whose validation micro-F1 is, on each data set, "
-    "within one standard deviation of the best one's (over seeds, or its "
-    "binomial standard error on the validation mentions, whichever is larger), "
-    "the best validation ARS averaged over the data sets. The test columns and "
-    "the suite's detection tests choose nothing (of SemEval-15, whose categories "
-    "the suite does not name, its sentences about no aspect in particular alone)."
+    "± std over seeds, on a 2-core CPU. Validation: 10% of the training "
+    "sentences. ARS: each mentioned (sentence, category) pair and its AddDiff "
+    "variant (a clause about another category with the opposite opinion, from a"
+    " training sentence about one category, joined with ', but'); the detector "
+    "must find the category with its polarity in both. Chosen, one setting for "
+    "both data sets: of the candidates whose validation micro-F1 is, on each "
+    "data set, within one standard deviation of the best one's (over seeds, or "
+    "its binomial standard error on the validation mentions, whichever is "
+    "larger), the best validation ARS averaged over the data sets. The test "
+    "columns and the suite's detection tests choose nothing (of SemEval-15, "
+    "whose categories the suite does not name, its sentences about no aspect in"
+    " particular alone)."
 )
 DETECTOR_EXPERIMENT = Experiment(
     "behaviour_detector",
@@ -530,18 +531,6 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     return out
 
 
-CATEGORY_PAIR_KEYS = [
-    ("valid_accuracy", "valid accuracy"),
-    ("valid_ars", "valid ARS"),
-    ("test_accuracy", "test accuracy"),
-    ("test_disagree_accuracy", "test disagreeing pairs"),
-    ("test_ars", "test ARS"),
-    ("suite_MFT", "suite MFT"),
-    ("suite_INV", "suite INV"),
-    ("suite_DIR", "suite DIR"),
-]
-
-
 CATEGORY_PAIR_NOTE = (
     "The LSTM pair classifier of categories (`AspectAttentionClassifier` with "
     "its defaults: AT, its own word vectors, joined copies) and candidates "
@@ -559,7 +548,7 @@ CATEGORY_PAIR_EXPERIMENT = Experiment(
     DETECTOR_DATA,
     CATEGORY_PAIR_CANDIDATES,
     category_pair_run,
-    CATEGORY_PAIR_KEYS,
+    KEYS,  # the terms' columns
     CATEGORY_PAIR_NOTE,
     SEEDS,
     choose=table_choose(CATEGORY_PAIR_CANDIDATES, "valid_accuracy"),
