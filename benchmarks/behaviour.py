@@ -126,16 +126,22 @@ def _triples(frame) -> list:
     ]
 
 
+def validation_rows(texts) -> np.ndarray:
+    """Mask of the rows whose sentence is among the 10% of ``texts``' distinct
+    sentences held out for validation (seed 0, the same for every run)."""
+    sentences = np.array(sorted(set(texts)))
+    rng = np.random.default_rng(0)
+    held = set(rng.choice(sentences, len(sentences) // 10, replace=False).tolist())
+    return np.array([t in held for t in texts], dtype=bool)
+
+
 def load(data: str):
     """(train, valid, test) of ``data``, each (X triples, y): the validation
-    side is 10% of the training sentences (seed 0, the same for every run)."""
+    side is 10% of the training sentences (:func:`validation_rows`)."""
     domain = data.split()[0] + "s"
     train = fetch_semeval2014(domain, "train", "term", as_frame=True)
     test = fetch_semeval2014(domain, "test", "term", as_frame=True)
-    sentences = np.array(sorted(set(train.text)))
-    rng = np.random.default_rng(0)
-    held = set(rng.choice(sentences, len(sentences) // 10, replace=False).tolist())
-    valid_rows = train.text.isin(held).to_numpy()
+    valid_rows = validation_rows(train.text.tolist())
 
     def split(frame):
         return _triples(frame), frame.polarity.tolist()
@@ -366,15 +372,12 @@ DETECTOR_CANDIDATES = {
 
 def load_table(data: str):
     """(train, valid, test) of a category table, each ``(texts, Y)``: the
-    validation side is 10% of the training sentences (seed 0, every run)."""
+    validation side is 10% of the training sentences (:func:`validation_rows`)."""
     from aspectattn.datasets import fetch_category_table
 
     texts, Y = fetch_category_table(_TABLES[data], "train")
+    rows = validation_rows(list(texts))
     texts = np.asarray(texts, dtype=object)
-    sentences = np.array(sorted(set(texts.tolist())))
-    rng = np.random.default_rng(0)
-    held = set(rng.choice(sentences, len(sentences) // 10, replace=False).tolist())
-    rows = np.array([t in held for t in texts])
 
     def side(mask):
         return texts[mask].tolist(), Y[mask].reset_index(drop=True)
@@ -402,7 +405,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     (of SemEval-15, whose categories the suite does not name, its sentences
     about no aspect in particular alone)."""
     from aspectattn import AspectCategoryClassifier
-    from aspectattn.evaluation import score_detection
+    from aspectattn.evaluation import pair_answers, score_detection
 
     train, valid, test = load_table(data)
     start = time.perf_counter()
@@ -421,11 +424,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
         out[f"{name}_ars"] = 100 * probes["ARS"]
         out[f"{name}_AddDiff"] = 100 * probes["AddDiff"]
     pairs, labels = table_pairs(*test)
-    table = np.asarray(detector.predict(test[0]), dtype=object)
-    row = {text: i for i, text in enumerate(test[0])}
-    column = {str(c): j for j, c in enumerate(detector.categories_)}
-    cells = np.array([str(table[row[t], column[c]]) for t, c in pairs])
-    out |= pair_scores(cells, pairs, labels, prefix="test_")
+    out |= pair_scores(pair_answers(detector, pairs), pairs, labels, prefix="test_")
     found = score_detection(detector)
     out |= percents(found, ("found", "polarity", "no_false_mentions"), "detection_")
     return out

@@ -3,7 +3,7 @@ template sentences whose aspects disagree (:mod:`~aspectattn.evaluation.suite`)
 and ARTS-style robustness probes made from your own data
 (:mod:`~aspectattn.evaluation.arts`). They measure; they never train."""
 
-from .arts import VARIANTS, arts_probes, aspect_robustness_score
+from .arts import VARIANTS, arts_probes, aspect_robustness_score, pair_answers
 from .suite import (
     TESTS,
     behaviour_suite,
@@ -20,5 +20,6 @@ __all__ = [
     "TESTS",
     "arts_probes",
     "aspect_robustness_score",
+    "pair_answers",
     "VARIANTS",
 ]

@@ -30,7 +30,7 @@ from .._validation import check_labels, check_pairs
 from ..augment import flip_pairs
 from ..exceptions import InputError
 
-__all__ = ["arts_probes", "aspect_robustness_score", "VARIANTS"]
+__all__ = ["arts_probes", "aspect_robustness_score", "pair_answers", "VARIANTS"]
 
 VARIANTS = ("RevTgt", "RevNon", "AddDiff")
 _POLAR = ("positive", "negative")
@@ -168,10 +168,23 @@ def _probes(columns, clauses, random_state: int) -> dict:
     }
 
 
-def _answers(estimator, pairs) -> np.ndarray:
-    """Each pair's answer, as a string: a category detector's (a model with
-    ``categories_`` and ``not_mentioned``) cell of the pair's category, so that a
-    category it does not find is wrong; any other model's ``predict``."""
+def pair_answers(estimator, pairs) -> np.ndarray:
+    """Each pair's answer, as a string: what :func:`aspect_robustness_score`
+    compares with the labels.
+
+    Parameters
+    ----------
+    estimator : fitted pair model or category detector
+        A category detector (a model with ``categories_`` and ``not_mentioned``,
+        :class:`~aspectattn.AspectCategoryClassifier`) answers each pair with its
+        table's cell of the pair's category, its "not mentioned" label where it
+        does not find it; any other model with its ``predict``.
+    pairs : sequence of (text, aspect) pairs or (text, term, (start, end)) triples
+
+    Returns
+    -------
+    ndarray of str, shape (n_pairs,)
+    """
     known = getattr(estimator, "categories_", None)
     if known is None or not hasattr(estimator, "not_mentioned"):
         return np.asarray([str(p) for p in estimator.predict(pairs)])
@@ -213,7 +226,7 @@ def aspect_robustness_score(
         (t, a) if s is None else (t, a, s)
         for t, a, s in zip(texts, terms, spans, strict=True)
     ]
-    right = _answers(estimator, pairs) == truth
+    right = pair_answers(estimator, pairs) == truth
     every, probed = right.copy(), np.zeros(len(truth), dtype=bool)
     out = {"n": len(truth), "accuracy": float(right.mean())}
     probes = _probes((texts, terms, spans, truth.tolist()), clauses, random_state)
@@ -221,7 +234,7 @@ def aspect_robustness_score(
         out[f"n_{name}"] = len(X_new)
         if not X_new:
             continue
-        ok = _answers(estimator, X_new) == np.asarray(y_new)
+        ok = pair_answers(estimator, X_new) == np.asarray(y_new)
         out[name] = float(ok.mean())
         np.logical_and.at(every, item, ok)
         probed[item] = True
