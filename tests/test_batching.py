@@ -1,6 +1,7 @@
 """Length-bucketed batches: every pair exactly once, little padding, reproducible."""
 
 import numpy as np
+import pytest
 
 from aspectattn.engine.batching import (
     BucketBatchSampler,
@@ -19,6 +20,29 @@ def test_length_sorted_batches_cover_every_index_once_longest_first():
     assert max(len(b) for b in batches) == 16
     longest = [LENGTHS[b].max() for b in batches]
     assert longest == sorted(longest, reverse=True)  # largest tensors first
+
+
+@pytest.mark.parametrize("max_tokens", [1, 40, 200, 10**6])
+def test_a_token_budget_caps_each_batch_padded_tokens(max_tokens):
+    groups = np.random.default_rng(1).integers(0, 150, size=len(LENGTHS))
+    batches = length_sorted_batches(LENGTHS, 16, groups, max_tokens)
+    flat = np.concatenate(batches)
+    assert sorted(flat.tolist()) == list(range(len(LENGTHS)))
+    for b in batches:
+        assert len(b) <= 16
+        # within the budget, or one row longer than it
+        assert len(b) * LENGTHS[b].max() <= max_tokens or len(b) == 1
+    longest = [LENGTHS[b].max() for b in batches]
+    assert longest == sorted(longest, reverse=True)
+    # each batch as full as the budget allows: one more row would break it
+    ordered = np.concatenate(batches[::-1])
+    ends = np.cumsum([len(b) for b in batches[::-1]])[:-1]
+    for end, b in zip(ends, batches[::-1], strict=False):
+        grown = (len(b) + 1) * LENGTHS[ordered[end]]
+        assert len(b) == 16 or grown > max_tokens
+    if max_tokens == 10**6:  # no budget bites: the same as without one
+        unlimited = length_sorted_batches(LENGTHS, 16, groups)
+        assert [b.tolist() for b in batches] == [b.tolist() for b in unlimited]
 
 
 def test_bucket_sampler_shuffles_reproducibly_with_little_padding():

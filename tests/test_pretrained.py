@@ -84,6 +84,32 @@ def test_many_aspects_and_predictions(fitted, data):
     np.testing.assert_allclose(proba.reshape(-1, 2), pairwise, atol=1e-5)
 
 
+def test_inference_batches_keep_to_the_encoders_token_budget(fitted, data, monkeypatch):
+    from aspectattn.engine import inference
+    from aspectattn.nn.encoders.pretrained import PretrainedEncoder as Module
+
+    X = data[0]
+    assert inference.batch_tokens(fitted.module_) == Module.batch_tokens == 2048
+    expected = fitted.predict_proba(X)
+    seen = []
+    cut = inference.length_sorted_batches
+
+    def spy(lengths, batch_size, groups=None, max_tokens=None):
+        batches = cut(lengths, batch_size, groups, max_tokens)
+        seen.extend((len(b), lengths[b].max(), max_tokens) for b in batches)
+        return batches
+
+    monkeypatch.setattr(inference, "length_sorted_batches", spy)
+    monkeypatch.setattr(Module, "batch_tokens", 64)
+    np.testing.assert_allclose(fitted.predict_proba(X), expected, atol=1e-5)
+    assert len(seen) > 1 and all(budget == 64 for *_, budget in seen)
+    assert all(rows * longest <= 64 or rows == 1 for rows, longest, _ in seen)
+    # one pass per sentence for all its aspects: batched alike
+    seen.clear()
+    fitted.predict_proba_aspects([t for t, _ in X[:12]])
+    assert seen and all(budget == 64 for *_, budget in seen)
+
+
 _RELOAD = textwrap.dedent("""
     import sys, pickle, numpy as np
     model = pickle.load(open(sys.argv[1], "rb"))

@@ -250,6 +250,8 @@ def test_pretrained_pair_classifier_same_as_torch(pretrained_params, setting, tm
     model = load_onnx(export_onnx(clf, tmp_path / "export"))
     meta = json.loads((tmp_path / "export" / "model.json").read_text())
     assert meta["text_pipeline"]["kind"] == "subwords"
+    # the runtime batches as the estimator does: within the encoder's budget
+    assert meta["batch_tokens"] == clf.module_.encoder.batch_tokens > 0
     np.testing.assert_allclose(
         model.predict_proba(X_test), clf.predict_proba(X_test), atol=TOL
     )
@@ -371,6 +373,13 @@ def _edit_meta(directory, **fields):
         ({"onnx_sha256": "../../etc/passwd"}, "64 hex digits"),
         ({"extra": 1}, "must be an object with keys"),
         ({"uses_position": "yes"}, "true or false"),
+        ({"batch_tokens": 0}, "batch_tokens must be"),
+        ({"batch_tokens": 2**21}, "batch_tokens must be"),
+        ({"batch_tokens": True}, "batch_tokens must be"),
+        ({"batch_tokens": 2048.0}, "batch_tokens must be"),
+        ({"batch_tokens": "2048"}, "batch_tokens must be"),
+        ({"format_version": 3}, "version 1 to 2"),
+        ({"format_version": 1}, "must be an object with keys"),  # v1 had none
     ],
 )
 def test_bad_metadata_is_a_clear_error(exported, tmp_path, fields, message):
@@ -562,6 +571,40 @@ def test_classes_that_do_not_match_the_logits_are_refused_at_load(
     _edit_meta(directory, classes=classes)
     with pytest.raises(ExportFileError, match="logits of shape"):
         load_onnx(directory)
+
+
+def test_version_1_exports_load_and_predict_as_before(exported, pairs, tmp_path):
+    X, _ = pairs
+    directory = _copy(exported, tmp_path)
+    meta = json.loads((directory / "model.json").read_text())
+    assert meta["format_version"] == 2 and meta["batch_tokens"] is None  # an LSTM
+    del meta["batch_tokens"]
+    (directory / "model.json").write_text(json.dumps({**meta, "format_version": 1}))
+    np.testing.assert_array_equal(
+        load_onnx(directory).predict_proba(X[:40]),
+        load_onnx(exported).predict_proba(X[:40]),
+    )
+
+
+def test_the_runtime_batches_within_the_exports_token_budget(exported, pairs, tmp_path):
+    X, _ = pairs
+    directory = _copy(exported, tmp_path)
+    _edit_meta(directory, batch_tokens=40)
+    model = load_onnx(directory)
+    shapes = []
+    run = model._session_run
+
+    def spy(feeds):
+        shapes.append(feeds["sentence"].shape + feeds["tokens"].shape)
+        return run(feeds)
+
+    model._session_run = spy
+    np.testing.assert_allclose(
+        model.predict_proba(X[:60]), load_onnx(exported).predict_proba(X[:60]), atol=TOL
+    )
+    assert len(shapes) > 1
+    # (pairs, sentences, tokens): pairs times tokens within the budget
+    assert all(p * t <= 40 or p == 1 for p, _, t in shapes)
 
 
 @pytest.mark.parametrize("version", [True, 1.0, "1"])

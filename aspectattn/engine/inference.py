@@ -18,6 +18,7 @@ from .batching import PairDataset, length_sorted_batches
 
 __all__ = [
     "INFERENCE_BATCH",
+    "batch_tokens",
     "batches",
     "pair_logits",
     "aspect_logits",
@@ -29,12 +30,25 @@ __all__ = [
 INFERENCE_BATCH = 128
 
 
+def batch_tokens(module) -> int | None:
+    """The padded tokens an inference batch of ``module`` (a pair model, or a
+    detector holding one) may hold: its encoder's ``batch_tokens``."""
+    model = getattr(module, "model", module)
+    return model.encoder.batch_tokens
+
+
 def batches(
-    dataset: PairDataset, device: str, batch_size: int = INFERENCE_BATCH
+    dataset: PairDataset,
+    device: str,
+    batch_size: int = INFERENCE_BATCH,
+    max_tokens: int | None = None,
 ) -> Iterator[tuple[np.ndarray, dict[str, torch.Tensor]]]:
     """``(index, module inputs on device)`` over the whole dataset, in
-    length-sorted batches; ``index`` says which pairs a batch holds."""
-    for index in length_sorted_batches(dataset.lengths, batch_size, dataset.sentence):
+    length-sorted batches of at most ``batch_size`` pairs and ``max_tokens``
+    padded tokens; ``index`` says which pairs a batch holds."""
+    for index in length_sorted_batches(
+        dataset.lengths, batch_size, dataset.sentence, max_tokens
+    ):
         yield index, {k: v.to(device) for k, v in dataset.batch(index).items()}
 
 
@@ -43,16 +57,17 @@ def _collect(
     dataset: PairDataset,
     device: str,
     width: int,
+    module,
     per_row=None,
     batch_size: int = INFERENCE_BATCH,
 ):
     """Run ``run(batch) -> (outputs (B, width), extra (B, ...) or None)`` on every
-    batch; outputs in input order, and ``per_row(extra_row, i)`` for each pair when
-    given."""
+    batch of ``module``'s size (:func:`batch_tokens`); outputs in input order, and
+    ``per_row(extra_row, i)`` for each pair when given."""
     out = np.empty((len(dataset), width), dtype=np.float32)
     rows = [None] * len(dataset) if per_row is not None else None
     with torch.inference_mode():
-        for index, batch in batches(dataset, device, batch_size):
+        for index, batch in batches(dataset, device, batch_size, batch_tokens(module)):
             result, extra = run(batch)
             out[index] = result.float().cpu().numpy()
             if per_row is not None:
@@ -74,7 +89,9 @@ def pair_logits(
     """Logits (P, C) of every pair, and with ``attention`` its weights over its own
     tokens (a list of (T_i,) or (heads, T_i) arrays)."""
     if not attention:
-        return _collect(lambda b: (module(**b), None), dataset, device, n_classes)[0]
+        return _collect(
+            lambda b: (module(**b), None), dataset, device, n_classes, module
+        )[0]
 
     def run(batch):
         return module(**batch, return_attention=True)
@@ -84,6 +101,7 @@ def pair_logits(
         dataset,
         device,
         n_classes,
+        module,
         per_row=lambda alpha, i: alpha[..., : dataset.lengths[i]],
     )
 
@@ -104,7 +122,7 @@ def self_attention_maps(module, dataset: PairDataset, device: str) -> list:
         n = dataset.lengths[i]
         return maps[:, :, :n, :n]
 
-    return _collect(run, dataset, device, 1, per_row=crop)[1]
+    return _collect(run, dataset, device, 1, module, per_row=crop)[1]
 
 
 def aspect_logits(
@@ -139,7 +157,13 @@ def aspect_logits(
         batch_size = max(1, 2 * INFERENCE_BATCH // K)
     per_row = (lambda a, i: a[:, : dataset.lengths[i]]) if attention else None
     out, rows = _collect(
-        run, dataset, device, K * n_classes, per_row=per_row, batch_size=batch_size
+        run,
+        dataset,
+        device,
+        K * n_classes,
+        module,
+        per_row=per_row,
+        batch_size=batch_size,
     )
     logits = out.reshape(len(sentences), K, n_classes)
     return (logits, rows) if attention else logits

@@ -7,7 +7,9 @@ An export is a directory with two files:
   inside the file (no external data);
 * ``model.json`` -- what the runtime needs around it: the text pipeline (tokenizer
   settings and vocabulary, as in the safe ``.aam`` file), the labels, the aspect
-  categories, and the SHA-256 of ``model.onnx``.
+  categories, the encoder's ``batch_tokens`` (the padded tokens of one batch, at
+  most: the runtime batches as the estimator does) and the SHA-256 of
+  ``model.onnx``.
 
 Three graphs, by estimator:
 
@@ -56,14 +58,13 @@ from torch import nn
 
 from .._fields import labels_state
 from .._output import output_path
+from ..engine.inference import batch_tokens
 from ..exceptions import AspectAttnWarning, optional_import
 from ..nn.ops import length_mask, uses_position
+from .runtime import FORMAT, FORMAT_VERSION
 
 __all__ = ["export_onnx", "quantize_graph", "FORMAT", "FORMAT_VERSION", "OPSET"]
 
-#: The ``format`` field of ``model.json``, and its version.
-FORMAT = "aspectattn-onnx"
-FORMAT_VERSION = 1
 #: ONNX opset of the exported graphs.
 OPSET = 17
 
@@ -272,6 +273,8 @@ def _classifier_export(estimator) -> _Export:
         "aspects": [str(a) for a in estimator.aspects_],
         "not_mentioned": None if pairs else estimator.not_mentioned,
         "text_pipeline": estimator.text_pipeline_.to_state(),
+        # the runtime's batches as the estimator's (a transformer's budget)
+        "batch_tokens": batch_tokens(model),
     }
     return _Export(graph, args, names, ("logits", "attention"), axes, meta)
 

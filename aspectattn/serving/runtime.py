@@ -45,6 +45,7 @@ from ..extraction.reading import analyzed_terms, classify_terms, read_terms
 from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
+from ..text.tokens import length_sorted_batches
 from .graph import GraphError, check_graph
 
 __all__ = [
@@ -56,10 +57,12 @@ __all__ = [
     "ExportFileError",
 ]
 
-FORMAT = (
-    "aspectattn-onnx"  # as written by aspectattn.serving.export (which needs torch)
-)
-FORMAT_VERSION = 1
+FORMAT = "aspectattn-onnx"  # written by aspectattn.serving.export (which needs torch)
+#: Version 2 adds ``batch_tokens`` to classifiers' and detectors' ``model.json``;
+#: version 1 exports (without it) are read as before.
+FORMAT_VERSION = 2
+#: Largest ``batch_tokens`` read.
+MAX_BATCH_TOKENS = 2**20
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
 MAX_JSON_BYTES = 256 * 2**20
 MAX_ONNX_BYTES = 2**31 - 1
@@ -75,6 +78,7 @@ _KEYS = {
     "not_mentioned",
     "text_pipeline",
     "onnx_sha256",
+    "batch_tokens",
 }
 #: The fields of an extractor's export (``kind="terms"``).
 _TERM_KEYS = {
@@ -122,16 +126,18 @@ def _check_meta(meta) -> dict:
         or meta.get("format") != FORMAT
         or not (
             type(meta.get("format_version")) is int
-            and meta["format_version"] == FORMAT_VERSION
+            and 1 <= meta["format_version"] <= FORMAT_VERSION
         )
     ):
         raise ValueError(
-            f"not an {FORMAT} version {FORMAT_VERSION} export "
+            f"not an {FORMAT} export of version 1 to {FORMAT_VERSION} "
             "(export it again with this version of aspectattn)"
         )
     if meta.get("kind") not in ("pairs", "categories", "terms"):
         raise ValueError("kind must be 'pairs', 'categories' or 'terms'")
     keys = _TERM_KEYS if meta["kind"] == "terms" else _KEYS
+    if meta["format_version"] == 1:
+        keys = keys - {"batch_tokens"}
     if set(meta) != keys:
         raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
     _check_sha(meta["onnx_sha256"])
@@ -147,6 +153,14 @@ def _check_meta(meta) -> dict:
         return meta
     if meta["aspect_type"] not in ("category", "term"):
         raise ValueError("aspect_type must be 'category' or 'term'")
+    meta.setdefault("batch_tokens", None)  # version 1
+    tokens = meta["batch_tokens"]
+    if not (
+        tokens is None or (type(tokens) is int and 1 <= tokens <= MAX_BATCH_TOKENS)
+    ):
+        raise ValueError(
+            f"batch_tokens must be null or an integer from 1 to {MAX_BATCH_TOKENS}"
+        )
     for key in ("uses_position", "shares_encoder"):
         if not isinstance(meta[key], bool):
             raise ValueError(f"{key} must be true or false")
@@ -256,7 +270,8 @@ def _session_run(session, feeds: dict):
 class _OnnxModel:
     """What both kinds share: the session, the text pipeline, batching."""
 
-    #: Rows per onnxruntime call.
+    #: Rows per onnxruntime call, at most (and ``batch_tokens`` padded tokens, at
+    #: most, where ``model.json`` gives it: the encoder's own budget).
     batch_size = 256
     _inputs: tuple[str, ...] = ()
 
@@ -297,11 +312,12 @@ class _OnnxModel:
     def _session_run(self, feeds: dict):
         return _session_run(self.session, feeds)
 
-    def _batches(self, lengths: np.ndarray):
-        """Row indices in length order, ``batch_size`` at a time."""
-        order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            yield order[start : start + self.batch_size]
+    def _batches(self, lengths: np.ndarray, groups: np.ndarray | None = None):
+        """Row indices of each batch, rows of similar length together (and of
+        one sentence, with ``groups``), as the estimator batches them."""
+        return length_sorted_batches(
+            lengths, self.batch_size, groups, self._meta["batch_tokens"]
+        )
 
 
 class OnnxPairClassifier(_OnnxModel):
@@ -343,7 +359,7 @@ class OnnxPairClassifier(_OnnxModel):
         lengths = sentences.lengths[row]
         logits = np.empty((len(texts), len(self.classes_)), np.float32)
         weights: list = [None] * len(texts)
-        for batch in self._batches(lengths):
+        for batch in self._batches(lengths, row):
             if self._meta["shares_encoder"]:  # each distinct sentence once
                 distinct, sentence = np.unique(row[batch], return_inverse=True)
                 tokens, n = sentences.pad(distinct)

@@ -10,7 +10,8 @@ Every encoder maps token ids to states::
     # vector (the LSTM's last state, the transformer's mean state, [CLS])
 
 and exposes ``embedding`` (its token-embedding table, also used for aspect-term
-vectors), ``output_size`` (``D``) and ``accepts_aspect_input``. Encoders with
+vectors), ``output_size`` (``D``), ``accepts_aspect_input`` and ``batch_tokens`` (the
+padded tokens of one inference batch, at most; None: no limit). Encoders with
 self-attention also have ``self_attention_maps``.
 
 Adding an encoder is one module in this folder and, in :mod:`aspectattn.params`,
