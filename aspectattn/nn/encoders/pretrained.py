@@ -75,9 +75,10 @@ class PretrainedEncoder(nn.Module):
 
     accepts_aspect_input = False
     # Inference batches of at most 2,048 padded tokens: their (B, T, 4d) feed-forward
-    # activations then stay in the cache. MiniLM-L6 on 2 cores, predict from text:
-    # float32 / int8 / bfloat16 +23 / +13 / +7% against 128 pairs whatever their
-    # length (1,024 and 4,096 no better; benchmarks/pretrained.py --serving).
+    # activations then stay in the cache. MiniLM-L6 on 2 cores, predict from text
+    # (the model of benchmarks/pretrained.py --serving, 7 interleaved runs per
+    # budget): float32 / int8 / bfloat16 +23 / +13 / +7% against 128 pairs whatever
+    # their length; budgets of 1,024 and 4,096 were no better.
     batch_tokens: int | None = 2048
     config_schema = {
         "pretrained_config": [JSONObject()],
