@@ -128,6 +128,16 @@ def percents(result: dict, keys, prefix: str) -> dict:
     }
 
 
+def robustness(model, pairs, labels, clauses, seed: int, prefix: str, variants=()):
+    """``model``'s Aspect Robustness Score on the probes of ``pairs``
+    (``prefix + "ars"``) and the share of each of its ``variants`` answered right,
+    in %."""
+    probes = aspect_robustness_score(
+        model, pairs, labels, clauses=clauses, random_state=seed
+    )
+    return {f"{prefix}ars": 100 * probes["ARS"]} | percents(probes, variants, prefix)
+
+
 def _triples(frame) -> list:
     return [
         (t, a, (int(s), int(e)))
@@ -197,13 +207,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": tier}
     out["fit_seconds"] = time.perf_counter() - start
     out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
-    probes = aspect_robustness_score(clf, *valid, clauses=train, random_state=seed)
-    out["valid_ars"] = 100 * probes["ARS"]
-    out |= percents(probes, ("RevTgt", "RevNon", "AddDiff"), "valid_")
+    variants = ("RevTgt", "RevNon", "AddDiff")
+    out |= robustness(clf, *valid, train, seed, "valid_", variants)
     out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
-    probes = aspect_robustness_score(clf, *test, clauses=train, random_state=seed)
-    out["test_ars"] = 100 * probes["ARS"]
-    out |= percents(probes, ("RevTgt", "RevNon", "AddDiff"), "test_")
+    out |= robustness(clf, *test, train, seed, "test_", variants)
     suite = score_behaviour(clf)
     out |= percents(suite, ("MFT", "INV", "DIR"), "suite_")
     return out
@@ -433,11 +440,9 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     for name, (texts, Y) in (("valid", valid), ("test", test)):
         out[f"{name}_f1"] = 100 * detector.score(texts, Y)
         pairs, labels = table_pairs(texts, Y)
-        probes = aspect_robustness_score(
-            detector, pairs, labels, clauses=clauses, random_state=seed
+        out |= robustness(
+            detector, pairs, labels, clauses, seed, f"{name}_", ("AddDiff",)
         )
-        out[f"{name}_ars"] = 100 * probes["ARS"]
-        out[f"{name}_AddDiff"] = 100 * probes["AddDiff"]
     pairs, labels = table_pairs(*test)
     out |= pair_scores(pair_answers(detector, pairs), pairs, labels, prefix="test_")
     found = score_detection(detector)
@@ -534,8 +539,7 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     out["fit_seconds"] = time.perf_counter() - start
     out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
     for name, side in (("valid", valid), ("test", test)):
-        probes = aspect_robustness_score(clf, *side, clauses=train, random_state=seed)
-        out[f"{name}_ars"] = 100 * probes["ARS"]
+        out |= robustness(clf, *side, train, seed, f"{name}_")
     out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
     try:
         suite = score_behaviour(clf, domains=["restaurants", "hotels"])
