@@ -468,7 +468,7 @@ def test_the_language_is_read_from_the_texts_unless_set():
     "family", ["bert", "roberta", "xlmr", "distilbert", "electra", "deberta"]
 )
 def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
-    family, sentences, tmp_path
+    family, sentences, tmp_path, monkeypatch
 ):
     pytest.importorskip("transformers")
     from conftest import make_tiny_checkpoint
@@ -494,6 +494,27 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
             assert start in starts and end in ends  # whole words
     if family == "bert":  # its words are its tokens: it learns them
         assert extractor.score(*new) > 0.8
+        # batches keep to the encoder's token budget, with the same terms
+        from aspectattn.extraction import reading
+        from aspectattn.nn.encoders.pretrained import PretrainedEncoder as Module
+
+        assert extractor.module_.batch_tokens == Module.batch_tokens == 2048
+        seen, cut = [], reading.length_sorted_batches
+
+        def spy(lengths, batch_size, groups=None, max_tokens=None):
+            batches = cut(lengths, batch_size, groups, max_tokens)
+            seen.extend((len(b), lengths[b].max(), max_tokens) for b in batches)
+            return batches
+
+        monkeypatch.setattr(reading, "length_sorted_batches", spy)
+        monkeypatch.setattr(Module, "batch_tokens", 64)
+        budgeted = extractor.predict_spans(new[0])
+        assert [[t["span"] for t in ts] for ts in budgeted] == [
+            [t["span"] for t in ts] for ts in found
+        ]
+        assert len(seen) > 1 and all(budget == 64 for *_, budget in seen)
+        assert all(rows * longest <= 64 or rows == 1 for rows, longest, _ in seen)
+        monkeypatch.undo()
     save(extractor, tmp_path / "extractor.aam")
     assert load(tmp_path / "extractor.aam").predict_spans(new[0]) == found
     assert pickle.loads(pickle.dumps(extractor)).predict_spans(new[0]) == found

@@ -123,7 +123,10 @@ class ValidSpanF1(Callback):
         module = net.module_
         module.eval()
         gold, found = set(), set()
-        for index in length_sorted_batches(self.dataset.lengths, PREDICT_BATCH):
+        cut = length_sorted_batches(
+            self.dataset.lengths, PREDICT_BATCH, None, module.batch_tokens
+        )
+        for index in cut:
             X, tags = self.dataset.__getitems__(index)
             with torch.no_grad():
                 inputs = module_inputs(X)

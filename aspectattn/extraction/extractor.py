@@ -443,6 +443,7 @@ class AspectTermExtractor(BaseEstimator):
                 _TagProba(self.module_.to(device), device),
                 whole_words=isinstance(self.inputs_, SubwordInputs),
                 language=self.language_,
+                max_tokens=self.module_.batch_tokens,
             )
         finally:
             self.module_.cpu()

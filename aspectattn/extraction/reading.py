@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
 from .words import O, decode, word_offsets
@@ -38,9 +39,11 @@ def read_terms(
     *,
     whole_words: bool,
     language: str | None,
+    max_tokens: int | None = None,
 ) -> list[list[dict]]:
     """Each text's terms, found by ``tag_proba`` in ``encoded`` (the texts as the
-    encoder reads them).
+    encoder reads them), in length-sorted batches of :data:`PREDICT_BATCH` texts
+    and at most ``max_tokens`` padded tokens.
 
     Parameters
     ----------
@@ -53,6 +56,9 @@ def read_terms(
         Widen each term to the words it touches (sub-word tokens), found in the
         text with the tokenizer of ``language``.
     language : str or None
+    max_tokens : int, default=None
+        Padded tokens per batch, at most: the encoder's ``batch_tokens``
+        (:func:`~aspectattn.text.tokens.length_sorted_batches`).
 
     Returns
     -------
@@ -67,10 +73,8 @@ def read_terms(
     out: list[list[dict]] = [[] for _ in texts]
     words: dict[int, np.ndarray] = {}  # a text's words, found once
     has_tokens = np.flatnonzero(lengths > 0)
-    order = has_tokens[np.argsort(lengths[has_tokens], kind="stable")]
-    step = PREDICT_BATCH
-    batches = [order[i : i + step] for i in range(0, len(order), step)]
-    for index in batches[::-1]:  # the longest first: the largest arrays first
+    cut = length_sorted_batches(lengths[has_tokens], PREDICT_BATCH, None, max_tokens)
+    for index in (has_tokens[rows] for rows in cut):  # the longest first
         ids, size = encoded.ids.pad(index)  # (B, T), (B,)
         rows = token_rows(encoded.ids, index)
         chars, char_index = batch_characters(size, encoded.forms[rows], encoded.chars)

@@ -39,6 +39,10 @@ class TermTagger(nn.Module):
     n_tags : int
     """
 
+    #: Padded tokens per prediction batch, at most: None, whole batches of
+    #: texts (an LSTM steps through the time axis; fewer, wider steps pay).
+    batch_tokens = None
+
     def __init__(
         self,
         *,
@@ -117,6 +121,11 @@ class PretrainedTagger(nn.Module):
     @property
     def embedding(self) -> nn.Embedding:
         return self.encoder.embedding
+
+    @property
+    def batch_tokens(self) -> int | None:
+        """Padded tokens per prediction batch, at most: the encoder's."""
+        return self.encoder.batch_tokens
 
     def forward(
         self,
