@@ -83,6 +83,20 @@ def random_batch(lengths, seed=0, vocab_size=30):
     return tokens, lengths
 
 
+def spy_on_batches(monkeypatch, module) -> list:
+    """Record ``(rows, longest, max_tokens)`` of every batch that ``module``'s
+    ``length_sorted_batches`` cuts from now on (the list returned fills up)."""
+    seen, cut = [], module.length_sorted_batches
+
+    def spy(lengths, batch_size, groups=None, max_tokens=None):
+        batches = cut(lengths, batch_size, groups, max_tokens)
+        seen.extend((len(b), lengths[b].max(), max_tokens) for b in batches)
+        return batches
+
+    monkeypatch.setattr(module, "length_sorted_batches", spy)
+    return seen
+
+
 def requires_shared_data(*relative):
     missing = [r for r in relative if not (SHARED_DATA / r).exists()]
     return pytest.mark.skipif(bool(missing), reason=f"shared data missing: {missing}")

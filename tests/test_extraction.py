@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 import pytest
-from conftest import BAD, FOOD, GOOD, SERVICE, lstm
+from conftest import BAD, FOOD, GOOD, SERVICE, lstm, spy_on_batches
 from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
@@ -499,14 +499,7 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
         from aspectattn.nn.encoders.pretrained import PretrainedEncoder as Module
 
         assert extractor.module_.batch_tokens == Module.batch_tokens == 2048
-        seen, cut = [], reading.length_sorted_batches
-
-        def spy(lengths, batch_size, groups=None, max_tokens=None):
-            batches = cut(lengths, batch_size, groups, max_tokens)
-            seen.extend((len(b), lengths[b].max(), max_tokens) for b in batches)
-            return batches
-
-        monkeypatch.setattr(reading, "length_sorted_batches", spy)
+        seen = spy_on_batches(monkeypatch, reading)
         monkeypatch.setattr(Module, "batch_tokens", 64)
         budgeted = extractor.predict_spans(new[0])
         assert [[t["span"] for t in ts] for ts in budgeted] == [

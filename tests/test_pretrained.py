@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 import torch
-from conftest import SHARED_DATA, make_pairs
+from conftest import SHARED_DATA, make_pairs, spy_on_batches
 
 from aspectattn import AspectAttentionClassifier, MissingDependencyError
 from aspectattn.encoders import PretrainedEncoder
@@ -91,15 +91,7 @@ def test_inference_batches_keep_to_the_encoders_token_budget(fitted, data, monke
     X = data[0]
     assert inference.batch_tokens(fitted.module_) == Module.batch_tokens == 2048
     expected = fitted.predict_proba(X)
-    seen = []
-    cut = inference.length_sorted_batches
-
-    def spy(lengths, batch_size, groups=None, max_tokens=None):
-        batches = cut(lengths, batch_size, groups, max_tokens)
-        seen.extend((len(b), lengths[b].max(), max_tokens) for b in batches)
-        return batches
-
-    monkeypatch.setattr(inference, "length_sorted_batches", spy)
+    seen = spy_on_batches(monkeypatch, inference)
     monkeypatch.setattr(Module, "batch_tokens", 64)
     np.testing.assert_allclose(fitted.predict_proba(X), expected, atol=1e-5)
     assert len(seen) > 1 and all(budget == 64 for *_, budget in seen)
