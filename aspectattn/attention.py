@@ -76,7 +76,19 @@ default="additive"
         on the attention). ``"learned"``: proportional to ``exp(e_i + b_d)`` with
         one learned bias ``b_d`` per distance ``d`` up to 16 (farther tokens
         share one), started at 0: the model learns how fast attention falls off
-        away from the term. ``"auto"``: ``"linear"`` for aspect terms.
+        away from the term. ``"auto"``: the encoder's recipe for aspect terms:
+        ``"learned"`` for the LSTM (chosen on validation by accuracy, then
+        robustness, ``benchmarks/behaviour.py``), ``"linear"`` for the
+        transformer and pretrained encoders (not measured with the rule).
+    position_dropout : float, default=0.0
+        Aspect terms and word encoders (the LSTM, the transformer), in training
+        only: the position-bias dropout of Ma et al. (2021). Each pair's encoder
+        reads its own copy of its sentence, in which a word at distance ``d_i``
+        from the term is dropped (read as a zero vector) with probability
+        ``position_dropout * d_i / n`` (``1 - w_i`` of the linear weighting
+        above, times the rate); the term's words are kept. ``1.0`` is Ma et al.'s
+        rate. Training then encodes every pair, not every sentence, once;
+        prediction is unchanged (one pass per sentence).
     term_query : {"vectors", "states", "both"}, default="vectors"
         Aspect terms only (the pair classifier): what queries the encoder
         states. ``"vectors"``: ``v_a``, the mean of the term's word vectors (Wang
@@ -107,12 +119,14 @@ default="additive"
         heads=1,
         final_state="auto",
         position_weighting="auto",
+        position_dropout=0.0,
         term_query="vectors",
     ):
         self.score = score
         self.heads = heads
         self.final_state = final_state
         self.position_weighting = position_weighting
+        self.position_dropout = position_dropout
         self.term_query = term_query
 
     def _short(self):

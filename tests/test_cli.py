@@ -572,7 +572,7 @@ def test_train_with_term_position_options(tmp_path):
         "train", "terms.csv", "--out", "terms.aam", "--embeddings", "none",
         "--embedding-dim", "8", "--hidden-size", "8", "--epochs", "1", "--quiet",
         "--position-weighting", "learned", "--term-marker", "--term-query", "both",
-        "--final-state", "term", cwd=tmp_path,
+        "--final-state", "term", "--position-dropout", "0.5", cwd=tmp_path,
     )  # fmt: skip
     from aspectattn import AspectAttentionClassifier
 
@@ -581,6 +581,7 @@ def test_train_with_term_position_options(tmp_path):
     config = clf.module_config_
     assert (config["position_weighting"], config["term_marker"]) == ("learned", True)
     assert (config["term_query"], config["final_state"]) == ("both", "term")
+    assert config["position_dropout"] == 0.5
 
 
 @pytest.mark.parametrize(

@@ -374,7 +374,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "aspect_type": "term",
         "batch_by": "sentence",
         "final_state": "term",
-        "position_weighting": "linear",
+        "position_weighting": "learned",  # the rule's choice for the LSTM's terms
         "bidirectional": True,
         "hidden_size": P.LSTM_SIZE,
         "augment": "flip+join",  # the rule's choice for the LSTM's terms
@@ -402,13 +402,17 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     )
     # the terms' copies per encoder (the transformer's were not measured), and
     # none outside English, whose opinion words they reverse
-    for encoder, copies in [
-        ("pretrained", "flip+join"),
-        ("lstm", "flip+join"),
-        ("transformer", None),
+    # and their position prior (the LSTM's chosen by the rule, the others' not
+    # measured with it); categories have none
+    for encoder, copies, prior in [
+        ("pretrained", "flip+join", "linear"),
+        ("lstm", "flip+join", "learned"),
+        ("transformer", None, "linear"),
     ]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
-        assert got["augment"] == copies
+        assert (got["augment"], got["position_weighting"]) == (copies, prior)
+        got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
+        assert got["position_weighting"] == "none"
     pretrained = {**values, "encoder": "pretrained"}
     for language in ("es", "tr"):
         got = P.resolve_auto({**pretrained, "language": language}, "term", labels)

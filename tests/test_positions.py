@@ -205,6 +205,59 @@ def test_learned_weighting_adds_a_bias_per_distance_and_renormalises():
     assert learned.distance_bias.grad.abs().sum() > 0
 
 
+def test_position_dropout_drops_far_words_from_each_pairs_copy_in_training():
+    # two terms of one sentence: each pair reads its own copy, words dropped the
+    # more often the farther they are from its term, the term's never
+    tokens = torch.arange(3, 13)[None].repeat(2, 1)  # (2, 10): one sentence
+    lengths, sentence = torch.tensor([10, 10]), torch.tensor([0, 0])
+    aspect, span = torch.tensor([[3], [12]]), torch.tensor([[0, 1], [9, 10]])
+    plain, dropping = tiny_model(), tiny_model(position_dropout=1.0)
+    dropping.load_state_dict(plain.state_dict())
+    seen = []
+    encode = dropping.encoder.forward
+    dropping.encoder.forward = lambda t, *a, **k: seen.append(t) or encode(t, *a, **k)
+    torch.manual_seed(0)
+    dropping.train()
+    for _ in range(400):
+        dropping(tokens, lengths, aspect, sentence=sentence, span=span)
+    read = torch.stack(seen)  # (400, 2, 10): what the encoder read, per pair
+    dropped = (read == 0).float().mean(0)  # (2, 10)
+    assert (dropped[0, 0] == 0).all() and (dropped[1, 9] == 0).all()  # the terms
+    # P(drop) = d / n: 0.1, 0.2, ..., 0.9 away from the term (binomial, n=400)
+    expected = torch.arange(10) / 10
+    torch.testing.assert_close(dropped[0], expected, atol=0.08, rtol=0)
+    torch.testing.assert_close(dropped[1], expected.flip(0), atol=0.08, rtol=0)
+    # in evaluation nothing is dropped, and one pass serves the sentence
+    seen.clear()
+    dropping.eval()
+    out = dropping(tokens, lengths, aspect, sentence=sentence, span=span)
+    assert len(seen) == 1 and seen[0].shape == (1, 10) and (seen[0] > 0).all()
+    torch.testing.assert_close(
+        out, plain(tokens, lengths, aspect, sentence=sentence, span=span)
+    )
+    with pytest.raises(ValueError, match="position_dropout must be in"):
+        tiny_model(position_dropout=1.5)
+
+
+def test_position_dropout_fits_reproducibly_and_predicts_as_usual():
+    X, y = two_term_pairs(40)
+    attention = AspectAttention(position_weighting="none", position_dropout=1.0)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 2}, aspect_type="term", attention=attention
+    )
+    state = torch.random.get_rng_state()
+    first = clf.fit(X, y).predict_proba(X)
+    assert torch.equal(torch.random.get_rng_state(), state)  # the caller's RNG
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), first)
+    assert clf.module_config_["position_dropout"] == 1.0
+    # the dropout is on: without it the same seed fits another model
+    plain = clone(clf).set_params(attention__position_dropout=0.0).fit(X, y)
+    assert not np.allclose(plain.predict_proba(X), first)
+    # one encoder pass per sentence at prediction, pickled alike
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(again.predict_proba(X), first, atol=1e-6)
+
+
 def test_term_states_query_and_marker_reach_the_loss():
     tokens = torch.tensor([[3, 4, 5, 6, 7]])
     lengths, aspect, span = (

@@ -100,7 +100,7 @@ def _model_options(p) -> None:
         const="none",
         help="the same as --final-state none",
     )
-    for name in ("position_weighting", "term_marker", "term_query"):
+    for name in ("position_weighting", "position_dropout", "term_marker", "term_query"):
         add_param(p, name)
 
 
@@ -258,6 +258,7 @@ def _estimator(args):
             pretrained_input=args.pretrained_input,
             batch_by=args.batch_by,
             position_weighting=args.position_weighting,
+            position_dropout=args.position_dropout,
             term_marker=args.term_marker,
             term_query=args.term_query,
             scoring="accuracy",

@@ -56,6 +56,9 @@ def prepare_model(config: ModelConfig, data, seed, rng):
         module_config.update(
             final_state=config.final_state if attention else True,
             position_weighting=config.position_weighting if attention else "none",
+            position_dropout=0.0
+            if config.encoder == "pretrained"
+            else config.position_dropout,
             term_marker=config.term_marker and config.encoder != "pretrained",
             term_query=config.term_query if attention else "vectors",
         )

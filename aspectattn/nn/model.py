@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from ..params import FINAL_STATES, POSITION_WEIGHTINGS, TERM_QUERIES, VARIANTS
+from ..text.tokens import PAD_ID
 from .attention import make_attention
 from .encoders import get_encoder
 from .ops import (
@@ -62,7 +63,7 @@ class AspectAttentionModel(nn.Module):
     holds the term's padded token ids).
 
     Terms have a place in the sentence (``span``, token positions, in
-    :meth:`forward`), which three options use, each independent of the others:
+    :meth:`forward`), which these options use, each independent of the others:
 
     * ``position_weighting="linear"``: ``alpha_i`` proportional to
       ``w_i exp(e_i)`` with ``w_i = 1 - d_i / n`` (``d_i`` the distance of token
@@ -70,6 +71,11 @@ class AspectAttentionModel(nn.Module):
       ``"learned"``: proportional to ``exp(e_i + b[min(d_i, MAX_DISTANCE)])``
       with one learned bias ``b`` per distance, started at 0 (no prior): how
       fast the weight falls off with the distance is learned from the data;
+    * ``position_dropout=p`` (training only): each pair is encoded from its own
+      copy of its sentence, in which token ``i`` is dropped (padding: a zero
+      vector for the word encoders) with probability ``p (1 - w_i)``, ``w_i`` as
+      above: Ma et al. (2021)'s position-bias dropout, which teaches the encoder
+      to read the term's own clause; the term's tokens are never dropped;
     * ``term_marker=True``: a 0/1 flag on the term's tokens appended to every
       encoder input word (the encoder then sees the aspect: one pass per pair);
     * ``term_query="states"``: the mean of the encoder states over the term's
@@ -106,12 +112,14 @@ class AspectAttentionModel(nn.Module):
         attention pooling, or (``"term"``) the encoder's summary of the term
         (ignored without attention: AE classifies ``h_N``).
     position_weighting : {"none", "linear", "learned"}
+    position_dropout : float in [0, 1]
     term_marker : bool
     term_query : {"vectors", "states", "both"}
     """
 
     # Defaults for modules pickled before these options existed.
     position_weighting = "none"
+    position_dropout = 0.0
     term_marker = False
     term_query = "vectors"
     uses_position = False
@@ -132,6 +140,7 @@ class AspectAttentionModel(nn.Module):
         dropout: float = 0.5,
         final_state: bool | str = True,
         position_weighting: str = "none",
+        position_dropout: float = 0.0,
         term_marker: bool = False,
         term_query: str = "vectors",
     ):
@@ -144,6 +153,7 @@ class AspectAttentionModel(nn.Module):
             variant,
             final_state,
             position_weighting,
+            position_dropout,
             term_marker,
             term_query,
         )
@@ -155,6 +165,7 @@ class AspectAttentionModel(nn.Module):
         if aspect_size is None:
             aspect_size = encoder_class.embedding_size(encoder_config)
         self.position_weighting = position_weighting
+        self.position_dropout = float(position_dropout)
         self.term_marker = term_marker
         self.term_query = term_query
         #: Whether :meth:`forward` needs the term's ``span``.
@@ -322,6 +333,12 @@ class AspectAttentionModel(nn.Module):
                 d = token_distances(span, width).clamp(max=MAX_DISTANCE)  # (P, T)
                 bias = self.distance_bias[d][:, None, :]  # (P, 1, T)
         marker = span_mask(span, width) if self.term_marker else None  # (P, T)
+        if self.training and self.position_dropout > 0:
+            # each pair reads its own copy of its sentence, far words dropped
+            far = 1.0 - distance_weights(span, lengths, width)  # (P, T): d_i / n
+            drop = torch.rand_like(far) < self.position_dropout * far  # (P, T)
+            tokens = tokens.masked_fill(drop, PAD_ID)
+            sentence = None
         if sentence is None or self.encoder_sees_aspect:
             states, summary = self._encode(tokens, lengths, v_a, marker)
             sentence = None
@@ -421,7 +438,7 @@ class AspectAttentionModel(nn.Module):
 
 def _check_options(
     encoder, encoder_class, aspect_type, variant, final_state, position_weighting,
-    term_marker, term_query,
+    position_dropout, term_marker, term_query,
 ) -> bool:  # fmt: skip
     """Refuse options the model cannot take together; whether it reads the
     term's position (some term option is on)."""
@@ -432,6 +449,12 @@ def _check_options(
             f"position_weighting must be one of {POSITION_WEIGHTINGS}, "
             f"got {position_weighting!r}"
         )
+    if not 0 <= position_dropout <= 1:
+        raise ValueError(
+            f"position_dropout must be in [0, 1], got {position_dropout!r}"
+        )
+    if position_dropout and not encoder_class.accepts_aspect_input:
+        raise ValueError(f"encoder={encoder!r} cannot drop words by position")
     if term_query not in TERM_QUERIES:
         raise ValueError(
             f"term_query must be one of {TERM_QUERIES}, got {term_query!r}"
@@ -443,6 +466,7 @@ def _check_options(
     position = uses_position(
         dict(
             position_weighting=position_weighting,
+            position_dropout=position_dropout,
             term_marker=term_marker,
             term_query=term_query,
             final_state=final_state,

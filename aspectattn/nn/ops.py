@@ -103,6 +103,7 @@ def uses_position(config: dict) -> bool:
     terms' token spans."""
     return (
         config.get("position_weighting", "none") != "none"
+        or config.get("position_dropout", 0.0) > 0
         or bool(config.get("term_marker", False))
         or config.get("term_query", "vectors") != "vectors"
         or is_term_state(config.get("final_state", True))

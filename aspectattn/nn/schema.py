@@ -24,6 +24,7 @@ _OPTIONAL = {
     "position_merge",
     "marker_size",
     "position_weighting",
+    "position_dropout",
     "term_marker",
     "term_query",
     "final_state",
@@ -49,6 +50,7 @@ MODEL_SCHEMA = {
             "dropout",
             "final_state",
             "position_weighting",
+            "position_dropout",
             "term_marker",
             "term_query",
         )

@@ -222,10 +222,13 @@ def resolve_auto(
 
     The rules come from validation scores on five data sets
     (``benchmarks/defaults.py``): for aspect terms, the TD-LSTM reading of the
-    term (``final_state="term"``) from a bidirectional LSTM with linear position
-    weighting; for categories, the attention pooling alone (``final_state=False``:
-    the final state, the same for every aspect of the sentence, pulls them all to
-    its overall tone) and sentences joined from two of opposite polarity
+    term (``final_state="term"``) from a bidirectional LSTM with a position prior
+    (the recipe's ``term_position``: learned per distance for the LSTM, chosen by
+    validation accuracy, then validation robustness, ``benchmarks/behaviour.py``;
+    linear for the others); for categories, the attention pooling alone
+    (``final_state=False``: the final state, the same for every aspect of the
+    sentence, pulls them all to its overall tone) and sentences joined from two of
+    opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
     ``"negative"``; for English aspect terms with those labels, the encoder's
     copies (its recipe's ``term_copies``: flipped opinions and joined sentences
@@ -253,7 +256,7 @@ def resolve_auto(
         else "float32",
         "aspect_type": aspect_type,
         "final_state": "term" if term else False,
-        "position_weighting": "linear" if term else "none",
+        "position_weighting": recipe.term_position if term else "none",
         "bidirectional": term,
         "hidden_size": LSTM_SIZE,
         "head_lr": recipe.head_lr,

@@ -79,6 +79,9 @@ class Recipe:
     bfloat16: bool = False
     #: ``mention_weight``: the detector's loss weight of the mentioned cells.
     mention_weight: float = 1.0
+    #: ``position_weighting`` for aspect terms: the attention's prior from the
+    #: term's position (categories have none).
+    term_position: str = "linear"
 
 
 #: The recipe of encoders trained from scratch: Wang et al.'s dropout, Adam's

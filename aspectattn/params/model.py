@@ -221,6 +221,16 @@ PARAMS = [
         needs=("attention", "terms"),
     ),
     Param(
+        "position_dropout",
+        0.0,
+        [Interval(Real, 0, 1, closed="both")],
+        "terms",
+        "aspect terms, in training: drop words from each pair's copy of its "
+        "sentence, the more often the farther from the term",
+        type="float",
+        needs=("words", "terms"),
+    ),
+    Param(
         "term_marker",
         False,
         ["boolean"],
