@@ -227,7 +227,7 @@ def speed() -> None:
     tiers = {  # (what predict costs does not depend on how long it trained)
         "LSTM": ({"max_epochs": 2}, {"max_epochs": 2}, train),
         "MiniLM": (
-            {"encoder": "pretrained", "pretrained_model": minilm, "max_epochs": 1},
+            {"encoder": PretrainedEncoder(minilm), "max_epochs": 1},
             {"encoder": "pretrained", "pretrained_model": minilm, "max_epochs": 1},
             (train[0][:300], train[1][:300]),
         ),
