@@ -101,7 +101,10 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         joins the pooled vector before it is classified (``final_state``;
         ``"auto"``: the term's own reading for aspect terms, nothing for
         categories) and, for aspect terms, how position weighs the states
-        (``position_weighting``) and what queries them (``term_query``). A
+        (``position_weighting``; ``"auto"``: learned per distance from the term
+        with the LSTM, linear with the other encoders), whether training drops
+        words far from the term (``position_dropout``) and what queries the
+        states (``term_query``). A
         score's name stands for the attention with that score and the other
         defaults. Grid searches reach its parameters as ``attention__score`` and
         so on.
@@ -120,12 +123,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         Aspect terms only, LSTM and transformer encoders: append a 0/1 flag to
         every input word, 1 on the term's tokens. The encoder then sees the aspect,
         so each pair is its own encoder pass. This option and the attention's
-        term options (``position_weighting``, ``term_query``,
-        ``final_state="term"``) need to know where the term is: give its
-        character span as a pair's third item ``(text, term, (start, end))`` or as
-        ``start``/``end`` columns of a DataFrame; without one the term is found in
-        the text (its first whole-word occurrence, ignoring case). A term that is
-        not in its text is then an error.
+        term options (``position_weighting``, ``position_dropout``,
+        ``term_query``, ``final_state="term"``) need to know where the term is:
+        give its character span as a pair's third item ``(text, term, (start,
+        end))`` or as ``start``/``end`` columns of a DataFrame; without one the
+        term is found in the text (its first whole-word occurrence, ignoring
+        case). A term that is not in its text is then an error.
     augment : {"auto", None, "flip", "join", "flip+join", "negate"}, default="auto"
         Add training data made from the training sentences, so that the model learns
         to follow each aspect rather than the sentence's overall tone. ``"join"``:
