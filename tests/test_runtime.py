@@ -378,7 +378,7 @@ def _edit_meta(directory, **fields):
         ({"batch_tokens": True}, "batch_tokens must be"),
         ({"batch_tokens": 2048.0}, "batch_tokens must be"),
         ({"batch_tokens": "2048"}, "batch_tokens must be"),
-        ({"format_version": 3}, "version 1 to 2"),
+        ({"format_version": 4}, "version 1 to 3"),
         ({"format_version": 1}, "must be an object with keys"),  # v1 had none
     ],
 )
@@ -577,7 +577,7 @@ def test_version_1_exports_load_and_predict_as_before(exported, pairs, tmp_path)
     X, _ = pairs
     directory = _copy(exported, tmp_path)
     meta = json.loads((directory / "model.json").read_text())
-    assert meta["format_version"] == 2 and meta["batch_tokens"] is None  # an LSTM
+    assert meta["format_version"] == 3 and meta["batch_tokens"] is None  # an LSTM
     del meta["batch_tokens"]
     (directory / "model.json").write_text(json.dumps({**meta, "format_version": 1}))
     np.testing.assert_array_equal(
@@ -757,6 +757,9 @@ def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
         ({"language": "../en"}, "ISO 639"),
         ({"whole_words": 1}, "true or false"),
         ({"text_pipeline": {}}, "must be an object with keys"),
+        ({"batch_tokens": 0}, "batch_tokens must be"),
+        ({"batch_tokens": 1.5}, "batch_tokens must be"),
+        ({"format_version": 2}, "must be an object with keys"),  # v2 had none
     ],
 )
 def test_bad_extractor_metadata_is_a_clear_error(extractors, tmp_path, fields, message):
@@ -764,6 +767,30 @@ def test_bad_extractor_metadata_is_a_clear_error(extractors, tmp_path, fields, m
     _edit_meta(directory, **fields)
     with pytest.raises(ExportFileError, match=message):
         load_onnx(directory)
+
+
+def test_extractor_exports_before_the_budget_and_within_one(
+    extractors, tmp_path, monkeypatch
+):
+    """An extractor exported before version 3 (no ``batch_tokens``) finds the same
+    terms; one with a budget keeps every batch within it, with the same terms."""
+    from conftest import spy_on_batches
+
+    from aspectattn.extraction import reading
+
+    directory = export_onnx(extractors[True], tmp_path / "extractor")
+    meta = json.loads((directory / "model.json").read_text())
+    assert meta["format_version"] == 3 and meta["batch_tokens"] is None  # an LSTM
+    expected = load_onnx(directory).predict_spans(EXTRACTOR_TEXTS)
+    before = _copy(directory, tmp_path)
+    del meta["batch_tokens"]
+    (before / "model.json").write_text(json.dumps({**meta, "format_version": 2}))
+    _same_terms(load_onnx(before).predict_spans(EXTRACTOR_TEXTS), expected)
+    _edit_meta(directory, batch_tokens=20)
+    seen = spy_on_batches(monkeypatch, reading)
+    _same_terms(load_onnx(directory).predict_spans(EXTRACTOR_TEXTS), expected)
+    assert len(seen) > 1 and all(budget == 20 for *_, budget in seen)
+    assert all(rows * longest <= 20 or rows == 1 for rows, longest, _ in seen)
 
 
 def test_extractor_fields_must_match_its_graph(extractors, exported, tmp_path):

@@ -319,6 +319,7 @@ def _extractor_export(extractor) -> _Export:
         "lowercase": subwords or bool(inputs.tokenizer.lowercase),
         "language": extractor.language_,
         "whole_words": subwords,
+        "batch_tokens": extractor.module_.batch_tokens,
     }
     return _Export(
         _TaggerGraph(extractor.module_), args, names, ("logits",), axes, meta

@@ -58,9 +58,11 @@ __all__ = [
 ]
 
 FORMAT = "aspectattn-onnx"  # written by aspectattn.serving.export (which needs torch)
-#: Version 2 adds ``batch_tokens`` to classifiers' and detectors' ``model.json``;
-#: version 1 exports (without it) are read as before.
-FORMAT_VERSION = 2
+#: Version 2 adds ``batch_tokens`` to classifiers' and detectors' ``model.json``,
+#: version 3 to extractors'; earlier exports (without it) are read as before.
+FORMAT_VERSION = 3
+#: The first version whose ``model.json`` holds ``batch_tokens``, per kind.
+_BUDGET_SINCE = {"pairs": 2, "categories": 2, "terms": 3}
 #: Largest ``batch_tokens`` read.
 MAX_BATCH_TOKENS = 2**20
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
@@ -90,6 +92,7 @@ _TERM_KEYS = {
     "language",
     "whole_words",
     "onnx_sha256",
+    "batch_tokens",
 }
 
 
@@ -136,11 +139,19 @@ def _check_meta(meta) -> dict:
     if meta.get("kind") not in ("pairs", "categories", "terms"):
         raise ValueError("kind must be 'pairs', 'categories' or 'terms'")
     keys = _TERM_KEYS if meta["kind"] == "terms" else _KEYS
-    if meta["format_version"] == 1:
+    if meta["format_version"] < _BUDGET_SINCE[meta["kind"]]:
         keys = keys - {"batch_tokens"}
     if set(meta) != keys:
         raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
     _check_sha(meta["onnx_sha256"])
+    meta.setdefault("batch_tokens", None)  # an earlier version: no budget
+    tokens = meta["batch_tokens"]
+    if not (
+        tokens is None or (type(tokens) is int and 1 <= tokens <= MAX_BATCH_TOKENS)
+    ):
+        raise ValueError(
+            f"batch_tokens must be null or an integer from 1 to {MAX_BATCH_TOKENS}"
+        )
     if meta["kind"] == "terms":
         if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
             raise ValueError("lowercase and whole_words must be true or false")
@@ -153,14 +164,6 @@ def _check_meta(meta) -> dict:
         return meta
     if meta["aspect_type"] not in ("category", "term"):
         raise ValueError("aspect_type must be 'category' or 'term'")
-    meta.setdefault("batch_tokens", None)  # version 1
-    tokens = meta["batch_tokens"]
-    if not (
-        tokens is None or (type(tokens) is int and 1 <= tokens <= MAX_BATCH_TOKENS)
-    ):
-        raise ValueError(
-            f"batch_tokens must be null or an integer from 1 to {MAX_BATCH_TOKENS}"
-        )
     for key in ("uses_position", "shares_encoder"):
         if not isinstance(meta[key], bool):
             raise ValueError(f"{key} must be true or false")
@@ -493,6 +496,7 @@ class OnnxTermExtractor:
         self.inputs_ = inputs
         self.language_ = meta["language"]
         self._whole_words = meta["whole_words"]
+        self._batch_tokens = meta["batch_tokens"]
         self._chars = bool(inputs.n_characters)
 
     def _check_graph(self) -> None:
@@ -529,6 +533,7 @@ class OnnxTermExtractor:
             self._tag_proba,
             whole_words=self._whole_words,
             language=self.language_,
+            max_tokens=self._batch_tokens,
         )
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
