@@ -46,14 +46,11 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
-from benchmarks.common import build, glove, pair_scores
+from benchmarks.common import LINEAR, build, glove, pair_scores
 from benchmarks.runner import Experiment
 
 DATA = ("restaurant terms", "laptop terms")
 SEEDS = (0, 1, 2)
-#: The LSTM's position prior before the rule chose the learned one: the
-#: candidates that ran with it keep it, so that they stay what they measured.
-LINEAR = {"position_weighting": "linear"}
 #: Candidate -> its tier and the parameters it sets beside the defaults. Each
 #: pins what its runs had where the defaults have changed since: no copies
 #: (the defaults before ``augment="auto"``), the LSTM's linear prior.
