@@ -239,6 +239,32 @@ def test_copies_train_only_with_their_sentences_and_are_never_validated(
         assert synthetic.sum() == 2 * len(set(real))
 
 
+def test_all_three_copies_are_each_ones_copies_together(monkeypatch):
+    seen = []
+    build = AspectAttentionClassifier._training_dataset
+
+    def recording(self, pipeline, module_config, data):
+        seen.append(data)
+        return build(self, pipeline, module_config, data)
+
+    monkeypatch.setattr(AspectAttentionClassifier, "_training_dataset", recording)
+    X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 40)
+    params = dict(**{**FAST, "max_epochs": 1}, variant="at", aspect_type="term")
+    made = {}
+    for how in ("flip", "join", "negate", "flip+join+negate"):
+        AspectAttentionClassifier(**params, augment=how).fit(X, y)
+        data = seen.pop()
+        copies = slice(data.n_given, None)
+        made[how] = sorted(
+            zip(data.texts[copies], data.targets[copies].tolist(), strict=True)
+        )
+    # negated copies without a teacher: the sure ones ("not great": negative)
+    assert made["negate"] and all(" not great" in t for t, _ in made["negate"])
+    assert made["flip+join+negate"] == sorted(
+        made["flip"] + made["join"] + made["negate"]
+    )
+
+
 def test_flip_augmentation_errors_and_warnings():
     X, y = one_term_pairs([("great", "good"), ("awful", "bad")], 20)
     clf = AspectAttentionClassifier(**FAST, aspect_type="term", augment="flip")

@@ -129,9 +129,11 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         end))`` or as ``start``/``end`` columns of a DataFrame; without one the
         term is found in the text (its first whole-word occurrence, ignoring
         case). A term that is not in its text is then an error.
-    augment : {"auto", None, "flip", "join", "flip+join", "negate"}, default="auto"
-        Add training data made from the training sentences, so that the model learns
-        to follow each aspect rather than the sentence's overall tone. ``"join"``:
+    augment : str or None, default="auto"
+        ``"auto"``, None (no copies), ``"flip"``, ``"join"``, ``"flip+join"``,
+        ``"negate"`` or ``"flip+join+negate"``: add training data made from the
+        training sentences, so that the model learns to follow each aspect rather
+        than the sentence's overall tone. ``"join"``:
         each sentence whose aspects are all positive (or all negative) joined with a
         random one of the opposite polarity that shares none of its aspects,
         ``"<one>, but <other>"``, every aspect keeping its label (categories:
@@ -145,7 +147,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         terms, English): the same copies with ``"not"`` put before the opinion word
         instead; the rule is sure of a negated positive opinion only, so a negated
         negative one ("not awful") is labelled by the ``teacher`` alone, and left out
-        without one. A copy trains only
+        without one; ``"flip+join+negate"`` makes all three. A copy trains only
         when all its source sentences are on the training side of the validation
         split, and copies are never scored in validation (the validation scores of
         settings with and without copies are taken on the same sentences). Needs

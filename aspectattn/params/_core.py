@@ -123,7 +123,7 @@ POSITION_WEIGHTINGS = ("none", "linear", "learned")
 #: Values of ``term_query``: what queries the states for an aspect term.
 TERM_QUERIES = ("vectors", "states", "both")
 #: Values of ``augment``.
-AUGMENTATIONS = ("flip", "join", "flip+join", "negate")
+AUGMENTATIONS = ("flip", "join", "flip+join", "negate", "flip+join+negate")
 #: Values of ``optimizer`` (torch.optim classes in :mod:`aspectattn.engine.training`).
 OPTIMIZERS = ("adam", "adamw", "adagrad", "sgd")
 #: Values of ``quantize``.

@@ -254,8 +254,9 @@ PARAMS = [
         [None, StrOptions({*AUGMENTATIONS, "auto"})],
         "model",
         "also train on sentences joined from two of opposite polarity (join), or, "
-        "for aspect terms, on copies with one opinion flipped (flip)",
-        type='{"auto", None, "flip", "join", "flip+join", "negate"}',
+        "for aspect terms, on copies with one opinion flipped (flip) or negated "
+        "(negate)",
+        type="str or None",
         needs=(),
         goes="estimator",
     ),
