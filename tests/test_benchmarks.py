@@ -121,6 +121,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("behaviour", "CATEGORY_EXPERIMENT"),
         ("behaviour", "DETECTOR_EXPERIMENT"),
         ("behaviour", "CATEGORY_PAIR_EXPERIMENT"),
+        ("behaviour", "VOCABULARY_EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),

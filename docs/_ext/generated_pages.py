@@ -43,6 +43,10 @@ RESULTS = {
         "Aspect-level behaviour: the categories' pair classifier",
         "behaviour",
     ),
+    "behaviour_vocabulary": (
+        "Aspect-level behaviour: the opinion words the LSTM never read",
+        "behaviour",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
