@@ -360,6 +360,20 @@ NOTE = (
     "inside every candidate's spread over seeds; it is the LSTM's default for "
     "terms (docs/guide/behaviour.md)."
 )
+
+
+def runs_of(candidates, restaurants_only) -> list[tuple]:
+    """Every (candidate, data set, seed) of ``candidates``, those of
+    ``restaurants_only`` on restaurant terms alone."""
+    return [
+        (c, d, s)
+        for d in DATA
+        for c in candidates
+        for s in SEEDS
+        if d == "restaurant terms" or c not in restaurants_only
+    ]
+
+
 EXPERIMENT = Experiment(
     "behaviour",
     DATA,
@@ -369,13 +383,10 @@ EXPERIMENT = Experiment(
     NOTE,
     SEEDS,
     # unlabelled reviews are at hand for restaurants alone
-    jobs=[
-        (c, d, s)
-        for d in DATA
-        for c in CANDIDATES
-        for s in SEEDS
-        if d == "restaurant terms" or CANDIDATES[c][0] != "taught + unlabelled"
-    ],
+    jobs=runs_of(
+        CANDIDATES,
+        [c for c, (tier, _) in CANDIDATES.items() if tier == "taught + unlabelled"],
+    ),
     choose=choose,
 )
 
@@ -747,13 +758,7 @@ VOCABULARY_EXPERIMENT = Experiment(
     VOCABULARY_KEYS,
     VOCABULARY_NOTE,
     SEEDS,
-    jobs=[
-        (c, d, s)
-        for d in DATA
-        for c in VOCABULARY_CANDIDATES
-        for s in SEEDS
-        if d == "restaurant terms" or c == "LSTM: defaults"
-    ],
+    jobs=runs_of(VOCABULARY_CANDIDATES, ["LSTM: flipped, joined and negated copies"]),
 )
 
 

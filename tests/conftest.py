@@ -97,6 +97,19 @@ def spy_on_batches(monkeypatch, module) -> list:
     return seen
 
 
+def spy_on_training_data(monkeypatch, cls) -> list:
+    """Record the training data (copies included) of every fit of ``cls`` from
+    now on (the list returned fills up)."""
+    seen, build = [], cls._training_dataset
+
+    def recording(self, pipeline, module_config, data):
+        seen.append(data)
+        return build(self, pipeline, module_config, data)
+
+    monkeypatch.setattr(cls, "_training_dataset", recording)
+    return seen
+
+
 def requires_shared_data(*relative):
     missing = [r for r in relative if not (SHARED_DATA / r).exists()]
     return pytest.mark.skipif(bool(missing), reason=f"shared data missing: {missing}")

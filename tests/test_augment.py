@@ -1,6 +1,12 @@
 import numpy as np
 import pytest
-from conftest import FAST, LEARN, make_pairs, make_table
+from conftest import (
+    FAST,
+    LEARN,
+    make_pairs,
+    make_table,
+    spy_on_training_data,
+)
 from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
@@ -240,14 +246,7 @@ def test_copies_train_only_with_their_sentences_and_are_never_validated(
 
 
 def test_all_three_copies_are_each_ones_copies_together(monkeypatch):
-    seen = []
-    build = AspectAttentionClassifier._training_dataset
-
-    def recording(self, pipeline, module_config, data):
-        seen.append(data)
-        return build(self, pipeline, module_config, data)
-
-    monkeypatch.setattr(AspectAttentionClassifier, "_training_dataset", recording)
+    seen = spy_on_training_data(monkeypatch, AspectAttentionClassifier)
     X, y = one_term_pairs([("great", "positive"), ("awful", "negative")], 40)
     params = dict(**{**FAST, "max_epochs": 1}, variant="at", aspect_type="term")
     made = {}

@@ -519,14 +519,7 @@ def test_negated_copies_put_not_before_the_opinion_word():
 
 
 def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatch):
-    seen = []
-    build = AspectAttentionClassifier._training_dataset
-
-    def recording(self, pipeline, module_config, data):
-        seen.append(data)
-        return build(self, pipeline, module_config, data)
-
-    monkeypatch.setattr(AspectAttentionClassifier, "_training_dataset", recording)
+    seen = conftest.spy_on_training_data(monkeypatch, AspectAttentionClassifier)
     X = [("the pasta was great", "pasta"), ("the soup was awful", "soup")] * 10
     X = [(f"{t} number {k}", a) for k, (t, a) in enumerate(X)]
     y = ["positive", "negative"] * 10
