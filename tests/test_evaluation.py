@@ -58,6 +58,18 @@ def test_the_suite_is_large_varied_and_its_spans_hold_the_terms(suite):
     assert behaviour_suite(random_state=1) != suite
 
 
+def test_every_aspect_takes_the_verb_of_its_number(suite):
+    # a term ending in "s" is plural unless it is one of these singular nouns
+    singular_in_s = {"waitress", "hostess"}
+    for aspects in DOMAINS.values():
+        for aspect in aspects:
+            plural = aspect.term.endswith("s") and aspect.term not in singular_in_s
+            assert aspect.plural == plural, aspect.term
+    after = {re.match(r" (\w+)", i["text"][i["span"][1] :]) for i in suite}
+    verbs = {m.group(1) for m in after if m}
+    assert {"was", "were", "is", "are"} <= verbs
+
+
 def _normal(text: str) -> str:
     return re.sub(r"\W+", " ", text.casefold()).strip()
 

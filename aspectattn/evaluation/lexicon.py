@@ -111,7 +111,7 @@ def _like(kind: Aspect, term: str, category: str | None = None, plural=None):
 
 _RESTAURANTS = (
     *(
-        _like(_FOOD, t)
+        _like(_FOOD, t, plural=t.endswith("s"))  # "dumplings were"
         for t in (
             "pasta",
             "sushi",
