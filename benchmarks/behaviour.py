@@ -52,6 +52,7 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import (
+    TESTS,
     aspect_robustness_score,
     behaviour_suite,
     lexicon,
@@ -164,16 +165,6 @@ CANDIDATES = {
         {**LINEAR, "augment": "flip+join"},
     ),
 }
-#: The tiers, in the table's order.
-TIERS = (
-    "lstm",
-    "lstm+glove",
-    "pretrained",
-    "taught",
-    "taught + unlabelled",
-    "taught+glove",
-    "taught+glove, plain teacher",
-)
 #: The tiers the rule chooses within. A taught LSTM is the LSTM (with its
 #: defaults or the candidates' settings) as MiniLM's student: its rows report
 #: what a teacher does for the LSTM's choice, and choose nothing of their own.
@@ -262,7 +253,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
         plain = {"augment": None} if tier.endswith("plain teacher") else {}
         teacher = estimator("pretrained", plain, seed).fit(*train)
     X, y = train
-    if tier.endswith("unlabelled"):  # pairs only the teacher labels (-1)
+    if tier == "taught + unlabelled":  # pairs only the teacher labels (-1)
         seen = [x[0] for x in (*train[0], *valid[0], *test[0])]
         more = unlabelled_pairs(data, seen)
         X, y = [*X, *more], [*y, *[-1] * len(more)]
@@ -686,6 +677,8 @@ VOCABULARY_CANDIDATES = {
     ),
 }
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+#: The suite's MFT tests.
+VOCABULARY_TESTS = tuple(test for test, kind in TESTS.items() if kind == "MFT")
 
 
 def vocabulary_run(candidate: str, data: str, seed: int) -> dict:
@@ -718,20 +711,13 @@ def vocabulary_run(candidate: str, data: str, seed: int) -> dict:
         100 * right[seen].mean(),
         100 * right[~seen].mean(),
     )
-    for test in dict.fromkeys(i["test"] for i in items):
+    for test in VOCABULARY_TESTS:
         mine = np.array([i["test"] == test for i in items])
         out[f"{test}_seen"] = 100 * right[mine & seen].mean()
         out[f"{test}_unseen"] = 100 * right[mine & ~seen].mean()
     return out
 
 
-VOCABULARY_TESTS = (
-    "contrast",
-    "negation",
-    "intensity",
-    "bare adjectives",
-    "three aspects",
-)
 VOCABULARY_KEYS = [
     ("MFT", "suite MFT"),
     ("unseen_share", "items with an unseen opinion word"),
