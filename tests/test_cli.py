@@ -639,6 +639,37 @@ def test_analyze_reviews_writes_report_and_table(workdir, tmp_path):
     assert bad.returncode == 2 and "needs a category detector" in bad.stderr
 
 
+def test_train_learns_from_the_sentence_table_analyze_writes(
+    workdir, detector, tmp_path
+):
+    """The recipe of the guides on the command line: analyze unlabelled reviews,
+    then train a student on the sentence table (.csv or .parquet) as its
+    unlabelled pairs -- its sentences read from the table's "sentence" column."""
+    pd = pytest.importorskip("pandas")
+    detector.save(tmp_path / "detector.aam")
+    (tmp_path / "reviews.csv").write_text(
+        "text\nThe soup was bland. The staff was lovely.\nThe pasta was great.\n"
+    )
+    common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
+              "--epochs", "1", "--quiet"]  # fmt: skip
+    common += ["--teacher", workdir / "model.aam"]
+    n_labelled = len(make_pairs(200, seed=0, single_share=0.4)[0])  # train.csv
+    for table in ("sentences.csv", "sentences.parquet"):
+        run("analyze", "reviews.csv", "--model", "detector.aam", "--out",
+            "report.html", "--table", table, cwd=tmp_path)  # fmt: skip
+        result = run("train", workdir / "train.csv", "--out", "s.aam",
+                     "--unlabelled", table, *common, cwd=tmp_path)  # fmt: skip
+        summary = json.loads(result.stdout.strip().splitlines()[-1])
+        read = pd.read_csv if table.endswith(".csv") else pd.read_parquet
+        n_rows = len(read(tmp_path / table))
+        assert n_rows >= 2 and summary["pairs"] == n_labelled + n_rows
+    (tmp_path / "broken.parquet").write_bytes(b"PAR1 not parquet")
+    bad = run("train", workdir / "train.csv", "--out", "b.aam", "--unlabelled",
+              "broken.parquet", *common, cwd=tmp_path, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "could not be read as Parquet" in bad.stderr
+    assert not (tmp_path / "b.aam").exists()
+
+
 def _write_category_xml(path, n: int) -> None:
     """A SemEval-style category XML file of ``n`` sentences of
     :func:`conftest.make_table` (seed 0): what ``train --detector`` reads."""

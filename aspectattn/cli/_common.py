@@ -55,15 +55,67 @@ def _read_text(path: Path, encoding: str) -> str:
         ) from None
 
 
+#: The column of ``aspectattn analyze``'s sentence table that holds the
+#: sentence: ``train --unlabelled`` reads it where a file has no --text-column.
+ANALYSIS_TEXT_COLUMN = "sentence"
+
+
 def _read_table(
     path: Path,
-    text_col: str,
+    text_col: str | tuple[str, ...],
     aspect_col: str,
     label_col: str,
     need_aspect: bool = True,
     encoding: str = "utf-8-sig",
 ):
-    """Rows of a CSV/JSONL file as (texts, aspects or None, labels or None)."""
+    """Rows of a CSV/JSONL/Parquet file as (texts, aspects or None, labels or
+    None). ``text_col``: the text's column, or names to try in turn (the first
+    the file has is read)."""
+    if path.suffix.lower() == ".parquet":
+        rows = _parquet_rows(path)
+    else:
+        rows = _text_rows(path, text_col, aspect_col, encoding)
+    if not rows:
+        raise CLIError(f"{path} has no rows")
+    names = (text_col,) if isinstance(text_col, str) else tuple(text_col)
+    text_col = next((c for c in names if c in rows[0]), names[0])
+    needed = [text_col] + ([aspect_col] if need_aspect else [])
+    for n, row in enumerate(rows, 1):
+        missing = [c for c in needed if row.get(c) is None]
+        if missing:
+            raise CLIError(
+                f"{path}: row {n} has no {missing[0]!r} (it has {sorted(row)[:10]}); "
+                "use --text-column/--aspect-column"
+            )
+    columns = set(rows[0])
+    texts = [r[text_col] for r in rows]
+    aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
+    labels = [r.get(label_col) for r in rows] if label_col in columns else None
+    return texts, aspects, labels
+
+
+def _parquet_rows(path: Path) -> list[dict]:
+    """The rows of a Parquet file (``aspectattn analyze --table``'s other
+    format), as dicts."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise CLIError(
+            f"{path} is a Parquet file; reading it needs pyarrow: pip install "
+            "pyarrow (or give a .csv)"
+        ) from None
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        raise CLIError(f"{path} could not be read as Parquet: {message}") from None
+
+
+def _text_rows(path: Path, text_col, aspect_col: str, encoding: str) -> list[dict]:
+    """The rows of a CSV or JSON Lines file, as dicts (``text_col`` and
+    ``aspect_col`` name the keys expected, for the message)."""
+    if not isinstance(text_col, str):
+        text_col = text_col[0]
     text = _read_text(path, encoding)
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
         rows = []
@@ -83,35 +135,28 @@ def _read_table(
                     f"{text_col!r}, {aspect_col!r}, got a {type(row).__name__}"
                 )
             rows.append(row)
-    else:
-        # (the csv module splits records itself: quoted fields keep their breaks)
-        rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    if not rows:
-        raise CLIError(f"{path} has no rows")
-    needed = [text_col] + ([aspect_col] if need_aspect else [])
-    for n, row in enumerate(rows, 1):
-        missing = [c for c in needed if row.get(c) is None]
-        if missing:
-            raise CLIError(
-                f"{path}: row {n} has no {missing[0]!r} (it has {sorted(row)[:10]}); "
-                "use --text-column/--aspect-column"
-            )
-    columns = set(rows[0])
-    texts = [r[text_col] for r in rows]
-    aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
-    labels = [r.get(label_col) for r in rows] if label_col in columns else None
-    return texts, aspects, labels
+        return rows
+    # (the csv module splits records itself: quoted fields keep their breaks)
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 #: Files in the three-line APC format of PyABSA (``datasets.read_apc``).
 APC_SUFFIXES = (".dat", ".apc")
 
 
-def load_data(source: str, args, need_labels: bool, aspect_type: str | None = None):
+def load_data(
+    source: str,
+    args,
+    need_labels: bool,
+    aspect_type: str | None = None,
+    text_columns: tuple[str, ...] = (),
+):
     """``(X, y)`` from a data-set name or a file; ``y`` may be None.
 
     ``aspect_type``: the kind of aspect a model expects (its ``aspect_type_``), which
     decides whether terms or categories are read from an XML file.
+    ``text_columns``: the columns a table's text may be in where it lacks
+    ``args.text_column``, tried in turn.
     """
     from .. import datasets
 
@@ -148,7 +193,7 @@ def load_data(source: str, args, need_labels: bool, aspect_type: str | None = No
         return datasets.read_apc(path, encoding=args.encoding)
     texts, aspects, labels = _read_table(
         path,
-        args.text_column,
+        (args.text_column, *text_columns),
         args.aspect_column,
         args.label_column,
         encoding=args.encoding,

@@ -12,6 +12,7 @@ import numpy as np
 from .. import params as P
 from ..params import AUGMENTATIONS
 from ._common import (
+    ANALYSIS_TEXT_COLUMN,
     CLIError,
     add_data_options,
     add_param,
@@ -158,8 +159,9 @@ def _distillation_options(p) -> None:
     p.add_argument(
         "--unlabelled",
         metavar="FILE",
-        help="pairs with no labels (a data-set name or a file, as DATA; labels in "
-        "it are ignored; with --detector: sentences, a text file or a CSV/JSONL "
+        help="pairs with no labels (a data-set name or a file, as DATA, or the "
+        "sentence table of aspectattn analyze; labels in it are ignored; with "
+        "--detector: sentences, a text file or a CSV/JSONL "
         "text column) that the model learns from the teacher alone; needs "
         "--teacher",
     )
@@ -240,7 +242,13 @@ def _training_data(args) -> tuple:
     X, y = load_data(args.data, args, need_labels=True)
     n_labelled = len(X)
     if args.unlabelled:
-        X_u, _ = load_data(args.unlabelled, args, need_labels=False)
+        # (aspectattn analyze's sentence table holds its text in "sentence")
+        X_u, _ = load_data(
+            args.unlabelled,
+            args,
+            need_labels=False,
+            text_columns=(ANALYSIS_TEXT_COLUMN,),
+        )
         X, y = [*X, *X_u], [*list(y), *[-1] * len(X_u)]
     return X, y, n_labelled
 
