@@ -452,11 +452,14 @@ def flip_pairs(
     before it ("was great" -> "was not great"). The rule is sure of a negated
     positive opinion only: a negated negative one ("not awful") gets the label
     ``None`` (a teacher's to give); the other terms keep theirs.
+
+    A pair labelled ``None`` (unlabelled: a teacher's to label) is flipped and
+    negated as the others, and its copies are labelled ``None`` too.
     """
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
-    flip = {positive: negative, negative: positive}
+    flip = {positive: negative, negative: positive, None: None}
     if negate:
-        flip = {positive: negative, negative: None}
+        flip = {positive: negative, negative: None, None: None}
     X_new, y_new, target, source = [], [], [], []
     for text, members, span_of in _sentences(texts, terms, spans):
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]

@@ -50,6 +50,7 @@ import time
 import numpy as np
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.augment import flip_pairs
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import (
     TESTS,
@@ -146,6 +147,13 @@ CANDIDATES = {
         "taught + unlabelled",
         {"position_weighting": "learned"},
     ),
+    # and the flipped copies of those unlabelled pairs (the opinion next to a
+    # term reversed, as augment="flip" makes of labelled ones), which the teacher
+    # labels as it labels the rest
+    "taught LSTM + unlabelled reviews and their flipped copies: defaults": (
+        "taught + unlabelled + flipped",
+        {"position_weighting": "learned"},
+    ),
     "taught LSTM: linear position weighting (the defaults before)": (
         "taught",
         LINEAR,
@@ -169,6 +177,8 @@ CANDIDATES = {
 #: defaults or the candidates' settings) as MiniLM's student: its rows report
 #: what a teacher does for the LSTM's choice, and choose nothing of their own.
 CHOOSING = ("lstm", "lstm+glove", "pretrained")
+#: The tiers that also train on unlabelled restaurant reviews begin so.
+UNLABELLED = "taught + unlabelled"
 
 
 def percents(result: dict, keys, prefix: str) -> dict:
@@ -222,7 +232,7 @@ def load(data: str):
 
 def estimator(tier: str, extra: dict, seed: int, teacher=None):
     """The candidate's estimator: a student of ``teacher`` where one is given."""
-    if tier in ("lstm", "taught", "taught + unlabelled"):  # its own word vectors
+    if tier in ("lstm", "taught") or tier.startswith(UNLABELLED):  # own vectors
         return build(
             AspectAttentionClassifier, random_state=seed, teacher=teacher, **extra
         )
@@ -244,6 +254,17 @@ def estimator(tier: str, extra: dict, seed: int, teacher=None):
     )
 
 
+def flipped_copies(pairs, seen) -> list:
+    """The copies of unlabelled ``(text, term)`` ``pairs`` with the opinion next
+    to one term reversed (:func:`aspectattn.augment.flip_pairs`), each copy with
+    all its sentence's terms, as ``(text, term)``; none equal to a sentence of
+    ``pairs`` or ``seen``."""
+    texts, terms = (list(column) for column in zip(*pairs, strict=True))
+    X, *_ = flip_pairs(texts, terms, None, [None] * len(texts), "positive", "negative")
+    given = {*texts, *seen}
+    return sorted({(text, term) for text, term, _ in X if text not in given})
+
+
 def run(candidate: str, data: str, seed: int) -> dict:
     tier, extra = CANDIDATES[candidate]
     train, valid, test = load(data)
@@ -253,9 +274,11 @@ def run(candidate: str, data: str, seed: int) -> dict:
         plain = {"augment": None} if tier.endswith("plain teacher") else {}
         teacher = estimator("pretrained", plain, seed).fit(*train)
     X, y = train
-    if tier == "taught + unlabelled":  # pairs only the teacher labels (-1)
+    if tier.startswith(UNLABELLED):  # pairs only the teacher labels (-1)
         seen = [x[0] for x in (*train[0], *valid[0], *test[0])]
         more = unlabelled_pairs(data, seen)
+        if tier.endswith("flipped"):
+            more += flipped_copies(more, seen)
         X, y = [*X, *more], [*y, *[-1] * len(more)]
     clf = estimator(tier, extra, seed, teacher).fit(X, y)
     clf = getattr(clf, "student_", clf)  # a taught model: its student
@@ -376,7 +399,7 @@ EXPERIMENT = Experiment(
     # unlabelled reviews are at hand for restaurants alone
     jobs=runs_of(
         CANDIDATES,
-        [c for c, (tier, _) in CANDIDATES.items() if tier == "taught + unlabelled"],
+        [c for c, (tier, _) in CANDIDATES.items() if tier.startswith(UNLABELLED)],
     ),
     choose=choose,
 )

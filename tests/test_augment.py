@@ -12,6 +12,7 @@ from sklearn.base import clone
 from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import (
     flip_opinions,
+    flip_pairs,
     join_categories,
     join_opposite,
     join_pairs,
@@ -102,6 +103,22 @@ def test_flip_opinions_skips_words_nearer_another_term_and_neutral_terms():
     X = [(text, "soup"), (text, "bread"), ("the menu is long", "menu")]
     X_new, _, target = flip_opinions(X, ["positive", "positive", "neutral"])
     assert X_new == [] and len(target) == 0
+
+
+def test_flip_pairs_flips_unlabelled_pairs_for_a_teacher_to_label():
+    """A pair labelled None (no label: a teacher's to give) is flipped and
+    negated as a labelled one, and its copies stay unlabelled; the neutral
+    pair beside it is not flipped but keeps its label in the copy."""
+    text = "The fries were soggy but the menu is long."
+    texts, terms = [text, text], ["fries", "menu"]
+    for negate, word in [(False, "crisp"), (True, "not soggy")]:
+        X, y, target, source = flip_pairs(
+            texts, terms, None, [None, "neutral"], "positive", "negative",
+            negate=negate,
+        )  # fmt: skip
+        assert [x[0] for x in X] == [text.replace("soggy", word)] * 2
+        assert y == [None, "neutral"] and target.tolist() == [True, False]
+        assert source.tolist() == [0, 1]
 
 
 # -- augment="flip" in the estimator --------------------------------------------------
