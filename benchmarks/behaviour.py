@@ -154,6 +154,13 @@ CANDIDATES = {
         "taught + unlabelled + flipped",
         {"position_weighting": "learned"},
     ),
+    # and negated copies ("not" before the opinion word) of the labelled and the
+    # unlabelled pairs, which the teacher labels where the rule is not sure
+    "taught LSTM + unlabelled reviews and their flipped and negated copies: "
+    "flipped, joined and negated copies": (
+        "taught + unlabelled + flipped and negated",
+        {"augment": "flip+join+negate", "position_weighting": "learned"},
+    ),
     "taught LSTM: linear position weighting (the defaults before)": (
         "taught",
         LINEAR,
@@ -254,13 +261,17 @@ def estimator(tier: str, extra: dict, seed: int, teacher=None):
     )
 
 
-def flipped_copies(pairs, seen) -> list:
+def unlabelled_copies(pairs, seen, negate=False) -> list:
     """The copies of unlabelled ``(text, term)`` ``pairs`` with the opinion next
-    to one term reversed (:func:`aspectattn.augment.flip_pairs`), each copy with
-    all its sentence's terms, as ``(text, term)``; none equal to a sentence of
-    ``pairs`` or ``seen``."""
+    to one term reversed (:func:`aspectattn.augment.flip_pairs`), and with
+    ``negate`` those with "not" put before it too, each copy with all its
+    sentence's terms, as ``(text, term)``; none equal to a sentence of ``pairs``
+    or ``seen``."""
     texts, terms = (list(column) for column in zip(*pairs, strict=True))
-    X, *_ = flip_pairs(texts, terms, None, [None] * len(texts), "positive", "negative")
+    columns = (texts, terms, None, [None] * len(texts), "positive", "negative")
+    X = flip_pairs(*columns)[0]
+    if negate:
+        X += flip_pairs(*columns, negate=True)[0]
     given = {*texts, *seen}
     return sorted({(text, term) for text, term, _ in X if text not in given})
 
@@ -277,8 +288,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
     if tier.startswith(UNLABELLED):  # pairs only the teacher labels (-1)
         seen = [x[0] for x in (*train[0], *valid[0], *test[0])]
         more = unlabelled_pairs(data, seen)
-        if tier.endswith("flipped"):
-            more += flipped_copies(more, seen)
+        if "flipped" in tier:
+            more += unlabelled_copies(more, seen, negate="negated" in tier)
         X, y = [*X, *more], [*y, *[-1] * len(more)]
     clf = estimator(tier, extra, seed, teacher).fit(X, y)
     clf = getattr(clf, "student_", clf)  # a taught model: its student
