@@ -62,6 +62,36 @@ def test_spelling_reads_an_inflection_as_its_stem_and_a_stranger_as_unknown():
     assert SpellingNeighbours().nearest(["<pad>"], ["<pad>", "<unk>"])[0] == OOV_ID
 
 
+def test_a_guard_keeps_a_word_from_its_negation_and_its_rhymes():
+    """Without a guard the n-grams read "inconvenient" as "convenient", and
+    "безвкусный" (tasteless) as "вкусный" (tasty): a prefix. "sailed" shares its
+    ending with "failed": a rhyme. A guard reads the next nearest word it
+    allows ("inconvenience"), else the unknown token; "креветкой" stays
+    "креветки"."""
+    vocabulary = ["<pad>", "<unk>", "convenient", "inconvenience", "вкусный",
+                  "failed", "креветки"]  # fmt: skip
+    words = ["inconvenient", "безвкусный", "sailed", "креветкой"]
+
+    def read(guard, vocabulary=vocabulary):
+        ids = SpellingNeighbours(guard=guard).nearest(words, vocabulary)
+        return [vocabulary[i] for i in ids]
+
+    assert read(None) == ["convenient", "вкусный", "failed", "креветки"]
+    assert read("prefix") == ["inconvenience", "<unk>", "failed", "креветки"]
+    assert read("initial") == ["inconvenience", "<unk>", "<unk>", "креветки"]
+    # "prefix" bars the word itself with letters before it, not its other
+    # forms: "conveniently" is allowed; "initial" bars it too
+    other = [w if w != "inconvenience" else "conveniently" for w in vocabulary]
+    assert read("prefix", other)[0] == "conveniently"
+    assert read("initial", other)[0] == "<unk>"
+    for guard in (None, "prefix", "initial"):  # the guard is kept in the state
+        state = SpellingNeighbours(guard=guard).to_state()
+        assert neighbours_from_state(state).guard == guard
+    # a model file of earlier versions has no guard: it reads as it did
+    old = {"kind": "spelling", "min_n": 3, "max_n": 6}
+    assert neighbours_from_state(old).guard is None
+
+
 @pytest.fixture(scope="module")
 def fasttext():
     from aspectattn.text.vectors import train_word_vectors
@@ -129,6 +159,7 @@ def _table_state(fasttext):
         (dict(dim=2**23), "'rows' holds at most 4 bytes"),
         (dict(dim=2**23 + 1), "'dim' must be an integer"),
         (dict(buckets=2**40), "'buckets' must be an integer"),
+        (dict(guard="suffix"), "'guard' must be one of"),
     ],
 )
 def test_table_state_from_a_file_is_checked(fasttext, change, message):

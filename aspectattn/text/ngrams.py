@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
+import unicodedata
 
 import numpy as np
 
@@ -63,6 +64,20 @@ SPELLING_BUCKETS = 2**24
 MAX_BLOCK = 2**22
 #: How many unseen words a model remembers having read (then it starts afresh).
 MEMO_SIZE = 2**16
+#: Which vocabulary words an unseen word may never be read as, whatever their
+#: n-grams share (``guard``): ``"prefix"``, a word it holds after two or more
+#: letters put in front, or that holds it so; ``"initial"``, a word that does
+#: not begin with its letter (compared without case and accents); None, none.
+#: A prefix mostly negates (``inconvenient``, ``безвкусный``, ``ontevreden``)
+#: or makes another word (``accompany``), and a neighbour of another initial is
+#: mostly a rhyme (``sailed`` -> ``failed``), where an inflection -- what the
+#: fallback is for -- changes the ending. The next nearest word is taken instead
+#: (of the :data:`GUARD_TRIES` nearest), else the unknown token. ``GUARD``: what
+#: new models read with (a model file of earlier versions reads as it did).
+GUARDS = (None, "prefix", "initial")
+GUARD = None
+GUARD_TRIES = 3
+MIN_PREFIX = 2
 #: Bounds on what a model file may declare.
 LONGEST_NGRAM = 20
 MAX_BUCKETS = 2**31 - 1
@@ -139,8 +154,9 @@ class _Neighbours:
     kind: str
     threshold: float
 
-    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N):
+    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N, guard=GUARD):
         self.min_n, self.max_n = min_n, max_n
+        self.guard = guard  # one of GUARDS
         self._known = None  # what nearest() compares with, made on first use
 
     def _fit_known(self, vocabulary: list[str]):
@@ -159,17 +175,19 @@ class _Neighbours:
             known, transform = self._fit_known(list(vocabulary))  # (V, F)
             # (F, V), laid out once for the products of every search
             known = known.T.tocsr() if hasattr(known, "tocsr") else known.T.copy()
-            self._known = (len(vocabulary), known, transform, {})
-        _, known, transform, memo = self._known
+            self._known = (len(vocabulary), known, transform, {}, list(vocabulary))
+        _, known, transform, memo, words = self._known
         unseen = list(unseen)
         if threshold is not None:  # not the kind's own: nothing remembered
-            return _search(unseen, known, transform, threshold)
+            return _search(unseen, known, transform, threshold, words, self.guard)
         # the words already read are remembered (a service meets the same new
         # words again and again), at most MEMO_SIZE of them
         found = [memo.get(word) for word in unseen]
         todo = [word for word, id_ in zip(unseen, found, strict=True) if id_ is None]
         if todo:
-            ids = _search(todo, known, transform, self.threshold).tolist()
+            ids = _search(
+                todo, known, transform, self.threshold, words, self.guard
+            ).tolist()
             new = dict(zip(todo, ids, strict=True))
             if len(memo) + len(new) > MEMO_SIZE:
                 memo.clear()
@@ -251,12 +269,17 @@ class SpellingNeighbours(_Neighbours):
         return known, transform
 
     def to_state(self) -> dict:
-        return {"kind": self.kind, "min_n": self.min_n, "max_n": self.max_n}
+        return {
+            "kind": self.kind,
+            "min_n": self.min_n,
+            "max_n": self.max_n,
+            "guard": self.guard,
+        }
 
     @classmethod
     def from_state(cls, state) -> SpellingNeighbours:
         _check_state(state, {"kind", "min_n", "max_n"})
-        return cls(state["min_n"], state["max_n"])
+        return cls(state["min_n"], state["max_n"], state.get("guard"))
 
 
 class NgramTable(_Neighbours):
@@ -277,8 +300,10 @@ class NgramTable(_Neighbours):
     kind = "vectors"
     threshold = MIN_VECTORS
 
-    def __init__(self, min_n: int, max_n: int, buckets: int, rows, vectors):
-        super().__init__(min_n, max_n)
+    def __init__(
+        self, min_n: int, max_n: int, buckets: int, rows, vectors, guard=GUARD
+    ):
+        super().__init__(min_n, max_n, guard)
         self.buckets = buckets
         self.rows = np.asarray(rows, dtype=np.int64)
         self.vectors = np.asarray(vectors, dtype=np.float16)
@@ -342,6 +367,7 @@ class NgramTable(_Neighbours):
             "dim": int(self.vectors.shape[1]),
             "rows": _encode(self.rows.astype("<i4")),
             "vectors": _encode(self.vectors.astype("<f2")),
+            "guard": self.guard,
         }
 
     @classmethod
@@ -394,8 +420,15 @@ def neighbours_from_state(state) -> SpellingNeighbours | NgramTable:
 
 
 def _check_state(state, keys: set) -> None:
-    if not isinstance(state, dict) or set(state) != keys:
-        raise ValueError(f"the unseen-word state must have the keys {sorted(keys)}")
+    """``state`` has ``keys`` and perhaps ``"guard"`` (earlier versions wrote
+    none: they read with none), each valid."""
+    if not isinstance(state, dict) or set(state) - {"guard"} != keys:
+        raise ValueError(
+            f"the unseen-word state must have the keys {sorted(keys)} (and "
+            "perhaps 'guard')"
+        )
+    if state.get("guard") not in GUARDS:
+        raise ValueError(f"the unseen-word state's 'guard' must be one of {GUARDS}")
     min_n, max_n = state["min_n"], state["max_n"]
     if not (_is_int(min_n, 1, LONGEST_NGRAM) and _is_int(max_n, 1, LONGEST_NGRAM)) or (
         min_n > max_n
@@ -403,9 +436,12 @@ def _check_state(state, keys: set) -> None:
         raise ValueError(f"the n-grams need 1 <= min_n <= max_n <= {LONGEST_NGRAM}")
 
 
-def _search(unseen: list[str], known, transform, threshold: float) -> np.ndarray:
-    """The vocabulary word (column of ``known``, (F, V)) nearest to each of
-    ``unseen`` (through ``transform``), or the unknown id where none is
+def _search(
+    unseen: list[str], known, transform, threshold: float, vocabulary, guard=None
+) -> np.ndarray:
+    """The vocabulary word (column of ``known``, (F, V); its words
+    ``vocabulary``) nearest to each of ``unseen`` (through ``transform``) that
+    ``guard`` allows (:data:`GUARDS`), or the unknown id where none is
     ``threshold`` alike.
 
     Words are compared a block at a time, the block's similarities at most
@@ -414,13 +450,56 @@ def _search(unseen: list[str], known, transform, threshold: float) -> np.ndarray
     ids = np.full(len(unseen), OOV_ID, dtype=np.int64)
     step = int(min(1024, max(1, MAX_BLOCK // max(known.shape[1], 1))))
     for lo in range(0, len(unseen), step):
-        queries = transform(unseen[lo : lo + step])  # (b, F)
+        block = unseen[lo : lo + step]
+        queries = transform(block)  # (b, F)
         sims = queries @ known  # (b, V), sparse for the spelling
         best = np.asarray(sims.argmax(axis=1)).ravel()  # (b,)
         value = np.asarray(sims[np.arange(len(best)), best]).ravel()  # (b,)
+        barred = _barred(block, vocabulary, best, guard)  # (b,) bool
+        if barred.any():  # the next nearest, for those words alone
+            rows = np.flatnonzero(barred)  # (r,)
+            some = sims[rows]  # (r, V), dense (r <= b: bounded as the block)
+            some = some.toarray() if hasattr(some, "toarray") else np.array(some)
+            for _ in range(GUARD_TRIES):
+                left = np.flatnonzero(barred[rows])  # positions in rows still barred
+                if not len(left):
+                    break
+                words = rows[left]
+                some[left, best[words]] = -np.inf
+                best[words] = some[left].argmax(axis=1)
+                value[words] = some[left, best[words]]
+                barred[words] = _barred(
+                    [block[k] for k in words], vocabulary, best[words], guard
+                )
+            value[barred] = -np.inf  # still barred: the unknown token
         good = value >= threshold
         ids[lo : lo + step][good] = best[good]
     return ids
+
+
+def _barred(words: list[str], vocabulary, ids: np.ndarray, guard) -> np.ndarray:
+    """(n,) bool: whether ``guard`` bars reading each word as the vocabulary
+    word of its id (:data:`GUARDS`)."""
+    if guard is None:
+        return np.zeros(len(words), dtype=bool)
+    rule = _prefixed if guard == "prefix" else _other_initial
+    pairs = zip(words, ids.tolist(), strict=True)
+    return np.array([rule(word, vocabulary[i]) for word, i in pairs], dtype=bool)
+
+
+def _prefixed(word: str, other: str) -> bool:
+    """One word is the other with :data:`MIN_PREFIX` or more letters in front."""
+    short, long = sorted((word, other), key=len)
+    return len(long) - len(short) >= MIN_PREFIX and long.endswith(short)
+
+
+def _other_initial(word: str, other: str) -> bool:
+    """The words begin with other letters (case and accents aside)."""
+    return _initial(word) != _initial(other)
+
+
+def _initial(word: str) -> str:
+    return unicodedata.normalize("NFD", word[:1].casefold())[:1]
 
 
 def _unit_rows(matrix):
