@@ -90,6 +90,13 @@ def test_a_guard_keeps_a_word_from_its_negation_and_its_rhymes():
     # a model file of earlier versions has no guard: it reads as it did
     old = {"kind": "spelling", "min_n": 3, "max_n": 6}
     assert neighbours_from_state(old).guard is None
+    state = SpellingNeighbours(guard="initial").__getstate__()  # and a pickle's
+    del state["guard"]
+    unpickled = SpellingNeighbours.__new__(SpellingNeighbours)
+    unpickled.__dict__.update(state)
+    assert unpickled.guard is None and read(None) == [
+        vocabulary[i] for i in unpickled.nearest(words, vocabulary)
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -153,6 +153,7 @@ class _Neighbours:
 
     kind: str
     threshold: float
+    guard = None  # (what a pickle of earlier versions, which has none, reads by)
 
     def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N, guard=GUARD):
         self.min_n, self.max_n = min_n, max_n
