@@ -377,7 +377,10 @@ NOTE = (
     "SemEval-2014's restaurant terms as written; one test sentence came in "
     "with other punctuation (2 of the test's 1,120 pairs, unlabelled). "
     "Sentences are now compared without punctuation, spacing and case "
-    "(11,239 pairs). "
+    "(11,239 pairs), as in the rows with copies of them: 5,893 flipped copies "
+    "(the opinion next to a term reversed, each copy with all its sentence's "
+    "terms), and as many negated ones (\"not\" before it), which the teacher "
+    "labels too. "
     'The test columns and the suite choose nothing. "MiniLM: epoch by '
     'accuracy" is void: without early stopping no score selects the epoch '
     "kept, so its runs are the no-copies row's to the bit. LSTM: the learned "

@@ -170,6 +170,12 @@ def run(candidate: str, data: str, seed: int) -> dict:
         if guard is not None:
             out["val_changed"] = int(np.sum(val != plain[0]))
             out["test_changed"] = int(np.sum(test != plain[1]))
+            out.update(
+                pair_scores(np.asarray(plain[0]), X_val, y_val, "unguarded_val_")
+            )
+            out.update(
+                pair_scores(np.asarray(plain[1]), X_test, y_test, "unguarded_test_")
+            )
         out.update(
             best_epoch=clf.best_epoch_,
             val_unseen=unseen_share(clf, X_val),
