@@ -379,7 +379,7 @@ NOTE = (
     "Sentences are now compared without punctuation, spacing and case "
     "(11,239 pairs), as in the rows with copies of them: 5,893 flipped copies "
     "(the opinion next to a term reversed, each copy with all its sentence's "
-    "terms), and as many negated ones (\"not\" before it), which the teacher "
+    'terms), and as many negated ones ("not" before it), which the teacher '
     "labels too. "
     'The test columns and the suite choose nothing. "MiniLM: epoch by '
     'accuracy" is void: without early stopping no score selects the epoch '

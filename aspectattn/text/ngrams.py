@@ -64,7 +64,7 @@ SPELLING_BUCKETS = 2**24
 MAX_BLOCK = 2**22
 #: How many unseen words a model remembers having read (then it starts afresh).
 MEMO_SIZE = 2**16
-#: Which vocabulary words an unseen word may never be read as, whatever their
+#: Which vocabulary words an unseen word is never read as, whatever their
 #: n-grams share (``guard``): ``"prefix"``, a word it holds after two or more
 #: letters put in front, or that holds it so; ``"initial"``, a word that does
 #: not begin with its letter (compared without case and accents); None, none.
@@ -73,9 +73,12 @@ MEMO_SIZE = 2**16
 #: mostly a rhyme (``sailed`` -> ``failed``), where an inflection -- what the
 #: fallback is for -- changes the ending. The next nearest word is taken instead
 #: (of the :data:`GUARD_TRIES` nearest), else the unknown token. ``GUARD``: what
-#: new models read with (a model file of earlier versions reads as it did).
+#: new models read by spelling with, chosen on the languages benchmark's
+#: validation split (``benchmarks/languages.py``; the n-gram vectors were not
+#: measured with one and keep none); a model file of earlier versions reads as
+#: it did.
 GUARDS = (None, "prefix", "initial")
-GUARD = None
+GUARD = "initial"
 GUARD_TRIES = 3
 MIN_PREFIX = 2
 #: Bounds on what a model file may declare.
@@ -155,7 +158,7 @@ class _Neighbours:
     threshold: float
     guard = None  # (what a pickle of earlier versions, which has none, reads by)
 
-    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N, guard=GUARD):
+    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N, guard=None):
         self.min_n, self.max_n = min_n, max_n
         self.guard = guard  # one of GUARDS
         self._known = None  # what nearest() compares with, made on first use
@@ -213,12 +216,15 @@ class _Neighbours:
 class SpellingNeighbours(_Neighbours):
     """Words compared by their character n-grams, each weighted by its inverse
     frequency among the vocabulary's words (so a shared stem counts for more
-    than a shared ending). Its state is two numbers: the vocabulary is the rest.
+    than a shared ending). Its state is two numbers and the guard: the
+    vocabulary is the rest.
 
     Parameters
     ----------
     min_n, max_n : int
         The n-gram lengths, in code points.
+    guard : {"initial", "prefix"} or None, default=:data:`GUARD`
+        The vocabulary words a word is never read as (:data:`GUARDS`).
 
     Examples
     --------
@@ -231,6 +237,9 @@ class SpellingNeighbours(_Neighbours):
 
     kind = "spelling"
     threshold = MIN_SPELLING
+
+    def __init__(self, min_n: int = MIN_N, max_n: int = MAX_N, guard=GUARD):
+        super().__init__(min_n, max_n, guard)
 
     def _fit_known(self, vocabulary):
         from scipy import sparse
@@ -296,14 +305,14 @@ class NgramTable(_Neighbours):
         The buckets kept.
     vectors : (K, D) float16
         Their vectors.
+    guard : {"initial", "prefix"} or None, default=None
+        The vocabulary words a word is never read as (:data:`GUARDS`).
     """
 
     kind = "vectors"
     threshold = MIN_VECTORS
 
-    def __init__(
-        self, min_n: int, max_n: int, buckets: int, rows, vectors, guard=GUARD
-    ):
+    def __init__(self, min_n: int, max_n: int, buckets: int, rows, vectors, guard=None):
         super().__init__(min_n, max_n, guard)
         self.buckets = buckets
         self.rows = np.asarray(rows, dtype=np.int64)
