@@ -20,7 +20,7 @@ from importlib import import_module
 
 from .._output import exit_on_sigterm
 from ..exceptions import AspectAttnError
-from ._common import CLIError, Progress, check_encoding
+from ._common import CLIError, Progress, check_encoding, first_line
 from .train import _FINAL_STATES
 
 __all__ = ["main", "build_parser", "commands", "CLIError", "Progress", "_FINAL_STATES"]
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     except (CLIError, AspectAttnError, ValueError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):
             return _quiet_broken_pipe()
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        message = first_line(exc)
         print(
             f"aspectattn {args.command}: error: {_in_flag_words(message)}",
             file=sys.stderr,

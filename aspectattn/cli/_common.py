@@ -41,6 +41,13 @@ def check_encoding(name: str) -> None:
         ) from None
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its repr when it has none): what
+    the command line shows of an error from a library."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)
+
+
 def _read_text(path: Path, encoding: str) -> str:
     """The file's text; a clear error naming the file and the encoding."""
     try:
@@ -71,13 +78,13 @@ def _read_table(
     """Rows of a CSV/JSONL/Parquet file as (texts, aspects or None, labels or
     None). ``text_col``: the text's column, or names to try in turn (the first
     the file has is read)."""
+    names = (text_col,) if isinstance(text_col, str) else tuple(text_col)
     if path.suffix.lower() == ".parquet":
         rows = _parquet_rows(path)
     else:
-        rows = _text_rows(path, text_col, aspect_col, encoding)
+        rows = _text_rows(path, names[0], aspect_col, encoding)
     if not rows:
         raise CLIError(f"{path} has no rows")
-    names = (text_col,) if isinstance(text_col, str) else tuple(text_col)
     text_col = next((c for c in names if c in rows[0]), names[0])
     needed = [text_col] + ([aspect_col] if need_aspect else [])
     for n, row in enumerate(rows, 1):
@@ -107,15 +114,14 @@ def _parquet_rows(path: Path) -> list[dict]:
     try:
         return pq.read_table(path).to_pylist()
     except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        raise CLIError(f"{path} could not be read as Parquet: {message}") from None
+        raise CLIError(
+            f"{path} could not be read as Parquet: {first_line(exc)}"
+        ) from None
 
 
-def _text_rows(path: Path, text_col, aspect_col: str, encoding: str) -> list[dict]:
+def _text_rows(path: Path, text_col: str, aspect_col: str, encoding: str) -> list:
     """The rows of a CSV or JSON Lines file, as dicts (``text_col`` and
     ``aspect_col`` name the keys expected, for the message)."""
-    if not isinstance(text_col, str):
-        text_col = text_col[0]
     text = _read_text(path, encoding)
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
         rows = []

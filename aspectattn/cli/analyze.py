@@ -14,6 +14,7 @@ from ._common import (
     CLIError,
     add_model_options,
     check_outputs,
+    first_line,
     is_detector,
     language_code,
     load_model,
@@ -115,8 +116,7 @@ def _review_chunks(path: Path, args, columns=None):
             f"unknown text encoding {args.encoding!r} (--encoding)"
         ) from None
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        raise CLIError(f"{path} could not be read: {message}") from None
+        raise CLIError(f"{path} could not be read: {first_line(exc)}") from None
 
 
 class _TableWriter:

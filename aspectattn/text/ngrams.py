@@ -176,10 +176,11 @@ class _Neighbours:
         (default: the kind's own). The first two vocabulary entries (padding,
         unknown) are never chosen."""
         if self._known is None or self._known[0] != len(vocabulary):
-            known, transform = self._fit_known(list(vocabulary))  # (V, F)
+            words = list(vocabulary)
+            known, transform = self._fit_known(words)  # (V, F)
             # (F, V), laid out once for the products of every search
             known = known.T.tocsr() if hasattr(known, "tocsr") else known.T.copy()
-            self._known = (len(vocabulary), known, transform, {}, list(vocabulary))
+            self._known = (len(words), known, transform, {}, words)
         _, known, transform, memo, words = self._known
         unseen = list(unseen)
         if threshold is not None:  # not the kind's own: nothing remembered
