@@ -654,6 +654,8 @@ def test_train_learns_from_the_sentence_table_analyze_writes(
               "--epochs", "1", "--quiet"]  # fmt: skip
     common += ["--teacher", workdir / "model.aam"]
     n_labelled = len(make_pairs(200, seed=0, single_share=0.4)[0])  # train.csv
+    n_xml = 40
+    _write_category_xml(tmp_path / "t.xml", n_xml)
     for table in ("sentences.csv", "sentences.parquet"):
         run("analyze", "reviews.csv", "--model", "detector.aam", "--out",
             "report.html", "--table", table, cwd=tmp_path)  # fmt: skip
@@ -661,8 +663,27 @@ def test_train_learns_from_the_sentence_table_analyze_writes(
                      "--unlabelled", table, *common, cwd=tmp_path)  # fmt: skip
         summary = json.loads(result.stdout.strip().splitlines()[-1])
         read = pd.read_csv if table.endswith(".csv") else pd.read_parquet
-        n_rows = len(read(tmp_path / table))
-        assert n_rows >= 2 and summary["pairs"] == n_labelled + n_rows
+        frame = read(tmp_path / table)
+        assert len(frame) >= 2 and summary["pairs"] == n_labelled + len(frame)
+        # a detector student learns from its distinct sentences (the aspect
+        # column is the analysis's answer, not a label: the teacher labels them)
+        result = run("train", "t.xml", "--detector", "--out", "sd.aam",
+                     "--teacher", "detector.aam", "--unlabelled", table, *common[:-2],
+                     cwd=tmp_path)  # fmt: skip
+        n_sentences = frame["sentence"].nunique()
+        assert json.loads(result.stdout.strip().splitlines()[-1])["sentences"] == (
+            n_xml + n_sentences
+        )
+        # predict with a detector refuses the table (pairs), Parquet as CSV
+        bad = run("predict", "detector.aam", table, "--text-column", "sentence",
+                  cwd=tmp_path, check=False)  # fmt: skip
+        assert bad.returncode == 2 and "has an 'aspect' column" in bad.stderr
+    # and reads the sentences of a Parquet file without one
+    sentences = ["The soup was bland.", "The staff was lovely.", "The soup was bland."]
+    pd.DataFrame({"text": sentences}).to_parquet(tmp_path / "s.parquet")
+    out = run("predict", "detector.aam", "s.parquet", cwd=tmp_path).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["text"] for r in rows] == sentences[:2]
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 not parquet")
     bad = run("train", workdir / "train.csv", "--out", "b.aam", "--unlabelled",
               "broken.parquet", *common, cwd=tmp_path, check=False)  # fmt: skip

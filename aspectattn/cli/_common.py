@@ -65,6 +65,10 @@ def _read_text(path: Path, encoding: str) -> str:
 #: The column of ``aspectattn analyze``'s sentence table that holds the
 #: sentence: ``train --unlabelled`` reads it where a file has no --text-column.
 ANALYSIS_TEXT_COLUMN = "sentence"
+#: The suffixes of JSON Lines files, read and written one JSON object a line.
+JSON_LINES_SUFFIXES = (".jsonl", ".json", ".ndjson")
+#: The suffixes of the tables read by column (:func:`_read_table`).
+TABLE_SUFFIXES = (".csv", *JSON_LINES_SUFFIXES, ".parquet")
 
 
 def _read_table(
@@ -123,7 +127,7 @@ def _text_rows(path: Path, text_col: str, aspect_col: str, encoding: str) -> lis
     """The rows of a CSV or JSON Lines file, as dicts (``text_col`` and
     ``aspect_col`` name the keys expected, for the message)."""
     text = _read_text(path, encoding)
-    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+    if path.suffix.lower() in JSON_LINES_SUFFIXES:
         rows = []
         for n, line in enumerate(file_lines(text), 1):
             if not line.strip():
@@ -390,7 +394,7 @@ def _write_rows(rows: list[dict], out: str | None) -> None:
         writer.writerows(rows)
         return
     with output_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
-        if Path(out).suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        if Path(out).suffix.lower() in JSON_LINES_SUFFIXES:
             for row in rows:
                 f.write(json.dumps(row) + "\n")
         else:

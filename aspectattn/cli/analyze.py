@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..reviews.mentions import check_min_probability
 from ._common import (
+    JSON_LINES_SUFFIXES,
     CLIError,
     add_model_options,
     check_outputs,
@@ -100,7 +101,7 @@ def _review_chunks(path: Path, args, columns=None):
     kwargs = dict(chunksize=args.chunk_size, encoding=args.encoding)
     wanted = None if columns is None else set(columns)
     try:
-        if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        if path.suffix.lower() in JSON_LINES_SUFFIXES:
             reader = pd.read_json(path, lines=True, dtype=False, **kwargs)
         else:
             reader = pd.read_csv(

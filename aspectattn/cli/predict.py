@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ._common import (
     APC_SUFFIXES,
+    TABLE_SUFFIXES,
     CLIError,
     Progress,
     _chunks,
@@ -32,7 +33,8 @@ def add_arguments(p) -> None:
     p.add_argument("model", help="model file (.aam)")
     p.add_argument(
         "data",
-        help="CSV/JSONL/XML of pairs; with --aspects also a text file of sentences",
+        help="CSV/JSONL/Parquet/XML of pairs; with --aspects or a detector also "
+        "a text file of sentences",
     )
     p.add_argument(
         "--aspects",
@@ -43,12 +45,15 @@ def add_arguments(p) -> None:
     add_data_options(p, "test")
 
 
-def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
+def _sentences(
+    source: str, args, refuse_aspects: bool = False, text_columns: tuple = ()
+) -> list[str]:
     """The distinct sentences of whatever ``train`` reads -- a data-set name, a
-    SemEval/MAMS XML file, a three-line APC file, a CSV/JSONL file -- or of a
-    text file (one a line). ``refuse_aspects``: a CSV/JSONL file of pairs (an
-    aspect column) is an error, not read as sentences with the aspects silently
-    dropped."""
+    SemEval/MAMS XML file, a three-line APC file, a CSV/JSONL/Parquet file -- or
+    of a text file (one a line). ``refuse_aspects``: a table of pairs (an aspect
+    column) is an error, not read as sentences with the aspects silently
+    dropped. ``text_columns``: the columns a table's text may be in where it
+    lacks ``args.text_column``, tried in turn."""
     from .. import datasets
     from ..datasets.apc import PLACEHOLDER
 
@@ -64,10 +69,10 @@ def _sentences(source: str, args, refuse_aspects: bool = False) -> list[str]:
         return list(dict.fromkeys(texts))
     path = Path(source)
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".jsonl", ".json", ".ndjson"):
+    if suffix in TABLE_SUFFIXES:
         texts, aspects, _ = _read_table(
             path,
-            args.text_column,
+            (args.text_column, *text_columns),
             args.aspect_column,
             args.label_column,
             need_aspect=False,

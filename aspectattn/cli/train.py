@@ -161,8 +161,8 @@ def _distillation_options(p) -> None:
         metavar="FILE",
         help="pairs with no labels (a data-set name or a file, as DATA, or the "
         "sentence table of aspectattn analyze; labels in it are ignored; with "
-        "--detector: sentences, a text file or a CSV/JSONL "
-        "text column) that the model learns from the teacher alone; needs "
+        "--detector: sentences, a text file or a table's text column, the "
+        "analysis table's too) that the model learns from the teacher alone; needs "
         "--teacher",
     )
     p.add_argument(
@@ -235,7 +235,11 @@ def _training_data(args) -> tuple:
 
             from .predict import _sentences
 
-            X_u = _sentences(args.unlabelled, args, refuse_aspects=True)
+            # a table's aspect column (analyze's answers) is no label: the
+            # teacher labels every category of these sentences
+            X_u = _sentences(
+                args.unlabelled, args, text_columns=(ANALYSIS_TEXT_COLUMN,)
+            )
             unlabelled = pd.DataFrame(-1, index=range(len(X_u)), columns=y.columns)
             X, y = [*X, *X_u], pd.concat([y, unlabelled], ignore_index=True)
         return X, y, n_labelled
