@@ -32,7 +32,10 @@ def prepare_model(config: ModelConfig, data, seed, rng):
     texts, aspects, aspect_type = data.texts, data.aspects, data.aspect_type
     categories, n_classes = data.categories, len(data.labels)
     encoder = get_encoder(config.encoder)  # an unknown name is an error
-    if "words" in ENCODER_GROUPS[config.encoder]:
+    # an encoder of words (not a checkpoint's sub-words): the parameters that
+    # need "words" apply to it (params.TABLE, one source with the warnings)
+    reads_words = "words" in ENCODER_GROUPS[config.encoder]
+    if reads_words:
         pipeline, built, init, coverage = _word_pipeline(
             config, encoder, texts, aspects, aspect_type, categories, seed, rng
         )
@@ -56,10 +59,8 @@ def prepare_model(config: ModelConfig, data, seed, rng):
         module_config.update(
             final_state=config.final_state if attention else True,
             position_weighting=config.position_weighting if attention else "none",
-            position_dropout=0.0
-            if config.encoder == "pretrained"
-            else config.position_dropout,
-            term_marker=config.term_marker and config.encoder != "pretrained",
+            position_dropout=config.position_dropout if reads_words else 0.0,
+            term_marker=config.term_marker and reads_words,
             term_query=config.term_query if attention else "vectors",
         )
     return pipeline, module_config, init, coverage

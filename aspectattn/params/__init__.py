@@ -404,15 +404,12 @@ class _ModelConfigMethods(_Config):
     def encoder_sees_aspect(self, aspect_type: str) -> bool:
         """Whether the encoder's input depends on the aspect (each pair is then its
         own encoder pass): the aspect in every word, as a second segment, or the
-        term's tokens flagged."""
+        term's tokens flagged (options whose needs the encoder meets)."""
+        groups = ENCODER_GROUPS[self.encoder]
         return (
             self.variant != "at"
-            or (self.encoder == "pretrained" and self.pretrained_input == "pair")
-            or (
-                aspect_type == "term"
-                and self.term_marker
-                and self.encoder != "pretrained"
-            )
+            or ("pretrained" in groups and self.pretrained_input == "pair")
+            or (aspect_type == "term" and self.term_marker and "words" in groups)
         )
 
 
