@@ -27,8 +27,9 @@ split from it) and scores:
   sentence has aspects that disagree, the ARS of the test probes, and the
   behavioural suite's MFT / INV / DIR (:mod:`aspectattn.evaluation.suite`).
 
-``--vocabulary`` splits the LSTM's suite MFT by whether the fitting sentences
-hold every opinion word of an item (reported: it chooses nothing).
+``--vocabulary`` splits the suite MFT of the LSTM (and of MiniLM, its teacher)
+by whether the fitting sentences hold every opinion word of an item (reported:
+it chooses nothing).
 
 The rule, per tier, one setting for every data set (a default is one setting):
 of the candidates whose mean validation accuracy is, on each data set, within one
@@ -740,7 +741,7 @@ VOCABULARY_TESTS = tuple(test for test, kind in TESTS.items() if kind == "MFT")
 
 
 def vocabulary_run(candidate: str, data: str, seed: int) -> dict:
-    """Where the LSTM's suite MFT is lost: its items by whether every opinion
+    """Where a model's suite MFT is lost: its items by whether every opinion
     word of the suite's lexicon in the sentence occurs in the fitting sentences
     ("seen") or not, and by test."""
     tier, extra = VOCABULARY_CANDIDATES[candidate]

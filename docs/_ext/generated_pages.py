@@ -44,7 +44,7 @@ RESULTS = {
         "behaviour",
     ),
     "behaviour_vocabulary": (
-        "Aspect-level behaviour: the opinion words the LSTM never read",
+        "Aspect-level behaviour: the opinion words a model never read",
         "behaviour",
     ),
     "speed": ("Speed", "speed"),
