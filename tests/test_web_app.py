@@ -286,3 +286,25 @@ def test_an_extractor_needs_a_term_classifier(extractor_app, detector, tmp_path)
         web_app.create_app(
             str(folder / "terms.aam"), extractor_path=str(folder / "terms.aam")
         )
+
+
+def test_an_extracted_terms_answer_is_bounded_by_the_term_not_the_text(extractor_app):
+    """A 200 kB text of 40,000 words yields up to 256 terms (what the extractor
+    reads); each answers its own words and a window of context, not the whole
+    text: the answer was 112 MB."""
+    from aspectattn.extraction.reading import CONTEXT_WORDS
+
+    client, _, _ = extractor_app
+    text = "soup and " * 20_000
+    response = client.post("/analyze", json={"texts": [text]})
+    assert response.status_code == 200
+    found = response.get_json()["results"][0]
+    assert found, "the extractor finds the repeated term"
+    assert all(len(f["tokens"]) <= 2 * CONTEXT_WORDS + 1 for f in found)
+    assert len(response.data) < 100 * len(found) * (2 * CONTEXT_WORDS + 1)
+    for f in found:  # the window holds the term, highlighted
+        start, end = f["span"]
+        assert text[start:end] == f["term"]
+        assert [t for t, w in zip(f["tokens"], f["weights"], strict=True) if w] == [
+            f["term"]
+        ]

@@ -22,10 +22,19 @@ from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
 from .words import O, decode, word_offsets
 
-__all__ = ["read_terms", "classify_terms", "analyzed_terms", "PREDICT_BATCH"]
+__all__ = [
+    "read_terms",
+    "classify_terms",
+    "analyzed_terms",
+    "PREDICT_BATCH",
+    "CONTEXT_WORDS",
+]
 
 #: Texts per prediction (or validation) batch.
 PREDICT_BATCH = 256
+
+#: Words of context either side of a term in :func:`analyzed_terms`'s ``tokens``.
+CONTEXT_WORDS = 12
 
 #: ``tag_proba(tokens (B, T), lengths (B,), chars (U, W), char_index (B, T)) ->
 #: (B, T, K)`` float probabilities of the tags (O, B, I) of every token.
@@ -168,22 +177,31 @@ def analyzed_terms(
     term's group, ``names(term)``: :class:`~aspectattn.extraction.aspects.AspectNames`),
     ``label``, ``probability``, ``mention_probability`` (the extractor's span
     score; terms below ``min_probability`` are left out), and ``tokens`` and
-    ``weights`` -- the text's words, weight 1 on the term's (the report
-    highlights them)."""
+    ``weights`` -- the term's words with up to :data:`CONTEXT_WORDS` words of
+    the text on either side, weight ``1 / n`` on the term's ``n`` words and 0
+    on the others (the report highlights them). Each term's answer is bounded
+    by its own length, not by its text's: a text of 40,000 words with 256
+    terms answers 256 short windows, not 256 copies of the text."""
     from ..reviews.mentions import check_min_probability
 
     check_min_probability(min_probability)
     out = []
     for text, terms in zip(texts, predicted, strict=True):
+        if not terms:
+            out.append([])
+            continue
         words = np.asarray(word_offsets(text, names.language), dtype=np.int64)
-        words = words.reshape(-1, 2)
-        tokens = [text[a:b] for a, b in words]
+        words = words.reshape(-1, 2)  # (n_words, 2) character spans
         entries = []
         for term in terms:
             if term["score"] < min_probability:
                 continue
             start, end = term["span"]
-            inside = (words[:, 0] < end) & (words[:, 1] > start)
+            hit = np.flatnonzero((words[:, 0] < end) & (words[:, 1] > start))
+            first = max(int(hit[0]) - CONTEXT_WORDS, 0) if len(hit) else 0
+            last = int(hit[-1]) + 1 + CONTEXT_WORDS if len(hit) else 0
+            window = words[first:last]  # (n_window, 2)
+            inside = (window[:, 0] < end) & (window[:, 1] > start)
             entries.append(
                 {
                     "text": text,
@@ -193,7 +211,7 @@ def analyzed_terms(
                     "label": term["polarity"],
                     "probability": term["probability"],
                     "mention_probability": term["score"],
-                    "tokens": tokens,
+                    "tokens": [text[a:b] for a, b in window],
                     "weights": inside / max(int(inside.sum()), 1),
                 }
             )

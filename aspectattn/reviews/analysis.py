@@ -247,7 +247,9 @@ def _group_ids(values) -> np.ndarray:
 
 def _row(entry: dict, review: int, sentence_id: int) -> tuple:
     weights = np.asarray(entry["weights"], dtype=np.float64)
+    # the most weighted words, none of weight 0 (a term's context words)
     top = np.argsort(-weights, kind="stable")[:_TOP_WORDS]
+    top = top[weights[top] > 0] if (weights > 0).any() else top
     return (
         review,
         sentence_id,
