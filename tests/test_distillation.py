@@ -1,7 +1,8 @@
 """Distillation (``DistilledClassifier``): the loss, the teacher's probabilities,
 and the meta-estimator's contract -- an unfitted teacher cloned and fitted on the
 training side, a fitted one used as it is, never saved with the student,
-unlabelled pairs (``-1``) learned from the teacher alone and refused without one;
+unlabelled pairs (``-1``) learned from the teacher alone (without one, ``-1`` is a
+class like any other);
 and the ``teacher=`` of earlier releases."""
 
 from __future__ import annotations
@@ -162,10 +163,18 @@ def test_a_teachers_bad_probabilities_are_a_clear_error(proba, message):
 
 
 # --------------------------------------------------------------- the estimator
-def test_unlabelled_pairs_are_refused_without_a_teacher():
+def test_minus_one_is_a_class_without_a_teacher_and_none_is_missing():
+    """-1 marks a pair unlabelled only for a teacher to label (DistilledClassifier,
+    as SelfTrainingClassifier): a plain classifier takes it as any label, as
+    scikit-learn's classifiers do; None stays a missing label."""
     X, y = _data()
-    y[3] = -1
-    with pytest.raises(InputError, match=r"unlabelled \(first: label 3;.*teacher"):
+    y_int = np.array([{"positive": 1, "negative": -1}[v] for v in y])
+    clf = AspectAttentionClassifier(**FAST).fit(X, y_int)
+    assert clf.classes_.tolist() == [-1, 1]
+    assert set(clf.predict(X).tolist()) <= {-1, 1}
+    y = list(y)
+    y[3] = None
+    with pytest.raises(InputError, match=r"Label 3 is missing"):
         AspectAttentionClassifier(**FAST).fit(X, y)
 
 
@@ -459,8 +468,9 @@ def test_detector_minus_one_rows_beside_a_0_1_table_are_an_error():
         DistilledClassifier(
             AspectCategoryClassifier(**FAST), AspectCategoryClassifier(**FAST)
         ).fit(texts, Y)
-    with pytest.raises(InputError, match="If -1 is one of your labels"):
-        AspectCategoryClassifier(**FAST).fit(texts, Y)
+    # without a teacher -1 is a label like 0 and 1
+    detector = AspectCategoryClassifier(**FAST).fit(texts, Y)
+    assert "-1" in detector.classes_[0].tolist()  # (the table's cells as text)
 
 
 def test_detector_learns_unlabelled_texts_from_its_teacher():

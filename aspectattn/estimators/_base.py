@@ -595,25 +595,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         soft = self._teacher_targets(teacher, data, teaching.temperature)
         return replace(data, teacher=soft)
 
-    def _refuse_unlabelled(
-        self, labelled: np.ndarray, teaching, name, unit, locator, mark, hint=""
-    ) -> None:
-        """Without a teacher (``teaching`` None), unlabelled samples
-        (``labelled`` False) are an error that names the first: ``name`` of the
-        labels (``"y"``), ``unit`` what a sample is (``"pairs"``), ``locator``
-        what locates it (``"label"``), ``mark`` how one is marked unlabelled,
-        ``hint`` a closing sentence."""
-        if teaching is not None:
-            return
-        raise InputError(
-            f"{name} marks {int((~labelled).sum())} of {len(labelled)} {unit} as "
-            f"unlabelled (first: {locator} {int(np.argmin(labelled))}; {mark}, "
-            "scikit-learn's mark for semi-supervised learning); fit learns from "
-            "them only with a teacher that labels them: "
-            f"DistilledClassifier({type(self).__name__}(...), teacher=...). Remove "
-            f"them, or give a teacher.{hint}"
-        )
-
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
         """``(X, y)`` that fits the teacher on the given ``rows``."""
         raise NotImplementedError

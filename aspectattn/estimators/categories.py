@@ -342,16 +342,6 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
-            self._refuse_unlabelled(
-                labelled,
-                teaching,
-                "Y",
-                "texts",
-                "row",
-                "-1 in every column",
-                " (If -1 is one of your labels, e.g. -1/0/1 polarities, map the "
-                "labels to others, such as strings.)",
-            )
             unlabelled = (
                 [t for t, k in zip(texts, labelled, strict=True) if not k],
                 [],
@@ -607,10 +597,13 @@ def _check_table(Y, n_texts: int, not_mentioned):
 
 def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
     """Rows (texts) that are ``-1`` in every column: unlabelled, as in
-    :mod:`sklearn.semi_supervised` -- unless ``-1`` is also a label (a cell of a
-    row with other values: an integer-coded table, ``-1`` negative), where they
-    are labels as any, and with a ``teacher`` ambiguous: an error; so are they
-    where ``-1`` may be a label (:func:`check_minus_one_marks`)."""
+    :mod:`sklearn.semi_supervised`, where a ``teacher`` labels them (without
+    one, ``-1`` is a label like any other) -- unless ``-1`` is also a label (a
+    cell of a row with other values: an integer-coded table, ``-1`` negative),
+    which is ambiguous: an error; so are they where ``-1`` may be a label
+    (:func:`check_minus_one_marks`)."""
+    if teacher is None:
+        return np.zeros(len(table), dtype=bool)
     minus_one = np.zeros(table.shape, dtype=bool)
     for index, value in np.ndenumerate(table):
         minus_one[index] = (

@@ -26,6 +26,7 @@ from .. import params as P
 from .._validation import (
     _is_missing,
     category_ids,
+    check_labels,
     check_pairs,
     check_partial_labels,
     check_texts,
@@ -386,19 +387,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         texts, aspects, feature_names, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
         )
-        labels, labelled = check_partial_labels(y, len(texts))
         unlabelled = None
+        if teaching is None:  # -1 is a class like any other (None: missing)
+            labels = check_labels(y, len(texts))
+            labelled = np.ones(len(texts), dtype=bool)
+        else:  # -1, None or NaN: a pair for the teacher to label
+            labels, labelled = check_partial_labels(y, len(texts))
         if not labelled.all():
-            self._refuse_unlabelled(
-                labelled,
-                teaching,
-                "y",
-                "pairs",
-                "label",
-                "-1, None or NaN",
-                " (If -1 is one of your classes, e.g. -1/0/1 polarities, map the "
-                "labels to others, such as strings.)",
-            )
             if not labelled.any():
                 raise InputError(
                     f"y labels none of the {len(labelled)} pairs; fit needs "
