@@ -174,6 +174,13 @@ def module_from_tensors(build, tensors: dict[str, torch.Tensor]) -> torch.nn.Mod
     buffers outside its state dict (position ids), its sizes now the file's."""
     with torch.device("meta"):
         module = build()
+    expected = module.state_dict()
+    for name, tensor in tensors.items():  # (a float64 weight fails at predict)
+        if name in expected and tensor.dtype != expected[name].dtype:
+            raise ValueError(
+                f"the tensor {name!r} is {tensor.dtype}, not the module's "
+                f"{expected[name].dtype}"
+            )
     module.load_state_dict(tensors, assign=True)  # strict: every name and shape
     if any(t.is_meta for t in module.buffers()):
         with torch.random.fork_rng(devices=[]):

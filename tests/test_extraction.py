@@ -449,6 +449,33 @@ def test_the_model_file_keeps_predictions_and_checks_what_it_reads(fitted, tmp_p
         payload["tensors"]["embedding.weight"] = torch.zeros(len(table) + 1, 16)
 
     broken(bigger_table)
+    # loaded, then failing at predict (or get_params lying) before
+    broken(edit("params", device="meta"))
+    broken(edit("params", hidden_size=99999))  # over a 16-wide module
+
+    def float64_weight(payload):
+        tensors = payload["tensors"]
+        tensors["embedding.weight"] = tensors["embedding.weight"].double()
+
+    broken(float64_weight)
+
+
+def test_a_bad_device_is_refused_and_never_moves_the_fitted_module(fitted):
+    """`device="meta"` moved the parameters to meta for good (every later predict
+    failed); any device is checked as the classifiers check it."""
+    from sklearn.base import clone
+
+    extractor = clone(fitted).set_params(device="cpu")
+    extractor.__dict__.update({k: v for k, v in vars(fitted).items() if k[-1] == "_"})
+    expected = fitted.predict(NEW_TEXTS)
+    for device in ("meta", "garbage", "cuda:x"):
+        with pytest.raises(ValueError, match="'device' parameter of AspectTermExt"):
+            extractor.set_params(device=device).predict(NEW_TEXTS)
+        assert extractor.set_params(device="cpu").predict(NEW_TEXTS) == expected
+    with pytest.raises(ValueError, match="'device' parameter"):
+        AspectTermExtractor(device="meta").fit(*make_sentences(10))
+    with pytest.raises(ValueError, match="'lr' parameter"):
+        AspectTermExtractor(lr=float("inf")).fit(*make_sentences(10))
 
 
 def test_the_language_is_read_from_the_texts_unless_set():
@@ -612,6 +639,7 @@ def test_the_pipeline_is_one_model_file(pipeline, fitted, sentences, tmp_path):
     broken(swap, "unknown estimator")
     broken(lambda m, t: t.update(stray=t["extractor.embedding.weight"]), "belongs")
     broken(lambda m, t: m["params"].update(aspect_names={"a": 1}), "aspect_names")
+    broken(lambda m, t: m["params"].update(aspect_names=["a"]), "aspect_names")
     broken(lambda m, t: m["fitted"].pop("classifier"), "extractor and classifier")
     broken(lambda m, t: m["fitted"]["extractor"]["fitted"].update(x=1), "keys")
     with pytest.raises(TypeError, match="own estimators"):
@@ -621,3 +649,34 @@ def test_the_pipeline_is_one_model_file(pipeline, fitted, sentences, tmp_path):
             fitted, DummyClassifier().fit([[0]], ["positive"])
         )
         save(odd, tmp_path / "odd.aam")
+
+
+def test_bad_aspect_names_are_refused_before_a_file_is_written(pipeline, tmp_path):
+    """`{"pasta": 5}` analysed and saved, and the file then failed to load (a good
+    file replaced by an unloadable one); a list failed with an AttributeError."""
+    save(pipeline, tmp_path / "good.aam")
+    before = (tmp_path / "good.aam").read_bytes()
+    for names in ({"soup": 5}, ["soup"], {"": "dishes"}):
+        with pytest.raises(InputError, match="aspect_names"):
+            AspectSentimentPipeline.from_fitted(
+                pipeline.extractor_, pipeline.classifier_, aspect_names=names
+            )
+        odd = clone(pipeline).set_params(aspect_names=names)
+        vars(odd).update({k: v for k, v in vars(pipeline).items() if k[-1] == "_"})
+        with pytest.raises(InputError, match="aspect_names"):
+            odd.analyze(NEW_TEXTS)
+        with pytest.raises(InputError, match="aspect_names"):
+            save(odd, tmp_path / "good.aam")
+        with pytest.raises(InputError, match="aspect_names"):
+            odd.fit(["The soup was fine."], [[(4, 8, "positive")]])
+    assert (tmp_path / "good.aam").read_bytes() == before
+
+
+def test_a_terms_top_words_are_its_own(pipeline):
+    """The analysis's top words of an extracted term: the term's words, not the
+    text's first words at weight 0 ("The soup was" for "soup")."""
+    from aspectattn.reviews import iter_analysis
+
+    pytest.importorskip("pandas")
+    [table] = iter_analysis(["The soup was bland. The waiter was kind."], pipeline)
+    assert len(table) and (table["top_words"] == table["aspect"]).all()

@@ -126,9 +126,10 @@ def _default_aspect_size(config, encoder, embedding_dim: int) -> int:
 
 def _pretrained_pipeline(config, aspect_type, categories):
     """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.text.subwords`)."""
-    from ..nn.encoders.pretrained import read_checkpoint_dir
+    from ..nn.encoders.pretrained import check_max_len, read_checkpoint_dir
 
     pretrained_config, files, weights = read_checkpoint_dir(config.pretrained_model)
+    check_max_len(config.max_len, pretrained_config)
     pipeline = SubwordPipeline.from_tokenizer_files(
         files, config.max_len, config.pretrained_input == "pair"
     )

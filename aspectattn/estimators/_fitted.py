@@ -161,9 +161,15 @@ class FittedState:
         fitted["classes_"] = cls._loaded_classes(fitted["classes_"], fitted["aspects_"])
         estimator._set_fitted(**fitted)
         if isinstance(estimator.text_pipeline_, SubwordPipeline):
+            from ..nn.encoders.pretrained import check_max_len
+
             n_ids = len(estimator.text_pipeline_.tokenizer._get())
             if n_ids > estimator.module_.embedding.num_embeddings:
                 raise ValueError("the tokenizer has more ids than the model embeds")
+            check_max_len(
+                estimator.text_pipeline_.max_len,
+                config["encoder_config"]["pretrained_config"],
+            )
         return estimator
 
     @classmethod

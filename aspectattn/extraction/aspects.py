@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import re
 
+from .._validation import _short
+from ..exceptions import InputError
 from ..text.tokens import Tokenizer
 
-__all__ = ["aspect_key", "AspectNames", "opens_sentence"]
+__all__ = ["aspect_key", "AspectNames", "opens_sentence", "check_aspect_names"]
 
 _SPACES = re.compile(r"\s+")
 #: English endings that are not a plural's ``s``.
@@ -61,6 +63,40 @@ def aspect_key(
 def opens_sentence(text: str, start: int) -> bool:
     """Whether no letter or digit of ``text`` comes before ``start``."""
     return not any(c.isalnum() for c in text[:start])
+
+
+#: Entries of an ``aspect_names`` table, at most (a model file holds it).
+MAX_ASPECT_NAMES = 1_000_000
+
+
+def check_aspect_names(names, what: str = "aspect_names") -> dict | None:
+    """``names`` (None, or a dict of non-empty str terms to non-empty str aspect
+    names), checked: the same rule for a pipeline's parameter, its model file
+    and the ONNX runtime's.
+
+    Raises
+    ------
+    InputError
+        Anything else, naming the first bad entry.
+    """
+    if names is None:
+        return None
+    if not isinstance(names, dict):
+        raise InputError(
+            f"{what} must be None or a dict of terms to aspect names, e.g. "
+            f"{{'battery': 'battery life'}}; got a {type(names).__name__}."
+        )
+    if len(names) > MAX_ASPECT_NAMES:
+        raise InputError(f"{what} has more than {MAX_ASPECT_NAMES:,} entries.")
+    for term, name in names.items():
+        if not (isinstance(term, str) and term.strip()) or not (
+            isinstance(name, str) and name.strip()
+        ):
+            raise InputError(
+                f"{what} must map terms (non-empty strings) to aspect names "
+                f"(non-empty strings); got {_short(term)}: {_short(name)}."
+            )
+    return names
 
 
 class AspectNames:

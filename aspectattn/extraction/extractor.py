@@ -16,7 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import persistence
@@ -34,7 +34,8 @@ from ..engine.training import held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
 from ..exceptions import InputError
 from ..nn.tagger import PretrainedTagger, TermTagger
-from ..params._constraints import JSONObject, Matching
+from ..params._constraints import Interval, JSONObject, Matching, validate_params
+from ..params._core import DEVICE_DESCRIPTION, DEVICE_RE
 from ..params.components import component_for_prefix, split_flat
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
@@ -189,7 +190,9 @@ class AspectTermExtractor(BaseEstimator):
             StrOptions({"auto"}),
             Matching(LANGUAGE_CODE, ("en",), "an ISO 639 code"),
         ],
-        "device": [str],
+        "device": [
+            Matching(DEVICE_RE, ("auto", "cpu", "cuda", "mps"), DEVICE_DESCRIPTION)
+        ],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -435,6 +438,9 @@ class AspectTermExtractor(BaseEstimator):
         """
         check_is_fitted(self, "module_")
         texts = check_texts(X, "X")
+        # (set_params after fit is not validated: a bad device never moves the
+        # fitted module)
+        validate_params(self, {"device": self._parameter_constraints["device"]})
         device = resolve_device(self.device)
         try:
             return read_terms(
@@ -537,12 +543,25 @@ class AspectTermExtractor(BaseEstimator):
         n_characters = self.inputs_.n_characters
         if n_characters and tensors["char_embedding.weight"].shape[0] != n_characters:
             raise ValueError("the character table does not match the characters")
+        hidden_size = tensors["forward_lstm.weight_hh_l0"].shape[1]
+        # the parameters say what the tensors are: get_params never lies
+        encoder = self._encoder()
+        if self.resolved_params_["hidden_size"] != hidden_size:
+            raise ValueError(
+                f"the encoder's hidden_size ({encoder.hidden_size!r}) does not "
+                f"match its tensors ({hidden_size} units)"
+            )
+        if encoder.embedding_dim not in (None, embedding_dim):
+            raise ValueError(
+                f"the encoder's embedding_dim ({encoder.embedding_dim!r}) does not "
+                f"match its tensors ({embedding_dim})"
+            )
         return _Build(
             TermTagger,
             vocab_size=vocab_size,
             embedding_dim=embedding_dim,
             n_characters=n_characters,
-            hidden_size=tensors["forward_lstm.weight_hh_l0"].shape[1],
+            hidden_size=hidden_size,
             dropout=self.resolved_params_["dropout"],
         )
 

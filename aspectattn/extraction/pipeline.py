@@ -10,7 +10,7 @@ from .. import persistence
 from .._validation import check_texts
 from ..exceptions import InputError
 from ..reviews.mentions import check_min_probability
-from .aspects import AspectNames
+from .aspects import AspectNames, check_aspect_names
 from .extractor import AspectTermExtractor
 from .metrics import check_spans, span_f1
 from .reading import analyzed_terms, classify_terms
@@ -84,6 +84,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
 
         check_is_fitted(extractor)
         check_is_fitted(classifier)
+        check_aspect_names(aspect_names)
         pipeline = cls(
             FrozenEstimator(extractor), FrozenEstimator(classifier), aspect_names
         )
@@ -107,6 +108,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
+        check_aspect_names(self.aspect_names)
         texts = check_texts(X, "X")
         spans = check_spans(y, texts)
         if any(len(s) != 3 for terms in spans for s in terms):
@@ -166,6 +168,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         ``weights`` -- the text's words, weight 1 on the term's (the report
         highlights them)."""
         check_min_probability(min_probability)  # (before any prediction)
+        check_aspect_names(self.aspect_names)
         check_is_fitted(self, "classifier_")
         texts = check_texts(X, "X")
         return analyzed_terms(
@@ -202,6 +205,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
 
     def _fitted_state(self) -> dict:
         """Each part's description (:func:`aspectattn.persistence.describe`)."""
+        check_aspect_names(self.aspect_names)  # (a file load would refuse)
         return {
             name: persistence.describe(part) for name, part in self._parts().items()
         }
@@ -224,13 +228,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
             params[name] is not None for name in cls._PARTS
         ):
             raise ValueError("a pipeline's parameters are its parts and aspect_names")
-        names = params["aspect_names"]
-        if names is not None and not (
-            isinstance(names, dict)
-            and len(names) <= 1_000_000
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
-        ):
-            raise ValueError("aspect_names must map terms to aspect names")
+        names = check_aspect_names(params["aspect_names"])
         if not isinstance(state, dict) or set(state) != set(cls._PARTS):
             raise ValueError(
                 "a pipeline's fitted state is its extractor and classifier"

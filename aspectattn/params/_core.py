@@ -133,3 +133,6 @@ UNSEEN_WORDS = ("spelling", "vectors")
 #: Word vectors trained with gensim on the fitting texts.
 TRAINABLE_VECTORS = ("word2vec", "fasttext")
 DEVICE_RE = re.compile(r"auto|cpu|mps|cuda(:\d{1,2})?")
+#: What the estimators' ``device`` parameter accepts (the classifiers', the
+#: detector's and the extractor's: one rule).
+DEVICE_DESCRIPTION = "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"

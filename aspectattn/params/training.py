@@ -10,6 +10,7 @@ import numpy as np
 
 from ._constraints import HasMethods, Interval, Matching, StrOptions
 from ._core import (
+    DEVICE_DESCRIPTION,
     DEVICE_RE,
     OPTIMIZERS,
     QUANTIZE_OPTIONS,
@@ -230,13 +231,7 @@ PARAMS = [
     Param(
         "device",
         "auto",
-        [
-            Matching(
-                DEVICE_RE,
-                ("auto", "cpu", "cuda", "mps"),
-                "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'",
-            )
-        ],
+        [Matching(DEVICE_RE, ("auto", "cpu", "cuda", "mps"), DEVICE_DESCRIPTION)],
         "training",
         "torch device",
         type="str",

@@ -38,7 +38,7 @@ import numpy as np
 from .._fields import _labels, _strings, open_regular
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
-from ..extraction.aspects import AspectNames
+from ..extraction.aspects import AspectNames, check_aspect_names
 from ..extraction.inputs import inputs_from_state
 from ..extraction.metrics import check_spans, span_f1
 from ..extraction.reading import analyzed_terms, classify_terms, read_terms
@@ -578,7 +578,7 @@ class OnnxSentimentPipeline:
             )
         self.extractor = extractor
         self.classifier = classifier
-        self.names = AspectNames(aspect_names, extractor.language_)
+        self.names = AspectNames(check_aspect_names(aspect_names), extractor.language_)
 
     @property
     def classes_(self) -> np.ndarray:

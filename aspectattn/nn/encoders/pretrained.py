@@ -16,7 +16,12 @@ from ...params._constraints import Interval, JSONObject
 from ...text.subwords import _SPECIAL, _quiet, _transformers
 from ..ops import length_mask
 
-__all__ = ["PretrainedEncoder", "read_checkpoint_dir"]
+__all__ = [
+    "PretrainedEncoder",
+    "read_checkpoint_dir",
+    "checkpoint_positions",
+    "check_max_len",
+]
 
 #: A parameter of layer i of the checkpoint: ``...layer.<i>.`` in its name.
 _LAYER_RE = re.compile(r"\blayers?\.(\d+)\.")
@@ -177,6 +182,38 @@ class PretrainedEncoder(nn.Module):
         finally:
             self.model.set_attn_implementation(self.attention_implementation)
         return list(maps)
+
+
+#: Families whose position ids start after the padding id (``padding_idx + 1``):
+#: their ``max_position_embeddings`` counts positions no token takes.
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer")
+
+
+def checkpoint_positions(pretrained_config: dict) -> int | None:
+    """The most tokens (special tokens included) the checkpoint reads in one
+    sequence: its ``max_position_embeddings`` (less the ids RoBERTa's family
+    skips); None where it embeds no absolute position (DeBERTa's relative
+    attention without ``position_biased_input``)."""
+    config = _checkpoint_config(pretrained_config)
+    if getattr(config, "position_biased_input", True) is False:
+        return None
+    positions = getattr(config, "max_position_embeddings", None)
+    if not isinstance(positions, int) or isinstance(positions, bool):
+        return None
+    if getattr(config, "model_type", "") in _OFFSET_POSITIONS:
+        positions -= (getattr(config, "pad_token_id", None) or 0) + 1
+    return max(positions, 1)
+
+
+def check_max_len(max_len: int, pretrained_config: dict) -> None:
+    """Refuse a ``max_len`` longer than the checkpoint reads: a longer text
+    would fail at prediction, not at fit (positions past the table's end)."""
+    positions = checkpoint_positions(pretrained_config)
+    if positions is not None and max_len > positions:
+        raise ValueError(
+            f"max_len={max_len} is more tokens than the checkpoint reads "
+            f"({positions} positions); set max_len <= {positions}."
+        )
 
 
 def _checkpoint_config(pretrained_config: dict):
