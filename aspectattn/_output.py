@@ -5,12 +5,15 @@ a plain ``open(path, "w")`` would give (torch-free).
 onto the target when the block ends without an error and removed when it fails or
 is interrupted (``KeyboardInterrupt``, and SIGTERM once the command line has turned
 it into :class:`SystemExit`), so a full disk or a killed run never leaves a
-half-written file, nor destroys the good one it was replacing.
+half-written file, nor destroys the good one it was replacing. A pipe or a
+character device (a FIFO, ``/dev/stdout``) is written through instead: it is
+never replaced by a regular file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
@@ -19,7 +22,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["output_path", "creation_mode", "exit_on_sigterm"]
+__all__ = ["output_path", "written_through", "creation_mode", "exit_on_sigterm"]
 
 
 def _umask() -> int:
@@ -48,17 +51,51 @@ def creation_mode(path: Path) -> int:
     return 0o666 & ~_umask()
 
 
+def written_through(path) -> bool:
+    """Whether ``path`` is a pipe or a character device (``/dev/stdout``, a
+    FIFO, ``/dev/null``), which is written to as it is: renaming a file over it
+    would replace it. False for a regular file or a path that does not exist.
+
+    Raises
+    ------
+    OSError
+        ``path`` is a directory, a socket or a block device: nothing is written
+        to those.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISREG(mode):
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return True
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory; give a file name", path)
+    kind = "a socket" if stat.S_ISSOCK(mode) else "a block device"
+    raise OSError(errno.EINVAL, f"is {kind}, not a file to write to", str(path))
+
+
 @contextlib.contextmanager
 def output_path(path):
     """A temporary path beside ``path`` to write to, renamed to ``path`` (with
     :func:`creation_mode`) when the block ends without an error, removed when it
-    does not."""
+    does not; ``path`` itself where it is a pipe or a character device
+    (:func:`written_through`), which is written to, never replaced."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(
-        dir=path.parent if str(path.parent) else ".",
-        prefix=f".{path.name}.",
-        suffix=".tmp" + path.suffix,
-    )
+    if written_through(path):
+        yield path
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=path.parent if str(path.parent) else ".",
+            prefix=f".{path.name}.",
+            suffix=".tmp" + path.suffix,
+        )
+    except OSError as exc:  # the target's name, not the temporary file's
+        raise type(exc)(
+            exc.errno, f"cannot write there ({exc.strerror})", str(path)
+        ) from None
     os.close(fd)
     try:
         yield Path(tmp)

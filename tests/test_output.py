@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -117,3 +118,42 @@ def test_output_path_renames_only_a_whole_file(tmp_path):
     with output_path(target) as tmp:
         tmp.write_text("whole")
     assert target.read_text() == "whole"
+
+
+def test_a_pipe_or_a_device_is_written_through_never_replaced(tmp_path):
+    """`--out` onto a FIFO or /dev/null writes to it; a socket is refused; the
+    node stays what it was (it was renamed over, a regular file in its place)."""
+    import socket
+    import threading
+
+    from aspectattn._output import written_through
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    with output_path(fifo) as tmp:
+        assert tmp == fifo
+        tmp.write_text("a,b\n")
+    reader.join(10)
+    assert got == ["a,b\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with output_path("/dev/null") as tmp:
+        Path(tmp).write_text("x")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(tmp_path / "s"))
+        with pytest.raises(OSError, match="socket"):
+            written_through(tmp_path / "s")
+    finally:
+        sock.close()
+    assert written_through(tmp_path / "missing") is False
+
+
+def test_an_unwritable_directory_names_the_output_not_a_temporary_file(tmp_path):
+    target = tmp_path / "no" / "such" / "model.aam"
+    with pytest.raises(OSError) as info:
+        with output_path(target):
+            pass
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)

@@ -28,6 +28,9 @@ class Dataset:
         The name of its category table for the detector
         (:func:`~aspectattn.datasets.fetch_category_table`); None for terms.
     description : str
+    always_spans : bool
+        Its items carry their terms' spans whatever ``load`` is asked (APC
+        files); otherwise ``fetch`` takes ``spans=``.
     """
 
     name: str
@@ -37,6 +40,7 @@ class Dataset:
     aspects: str = "category"
     table: str | None = None
     description: str = ""
+    always_spans: bool = False
 
     def _check_split(self, split: str) -> None:
         if split not in self.splits:
@@ -45,9 +49,12 @@ class Dataset:
                 f"{', '.join(self.splits)}); use --split {self.splits[-1]}"
             )
 
-    def load(self, split: str = "train"):
-        """``(X, y)`` of ``split``: ``(text, aspect)`` pairs and their labels."""
+    def load(self, split: str = "train", spans: bool = False):
+        """``(X, y)`` of ``split``: ``(text, aspect)`` pairs and their labels;
+        with ``spans``, each aspect term as ``(text, term, (start, end))``."""
         self._check_split(split)
+        if spans and self.aspects == "term" and not self.always_spans:
+            return self.fetch(subset=split, spans=True, **self.kwargs)
         return self.fetch(subset=split, **self.kwargs)
 
     def load_table(self, split: str = "train"):

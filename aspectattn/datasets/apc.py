@@ -151,5 +151,6 @@ for _language, _code in SEMEVAL2016_LANGUAGES.items():
             splits=("train", "test"),
             aspects="term",
             description=f"SemEval-2016 restaurants in {_language.title()}: terms",
+            always_spans=True,
         )
     )

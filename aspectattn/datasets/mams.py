@@ -13,19 +13,21 @@ def fetch_mams(
     data_home=None,
     download_if_missing: bool = True,
     as_frame: bool = False,
+    spans: bool = False,
 ):
     """MAMS (Jiang et al., 2019): every sentence has several aspects of different
     polarities.
 
     ``aspect="category"`` is MAMS-ACSA, ``"term"`` MAMS-ATSA. The ACSA and ATSA
     versions were split separately from one pool of sentences: when evaluating on
-    one version, train on that version only.
+    one version, train on that version only. See
+    :func:`~aspectattn.datasets.read_semeval2014` for ``as_frame`` and ``spans``.
     """
     _check_choice("aspect", aspect, {"category", "term"})
     _check_choice("subset", subset, {"train", "val"})
     folder = "mams_acsa" if aspect == "category" else "mams_atsa"
     path = _fetch_file(f"{folder}/{subset}.xml", data_home, download_if_missing)
-    return read_semeval2014(path, aspect, "drop", as_frame)
+    return read_semeval2014(path, aspect, "drop", as_frame, spans)
 
 
 register(

@@ -11,7 +11,7 @@ from ._registry import Dataset, register
 
 
 # --------------------------------------------------------------------------- readers
-def _finish(rows: list[tuple], as_frame: bool):
+def _finish(rows: list[tuple], as_frame: bool, spans: bool = False):
     if as_frame:
         try:
             import pandas as pd
@@ -20,11 +20,19 @@ def _finish(rows: list[tuple], as_frame: bool):
                 "as_frame=True needs pandas: pip install 'aspectattn[pandas]'"
             ) from exc
         return pd.DataFrame(rows, columns=list(_COLUMNS))
-    return [(r[0], r[1]) for r in rows], [r[2] for r in rows]
+    if spans:  # a term's place: (text, term, (start, end)); a category has none
+        X = [(r[0], r[1]) if r[4] is None else (r[0], r[1], (r[4], r[5])) for r in rows]
+    else:
+        X = [(r[0], r[1]) for r in rows]
+    return X, [r[2] for r in rows]
 
 
 def read_semeval2014(
-    path, aspect: str = "category", conflict: str = "drop", as_frame: bool = False
+    path,
+    aspect: str = "category",
+    conflict: str = "drop",
+    as_frame: bool = False,
+    spans: bool = False,
 ):
     """Read a SemEval-2014 Task 4 (or MAMS) XML file.
 
@@ -38,6 +46,10 @@ def read_semeval2014(
     as_frame : bool, default=False
         Return a pandas DataFrame with columns ``text, aspect, polarity,
         sentence_id, start, end`` (character offsets of terms; None for categories).
+    spans : bool, default=False
+        Give each aspect term with its place: ``(text, term, (start, end))``
+        items, which every pair classifier reads (a term that occurs twice is
+        then read where it was annotated, not at its first occurrence).
 
     Returns
     -------
@@ -66,11 +78,15 @@ def read_semeval2014(
                     None if end is None else int(end),
                 )
             )
-    return _finish(rows, as_frame)
+    return _finish(rows, as_frame, spans)
 
 
 def read_semeval2015(
-    path, aspect: str = "category", conflict: str = "drop", as_frame: bool = False
+    path,
+    aspect: str = "category",
+    conflict: str = "drop",
+    as_frame: bool = False,
+    spans: bool = False,
 ):
     """Read a SemEval-2015/2016 Task 12/5 XML file (``<Opinion>`` tuples).
 
@@ -86,6 +102,8 @@ def read_semeval2015(
         ``"term"``) uses explicit opinion targets (``target="NULL"`` skipped).
     conflict : {"drop", "keep"}, default="drop"
     as_frame : bool, default=False
+    spans : bool, default=False
+        Targets with their place, as :func:`read_semeval2014`.
 
     Returns
     -------
@@ -111,7 +129,7 @@ def read_semeval2015(
             if polarity == "conflict" and conflict == "drop":
                 continue
             rows.append((text, name, polarity, sentence.get("id"), start, end))
-    return _finish(rows, as_frame)
+    return _finish(rows, as_frame, spans)
 
 
 # -------------------------------------------------------------------------- fetchers
@@ -123,6 +141,7 @@ def fetch_semeval2014(
     data_home=None,
     download_if_missing: bool = True,
     as_frame: bool = False,
+    spans: bool = False,
 ):
     """SemEval-2014 Task 4 (Pontiki et al., 2014), restaurants or laptops.
 
@@ -131,8 +150,8 @@ def fetch_semeval2014(
     train pairs (2179 positive / 839 negative / 500 neutral) and 973 test pairs
     (657 / 222 / 94), the data of Wang et al. (2016). Laptops have aspect terms only.
 
-    See :func:`read_semeval2014` for ``aspect``, ``conflict`` and ``as_frame``, and
-    the module docstring for ``data_home``.
+    See :func:`read_semeval2014` for ``aspect``, ``conflict``, ``as_frame`` and
+    ``spans``, and the module docstring for ``data_home``.
 
     Examples
     --------
@@ -157,7 +176,7 @@ def fetch_semeval2014(
         ("laptops", "test"): "Laptops_Test_Gold.xml",
     }[domain, subset]
     path = _fetch_file(f"semeval2014_{domain}/{name}", data_home, download_if_missing)
-    return read_semeval2014(path, aspect, conflict, as_frame)
+    return read_semeval2014(path, aspect, conflict, as_frame, spans)
 
 
 def fetch_semeval2015(
@@ -167,10 +186,12 @@ def fetch_semeval2015(
     data_home=None,
     download_if_missing: bool = True,
     as_frame: bool = False,
+    spans: bool = False,
 ):
     """SemEval-2015 Task 12 restaurants (Pontiki et al., 2015).
 
-    See :func:`read_semeval2015` for ``aspect``, ``conflict`` and ``as_frame``.
+    See :func:`read_semeval2015` for ``aspect``, ``conflict``, ``as_frame`` and
+    ``spans``.
     """
     _check_choice("subset", subset, {"train", "test"})
     name = {
@@ -180,7 +201,7 @@ def fetch_semeval2015(
     path = _fetch_file(
         f"semeval2015_restaurants/{name}", data_home, download_if_missing
     )
-    return read_semeval2015(path, aspect, conflict, as_frame)
+    return read_semeval2015(path, aspect, conflict, as_frame, spans)
 
 
 register(
