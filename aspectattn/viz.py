@@ -235,12 +235,16 @@ def plot_history(history: Sequence[dict], path=None):
         )
     loss_ax.set(xlabel="epoch", ylabel="cross-entropy loss", title="Loss")
     loss_ax.legend()
-    for key, name in (("valid_acc", "accuracy"), ("valid_f1", "macro-F1")):
-        if key in history[0]:
-            score_ax.plot(epochs, [row[key] for row in history], "o-", label=name)
-    if "valid_acc" in history[0]:
-        best = max(history, key=lambda r: r["valid_acc"])
-        score_ax.axvline(best["epoch"], color="grey", ls=":", label="best accuracy")
+    # (a classifier's accuracy and macro-F1; an extractor's exact-span F1)
+    f1 = "macro-F1" if "valid_acc" in history[0] else "F1"
+    scores = [(k, n) for k, n in (("valid_acc", "accuracy"), ("valid_f1", f1))]
+    scores = [(k, n) for k, n in scores if k in history[0]]
+    for key, name in scores:
+        score_ax.plot(epochs, [row[key] for row in history], "o-", label=name)
+    if scores:
+        key, name = scores[0]
+        best = max(history, key=lambda r: r[key])
+        score_ax.axvline(best["epoch"], color="grey", ls=":", label=f"best {name}")
         score_ax.legend()
         score_ax.set(xlabel="epoch", title="Validation")
     else:

@@ -7,7 +7,8 @@ A small web service that answers aspect-sentiment requests::
     python examples/web_app.py --model model.aam --port 8000
 
 or, for reviews of any domain, an aspect term extractor with a classifier of
-aspect terms (the aspects are the terms it finds)::
+aspect terms (the aspects are the terms it finds), as two files or as one
+pipeline file (``--model pipeline.aam``)::
 
     aspectattn train semeval2014-laptops --extractor --out extractor.aam
     aspectattn train semeval2014-laptops --out terms.aam
@@ -138,16 +139,32 @@ def create_app(
     max_text_chars: int = MAX_TEXT_CHARS,
     extractor_path: str | None = None,
 ) -> Flask:
-    model = load(model_path)  # once, at start-up: a pair classifier or a detector
+    # once, at start-up: a pair classifier, a detector, or a pipeline (an
+    # extractor and its term classifier in one file)
+    model = load(model_path)
+    pipeline = model if isinstance(model, AspectSentimentPipeline) else None
+    if isinstance(model, AspectTermExtractor):
+        raise ValueError(
+            f"--model {model_path} is an aspect term extractor: pass it as "
+            "--extractor, with a classifier of aspect terms as --model"
+        )
+    if pipeline is not None:
+        if extractor_path is not None:
+            raise ValueError(
+                f"--model {model_path} holds a pipeline (an extractor and a "
+                "classifier): drop --extractor"
+            )
+        model = pipeline.classifier_  # /predict and /explain: its classifier
     detector = isinstance(model, AspectCategoryClassifier)
     classes = [str(c) for c in (model.classes_[0] if detector else model.classes_)]
     # what finds the aspects of a text: the detector, or the extractor with the
     # term classifier
-    analyzer = model if detector else None
+    analyzer = model if detector else pipeline
     # the reviews' language, for sentence splitting: the model's tokenizer's
     language = getattr(model.text_pipeline_.tokenizer, "language", "en")
     if extractor_path is not None:
         analyzer = _pipeline(model, load(extractor_path))
+    if analyzer is not None and not detector:
         language = analyzer.extractor_.language_
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_bytes
@@ -228,7 +245,7 @@ def create_app(
                 "classes": classes,
                 "aspects": [str(a) for a in model.aspects_],
                 "aspect_type": model.aspect_type_,
-                "extractor": extractor_path is not None,
+                "extractor": analyzer is not None and not detector,
             }
         )
 

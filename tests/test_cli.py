@@ -1283,3 +1283,183 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
     wrong = run("analyze", "reviews.csv", "--model", "pipeline.aam", "--extractor",
                 "ex.aam", "--out", "q.html", cwd=tmp_path, check=False)  # fmt: skip
     assert wrong.returncode == 2 and "drop --extractor" in wrong.stderr
+
+
+# -- every command on every kind of model ---------------------------------------
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory, detector):
+    """One model file of each kind, and the data each command reads: pairs of
+    categories, terms with their spans (XML), sentences, reviews, broken XML."""
+    from test_extraction import FAST_EXTRACTOR, make_sentences, term_pairs
+
+    from aspectattn import (
+        AspectAttentionClassifier,
+        AspectSentimentPipeline,
+        AspectTermExtractor,
+    )
+    from aspectattn.persistence import save
+
+    d = tmp_path_factory.mktemp("kinds")
+    texts, y = make_sentences(60, seed=0)
+    pairs, labels = term_pairs(texts, y)
+    fast = {**FAST, "max_epochs": 1}
+    extractor = AspectTermExtractor(**{**FAST_EXTRACTOR, "max_epochs": 2})
+    extractor.fit(texts, y)
+    terms = AspectAttentionClassifier(**fast).fit(pairs, labels)
+    save(extractor, d / "extractor.aam")
+    save(terms, d / "terms.aam")
+    save(AspectSentimentPipeline.from_fitted(extractor, terms), d / "pipeline.aam")
+    detector.save(d / "detector.aam")
+    X, yc = make_pairs(40, seed=0)
+    AspectAttentionClassifier(**fast).fit(X, yc).save(d / "categories.aam")
+    _write_csv(d / "pairs.csv", X, yc)
+    sentences = "".join(
+        f'<sentence id="{i}"><text>{t}</text><aspectTerms>'
+        + "".join(
+            f'<aspectTerm term="{t[a:b]}" polarity="{p}" from="{a}" to="{b}"/>'
+            for a, b, p in spans
+        )
+        + "</aspectTerms></sentence>"
+        for i, (t, spans) in enumerate(zip(texts[:20], y[:20], strict=True))
+    )
+    (d / "terms.xml").write_text(f"<sentences>{sentences}</sentences>")
+    (d / "bad.xml").write_text("<sentences><sentence><text>oops</sentence>")
+    (d / "s.txt").write_text("The soup was bland.\nThe waiter was kind.\n")
+    (d / "reviews.csv").write_text("text\nThe soup was bland. The host was kind.\n")
+    return d
+
+
+#: command -> its arguments after the model file (or the model's place).
+COMMANDS = {
+    "evaluate": ["evaluate", "{model}", "{data}"],
+    "evaluate broken XML": ["evaluate", "{model}", "bad.xml"],
+    "predict": ["predict", "{model}", "{data}", "--out", "out.csv"],
+    "predict --aspects": ["predict", "{model}", "s.txt", "--aspects", "food"],
+    "predict --quantize int8": ["predict", "{model}", "{data}", "--quantize", "int8"],
+    "explain": ["explain", "{model}", "{pairs}", "--limit", "2"],
+    "export": ["export", "{model}", "exported"],
+    "check": ["check", "{model}", "--domains", "restaurants"],
+    "analyze": ["analyze", "reviews.csv", "--model", "{model}", "--out", "r.html"],
+}
+#: kind -> (model file, its data, its pairs); then the cells that refuse, with
+#: what the one line says (every other cell works).
+KINDS = {
+    "categories": ("categories.aam", "pairs.csv", "pairs.csv"),
+    "terms": ("terms.aam", "terms.xml", "terms.xml"),
+    "detector": ("detector.aam", "s.txt", "pairs.csv"),
+    "extractor": ("extractor.aam", "terms.xml", "terms.xml"),
+    "pipeline": ("pipeline.aam", "terms.xml", "terms.xml"),
+}
+REFUSED = {
+    ("categories", "analyze"): "is a pair classifier; analyze needs",
+    ("terms", "predict --aspects"): "does not occur in its text",
+    ("terms", "analyze"): "is a pair classifier; analyze needs",
+    ("detector", "evaluate"): "the category detector reads",
+    ("detector", "explain"): "this model is a category detector",
+    ("extractor", "predict --aspects"): "finds each sentence's aspect terms",
+    ("extractor", "predict --quantize int8"): "has no int8 form",
+    ("extractor", "explain"): "is an aspect term extractor, which gives no pol",
+    ("extractor", "check"): "is an aspect term extractor, which gives no pol",
+    ("extractor", "analyze"): "give it as --extractor",
+    ("pipeline", "predict --aspects"): "finds each sentence's aspect terms",
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_command_on_every_kind_works_or_says_why_not_in_one_line(kinds, kind):
+    """The table the README's command list promises: a command either works on
+    a model file, or exits 2 with one line that says why -- never a traceback,
+    and never a flag ignored in silence."""
+    import shutil
+
+    model, data, pairs = KINDS[kind]
+    for command, args in COMMANDS.items():
+        shutil.rmtree(kinds / "exported", ignore_errors=True)
+        argv = [a.format(model=model, data=data, pairs=pairs) for a in args]
+        result = run(*argv, cwd=kinds, check=False)
+        lines = result.stderr.strip().splitlines()
+        if "broken XML" in command:
+            assert result.returncode == 2, (kind, command)
+            assert lines[-1].endswith("bad.xml is not well-formed XML (mismatched"
+                                      " tag: line 1, column 33)"), lines  # fmt: skip
+        elif (kind, command) in REFUSED:
+            assert result.returncode == 2, (kind, command, result.stdout[-300:])
+            errors = [ln for ln in lines if "error:" in ln]
+            assert len(errors) == 1 and REFUSED[kind, command] in errors[0], lines
+        else:
+            assert result.returncode == 0, (kind, command, lines[-3:])
+        assert "Traceback" not in result.stderr
+
+
+def test_a_web_app_serves_a_pipeline_file_and_refuses_an_extractor(kinds):
+    import importlib.util
+
+    pytest.importorskip("flask")
+    example = Path(__file__).resolve().parents[1] / "examples" / "web_app.py"
+    spec = importlib.util.spec_from_file_location("web_app_kinds", example)
+    web_app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_app)
+    client = web_app.create_app(str(kinds / "pipeline.aam")).test_client()
+    assert client.get("/health").get_json()["extractor"] is True
+    from aspectattn.persistence import load
+
+    text = "The soup was bland. The waiter was kind."
+    answer = client.post("/analyze", json={"texts": [text]})
+    found = load(kinds / "pipeline.aam").analyze([text])[0]
+    assert answer.status_code == 200
+    assert [a["term"] for a in answer.get_json()["results"][0]] == [
+        f["term"] for f in found
+    ]
+    with pytest.raises(ValueError, match="pass it as --extractor"):
+        web_app.create_app(str(kinds / "extractor.aam"))
+
+
+def test_train_extractor_reads_its_flags_or_refuses_them(kinds):
+    """--history-plot is drawn, --unlabelled and --validation-fraction 0 refused
+    (they were ignored, 0 became 0.1), pairs without spans named as such, an
+    output that cannot be written refused before training."""
+    base = ["train", "terms.xml", "--extractor", "--epochs", "1", "--quiet"]
+    base += ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    run(*base, "--out", "e.aam", "--history-plot", "h.png", cwd=kinds)
+    assert (kinds / "h.png").stat().st_size > 0
+    for extra, says in [
+        (["--unlabelled", "s.txt"], "no --unlabelled"),
+        (["--validation-fraction", "0"], "--validation-fraction must be above 0"),
+    ]:
+        bad = run(*base, "--out", "x.aam", *extra, cwd=kinds, check=False)
+        assert bad.returncode == 2 and says in bad.stderr
+    bad = run(*base[:1], "pairs.csv", *base[2:], "--out", "x.aam", cwd=kinds,
+              check=False)  # fmt: skip
+    assert bad.returncode == 2 and "not a file of sentences with their" in bad.stderr
+    bad = run(*base, "--out", "/proc/x.aam", cwd=kinds, check=False)
+    assert bad.returncode == 2 and "cannot be written" in bad.stderr
+    assert "epoch" not in bad.stderr  # refused before training
+
+
+def test_check_scores_the_probes_of_a_file_as_the_api_does(kinds):
+    """`check --probes` read the data as pairs without spans, which dropped the
+    probes that reverse a term's opinion (RevTgt, RevNon) in silence and
+    inflated ARS; it now reads every span the data has."""
+    from aspectattn.datasets import read_semeval2014
+    from aspectattn.evaluation import aspect_robustness_score
+    from aspectattn.persistence import load
+
+    out = run("check", "terms.aam", "--domains", "restaurants", "--probes",
+              "terms.xml", "--json", cwd=kinds).stdout  # fmt: skip
+    X, y = read_semeval2014(kinds / "terms.xml", "term", spans=True)
+    assert all(len(item) == 3 for item in X)
+    api = aspect_robustness_score(load(kinds / "terms.aam"), X, y)
+    assert json.loads(out)["probes"] == api
+    assert api["n_RevTgt"] > 0 and api["n_RevNon"] > 0
+
+
+def test_a_table_with_start_and_end_columns_gives_the_terms_places(kinds, tmp_path):
+    from aspectattn.cli._common import CLIError, _read_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("text,aspect,start,end\nsoup and soup,soup,9,13\nno term,x,,\n")
+    *_, spans = _read_table(path, "text", "aspect", "label")
+    assert spans == [(9, 13), None]
+    path.write_text("text,aspect,start,end\nsoup,soup,-1,4\n")
+    with pytest.raises(CLIError, match=r"row 1 has start='-1'"):
+        _read_table(path, "text", "aspect", "label")

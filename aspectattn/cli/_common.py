@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 from numbers import Integral
@@ -19,7 +20,7 @@ import numpy as np
 
 from .. import params as P
 from .._fields import file_lines, open_regular
-from .._output import output_path
+from .._output import output_path, written_through
 from ..params._constraints import Interval, StrOptions
 from ..text.languages import LANGUAGE_CODE
 
@@ -80,8 +81,10 @@ def _read_table(
     encoding: str = "utf-8-sig",
 ):
     """Rows of a CSV/JSONL/Parquet file as (texts, aspects or None, labels or
-    None). ``text_col``: the text's column, or names to try in turn (the first
-    the file has is read)."""
+    None, spans or None). ``text_col``: the text's column, or names to try in
+    turn (the first the file has is read). ``spans``: where the file has both
+    :data:`SPAN_COLUMNS`, each row's term span ``(start, end)`` (None where
+    both cells are empty), checked as character offsets."""
     names = (text_col,) if isinstance(text_col, str) else tuple(text_col)
     if path.suffix.lower() == ".parquet":
         rows = _parquet_rows(path)
@@ -102,7 +105,37 @@ def _read_table(
     texts = [r[text_col] for r in rows]
     aspects = [r.get(aspect_col) for r in rows] if aspect_col in columns else None
     labels = [r.get(label_col) for r in rows] if label_col in columns else None
-    return texts, aspects, labels
+    spans = None
+    if aspects is not None and set(SPAN_COLUMNS) <= columns:
+        spans = [_row_span(path, n, row) for n, row in enumerate(rows, 1)]
+    return texts, aspects, labels, spans
+
+
+#: The columns of a table that hold an aspect term's character span, as
+#: :func:`aspectattn.datasets.read_semeval2014`'s frames name them.
+SPAN_COLUMNS = ("start", "end")
+
+
+def _row_span(path: Path, n: int, row: dict) -> tuple[int, int] | None:
+    """Row ``n``'s term span from its :data:`SPAN_COLUMNS` (None: both empty);
+    the classifier then checks it against the text and the term."""
+    cells = [row.get(c) for c in SPAN_COLUMNS]
+    if all(c is None or c == "" for c in cells):
+        return None
+    out = []
+    for name, cell in zip(SPAN_COLUMNS, cells, strict=True):
+        if isinstance(cell, str) and cell.strip().isascii() and cell.strip().isdigit():
+            cell = int(cell.strip())
+        elif isinstance(cell, float) and cell.is_integer():
+            cell = int(cell)
+        if not isinstance(cell, int) or isinstance(cell, bool) or cell < 0:
+            raise CLIError(
+                f"{path}: row {n} has {name}={cell!r}; a term's {name} must be a "
+                "character offset (a whole number >= 0), or both start and end "
+                "empty"
+            )
+        out.append(cell)
+    return out[0], out[1]
 
 
 def _parquet_rows(path: Path) -> list[dict]:
@@ -173,7 +206,9 @@ def load_data(
     if aspect_type is None and args.aspect_type != "auto":
         aspect_type = args.aspect_type
     if source in datasets.DATASETS:
-        return datasets.DATASETS[source].load(args.split)
+        # aspect terms with their spans, as the API reads them: the probes that
+        # reverse a term's opinion need its place
+        return datasets.DATASETS[source].load(args.split, spans=True)
     path = Path(source)
     if not path.is_file():
         raise CLIError(
@@ -190,10 +225,10 @@ def load_data(
         try:
             if "<Opinion " in text:
                 X, y = datasets.read_semeval2015(
-                    path, "target" if aspect == "term" else "category"
+                    path, "target" if aspect == "term" else "category", spans=True
                 )
             else:
-                X, y = datasets.read_semeval2014(path, aspect)
+                X, y = datasets.read_semeval2014(path, aspect, spans=True)
         except ET.ParseError as exc:
             raise CLIError(f"{path} is not well-formed XML ({exc})") from None
         if not X:
@@ -201,7 +236,7 @@ def load_data(
         return X, y
     if path.suffix.lower() in APC_SUFFIXES:  # PyABSA's three-line format
         return datasets.read_apc(path, encoding=args.encoding)
-    texts, aspects, labels = _read_table(
+    texts, aspects, labels, spans = _read_table(
         path,
         (args.text_column, *text_columns),
         args.aspect_column,
@@ -213,7 +248,13 @@ def load_data(
             f"{path} has no {args.label_column!r} column; labels are "
             "needed here (or set --label-column)"
         )
-    return list(zip(texts, aspects, strict=True)), labels
+    if spans is None:
+        return list(zip(texts, aspects, strict=True)), labels
+    X = [
+        (t, a) if s is None else (t, a, s)
+        for t, a, s in zip(texts, aspects, spans, strict=True)
+    ]
+    return X, labels
 
 
 def labels_like(y, classes: np.ndarray) -> np.ndarray:
@@ -235,8 +276,31 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
     predict with ``quantize`` ("int8" or None)."""
     model = _read_model(path, trust_pickle)
     if quantize is not None:
+        from ..extraction import AspectTermExtractor
+
+        if isinstance(model, AspectTermExtractor):
+            raise CLIError(
+                f"{path} is an aspect term extractor, which has no {quantize} form "
+                "in torch (aspectattn export --int8 gives it one in ONNX)"
+            )
         # (a pipeline's classifier: its extractor has no int8 form)
         getattr(model, "classifier_", model).set_params(quantize=quantize)
+    return model
+
+
+def pair_model(model, path, command: str):
+    """The pair classifier ``command`` reads in ``model``: a pipeline's
+    classifier; an extractor, which classifies nothing, is a one-line error."""
+    from ..extraction import AspectSentimentPipeline, AspectTermExtractor
+
+    if isinstance(model, AspectTermExtractor):
+        raise CLIError(
+            f"{path} is an aspect term extractor, which gives no polarity: "
+            f"{command} reads a pair classifier (or a pipeline's); 'aspectattn "
+            "predict' lists the terms it finds"
+        )
+    if isinstance(model, AspectSentimentPipeline):
+        return model.classifier_
     return model
 
 
@@ -357,9 +421,21 @@ def check_outputs(inputs, outputs) -> None:
     for out in outputs:  # before the work, not after it
         if out.is_dir():
             raise CLIError(f"the output {out} is a directory; give a file name")
+        try:
+            if written_through(out):  # a pipe or a device: written as it is
+                continue
+        except OSError as exc:
+            raise CLIError(f"the output {out} {exc.strerror}") from None
         parent = out.parent if str(out.parent) else Path(".")
         if not parent.is_dir():
             raise CLIError(f"the output's directory {parent} does not exist")
+        try:  # the file is written beside its name, then renamed: try that now
+            tempfile.TemporaryFile(dir=parent).close()
+        except OSError as exc:
+            raise CLIError(
+                f"the output {out} cannot be written: its directory {parent} "
+                f"takes no new file ({exc.strerror})"
+            ) from None
     for k, out in enumerate(outputs):
         for source in inputs:
             if _same_file(out, source):

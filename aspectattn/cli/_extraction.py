@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ._common import CLIError, check_outputs, output_path, print_report
+from ._common import APC_SUFFIXES, CLIError, check_outputs, output_path, print_report
 
 #: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter), besides
 #: its encoder's (:func:`_encoder`); the other model flags are the classifiers'.
@@ -45,23 +46,37 @@ def load_spans(source: str, args):
             return fetch_term_spans(source, args.split)
         except ValueError as exc:  # a split the data set does not have
             raise CLIError(str(exc)) from None
-    if not Path(source).is_file():
+    path = Path(source)
+    if not path.is_file():
         raise CLIError(
             f"{source!r} is neither a data set with term spans nor a file "
             f"(data sets: {', '.join(SPAN_DATASETS)})"
         )
-    return read_term_spans(source)
+    if path.suffix.lower() not in (".xml", *APC_SUFFIXES):
+        raise CLIError(
+            f"{path} is not a file of sentences with their terms' spans: an "
+            "extractor reads a SemEval/MAMS .xml file, a three-line APC file "
+            f"({', '.join(APC_SUFFIXES)}) or a data set ({', '.join(SPAN_DATASETS)})"
+        )
+    try:
+        return read_term_spans(path)
+    except ET.ParseError as exc:
+        raise CLIError(f"{path} is not well-formed XML ({exc})") from None
 
 
 def train_extractor(args) -> int:
     from ..extraction import AspectTermExtractor
     from ..persistence import save
 
-    check_outputs([args.data], [args.out])
+    check_outputs([args.data], [args.out, args.history_plot])
+    if not args.validation_fraction:
+        raise CLIError(
+            "an extractor keeps the epoch of the best F1 on held-out sentences: "
+            "--validation-fraction must be above 0 (default 0.1)"
+        )
     texts, y = load_spans(args.data, args)
     settings = {param: getattr(args, flag) for flag, param in EXTRACTOR_FLAGS.items()}
     settings["encoder"] = _encoder(args)
-    settings["validation_fraction"] = settings["validation_fraction"] or 0.1
     extractor = AspectTermExtractor(**settings, verbose=0 if args.quiet else 1)
     if not args.quiet:
         print(
@@ -71,6 +86,10 @@ def train_extractor(args) -> int:
     extractor.fit(texts, y)
     with output_path(Path(args.out)) as tmp:
         save(extractor, tmp)
+    if args.history_plot:
+        from ..viz import plot_history
+
+        plot_history(extractor.history_, args.history_plot)
     print(
         json.dumps(
             {

@@ -21,7 +21,7 @@ from ._common import (
     load_model,
     output_path,
 )
-from ._extraction import is_pipeline, pipeline_of
+from ._extraction import is_extractor, is_pipeline, pipeline_of
 
 #: Position in ``aspectattn --help``.
 ORDER = 5
@@ -188,6 +188,11 @@ def run(args) -> int:
     check_outputs(inputs, [args.out, args.table])
     check_min_probability(args.min_probability)
     clf = load_model(args.model, args.trust_pickle, args.quantize)
+    if is_extractor(clf):
+        raise CLIError(
+            f"{args.model} is an aspect term extractor: give it as --extractor, "
+            "with a classifier of aspect terms as --model"
+        )
     if args.extractor or is_pipeline(clf):
         clf = pipeline_of(clf, args)
     elif not is_detector(clf):

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import json
 
-from ._common import CLIError, add_data_options, is_detector, load_data, load_model
+from ._common import (
+    CLIError,
+    add_data_options,
+    is_detector,
+    load_data,
+    load_model,
+    pair_model,
+)
 
 #: Position in ``aspectattn --help``.
 ORDER = 7
@@ -36,7 +43,9 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..evaluation import aspect_robustness_score, format_behaviour, score_behaviour
 
-    clf = load_model(args.model, args.trust_pickle, args.quantize)
+    clf = pair_model(
+        load_model(args.model, args.trust_pickle, args.quantize), args.model, "check"
+    )
     domains = None
     if args.domains:
         domains = [d.strip() for d in args.domains.split(",") if d.strip()]

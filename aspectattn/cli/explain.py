@@ -16,6 +16,7 @@ from ._common import (
     load_data,
     load_model,
     output_path,
+    pair_model,
 )
 
 #: Position in ``aspectattn --help``.
@@ -43,7 +44,9 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     check_outputs([args.data, args.model], [args.out])
-    clf = load_model(args.model, args.trust_pickle, args.quantize)
+    clf = pair_model(
+        load_model(args.model, args.trust_pickle, args.quantize), args.model, "explain"
+    )
     if is_detector(clf):
         raise CLIError(
             "this model is a category detector: 'predict' lists every sentence's "

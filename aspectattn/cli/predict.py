@@ -70,7 +70,7 @@ def _sentences(
     path = Path(source)
     suffix = path.suffix.lower()
     if suffix in TABLE_SUFFIXES:
-        texts, aspects, _ = _read_table(
+        texts, aspects, _, _ = _read_table(
             path,
             (args.text_column, *text_columns),
             args.aspect_column,
@@ -139,6 +139,11 @@ def run(args) -> int:
     rows = []
     show = not args.quiet
     if is_extractor(clf) or is_pipeline(clf):  # every sentence's terms, as spans
+        if args.aspects:
+            raise CLIError(
+                f"--aspects names the aspects of a pair classifier or a detector; "
+                f"{args.model} finds each sentence's aspect terms itself"
+            )
         _write_rows(extraction_rows(clf, _sentences(args.data, args)), args.out)
         return 0
     if is_detector(clf):  # every sentence on every category: a table
@@ -179,7 +184,7 @@ def run(args) -> int:
         progress = Progress(len(X), "predicting", show and len(X) > 1000)
         for start, end in _chunks(len(X), 4096):
             proba = clf.predict_proba(X[start:end])
-            for (text, aspect), p in zip(X[start:end], proba, strict=True):
+            for (text, aspect, *_), p in zip(X[start:end], proba, strict=True):
                 rows.append(_prediction_row(text, aspect, p, classes))
             progress.update(end)
     _write_rows(rows, args.out)

@@ -180,9 +180,10 @@ _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False
 
 def run(args) -> int:
     if args.extractor:
-        if args.detector or args.teacher:
+        if args.detector or args.teacher or args.unlabelled:
             raise CLIError(
-                "--extractor trains an extractor alone: no --detector, no --teacher"
+                "--extractor trains an extractor alone: no --detector, no --teacher, "
+                "no --unlabelled"
             )
         from ._extraction import train_extractor
 
