@@ -18,6 +18,7 @@ give them). Spans are read by models that use the term's position.
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -195,6 +196,8 @@ def _check_strings(texts, aspects) -> None:
                     f"The {name} of pair {i} is a {type(value).__name__} "
                     f"({value!r}); expected a string."
                 )
+            if _SURROGATE.search(value):
+                raise InputError(_surrogate_message(f"The {name} of pair {i}", value))
             if not value.strip():
                 raise InputError(
                     f"The {name} of pair {i} is empty; every pair "
@@ -221,7 +224,8 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
         if _is_missing(value) or (isinstance(value, str) and not value.strip()):
             raise InputError(
                 f"Label {i} is missing ({value!r}); remove unlabelled "
-                "pairs before fitting."
+                "pairs before fitting, or give a teacher that labels them: "
+                "DistilledClassifier(..., teacher=...)."
             )
     # str and np.str_ (a subclass) are one kind, as are the numbers
     kinds = {
@@ -233,8 +237,15 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
         for v in values
     }
     if len(kinds) > 1:
+        hint = (
+            " (-1 marks a sample unlabelled only for a teacher to label: "
+            "DistilledClassifier(..., teacher=...))"
+            if any(_is_unlabelled(v) for v in values)
+            else ""
+        )
         raise InputError(
-            f"y mixes label types {sorted(kinds)}; use one type (e.g. all strings)."
+            f"y mixes label types {sorted(kinds)}; use one type (e.g. all "
+            f"strings).{hint}"
         )
     return np.asarray(values)
 
@@ -300,7 +311,23 @@ def check_texts(values: Any, what: str = "texts") -> list[str]:
             raise InputError(
                 f"{what}[{i}] must be a non-empty string, got {_short(v)}."
             )
+        if _SURROGATE.search(v):
+            raise InputError(_surrogate_message(f"{what}[{i}]", v))
     return values
+
+
+#: A lone UTF-16 surrogate (valid in a JSON string or a Python str, never in
+#: text): no encoding writes it, so the tokenizers cannot read it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate_message(where: str, value: str) -> str:
+    at = _SURROGATE.search(value).start()
+    return (
+        f"{where} holds a lone surrogate (U+{ord(value[at]):04X} at character "
+        f"{at}), which is not text: decode the source with errors='replace' (or "
+        "mend it) before predicting."
+    )
 
 
 def category_ids(aspects, categories, who: str = "this model") -> np.ndarray:

@@ -92,7 +92,7 @@ class _WordEncoder(_EncoderComponent):
 
 
 _WORD_PARAMS_DOC = """\
-embeddings : str, path-like, KeyedVectors or None, default="word2vec"
+embeddings : str, path-like or None, default="word2vec"
         Word vectors: ``"word2vec"``/``"fasttext"`` trains them with gensim on
         the fitting texts; a path loads word2vec text/binary, GloVe text, gensim
         ``.kv`` vectors (``.gz`` allowed) or a fastText ``.bin`` (whose
@@ -100,6 +100,9 @@ embeddings : str, path-like, KeyedVectors or None, default="word2vec"
         gensim-data name such as ``"glove-wiki-gigaword-50"`` downloads them;
         ``None`` initialises them randomly. Files are loaded once per process;
         only the rows of the fitted vocabulary are kept in the fitted model.
+        Vectors in memory (gensim ``KeyedVectors``) are saved first
+        (``kv.save("vectors.kv")``) and given by path: a parameter is copied
+        into every clone and grid-search candidate, a path cheaply.
     embedding_dim : int or None, default=None
         Word-vector size when they are trained or random (``None``: 100); it
         must match a file's vectors (``None`` takes the file's size).

@@ -206,13 +206,30 @@ def save(estimator, path) -> None:
     Parameters
     ----------
     estimator : a fitted estimator of aspectattn
+        A fitted :class:`~aspectattn.DistilledClassifier` writes its student
+        (``student_``, which predicts as it does; the teacher is never saved):
+        :func:`load` gives the student back.
     path : str or path-like
     """
+    estimator = _saved_estimator(estimator)
     # whole or not at all: a full disk or a killed process leaves the file that
     # was there, never a half-written one
     payload = to_payload(estimator)
     with output_path(path) as tmp:
         torch.save(payload, os.fspath(tmp))
+
+
+def _saved_estimator(estimator):
+    """What a model file holds of ``estimator``: a distilled classifier's
+    student, else the estimator itself."""
+    from .estimators.distilled import DistilledClassifier
+
+    if isinstance(estimator, DistilledClassifier):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(estimator, "student_")
+        return estimator.student_
+    return estimator
 
 
 def to_payload(estimator) -> dict:

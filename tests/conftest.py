@@ -191,7 +191,8 @@ def make_tiny_checkpoint(path, family: str = "bert") -> Path:
     than the states), ``"roberta"`` (byte-level BPE trained here, one token
     type), ``"xlmr"`` (a SentencePiece unigram model trained here, one token
     type) or ``"deberta"`` (DeBERTa-v3: relative positions, no absolute ones, a
-    SentencePiece model with [CLS]/[SEP])."""
+    SentencePiece model with [CLS]/[SEP]). Each reads 128 positions, more than
+    the encoders' default max_len (100), as every real checkpoint does (512)."""
     import tokenizers
     import torch
     import transformers
@@ -220,19 +221,19 @@ def make_tiny_checkpoint(path, family: str = "bert") -> Path:
                        cls_token="[CLS]", mask_token="[MASK]")  # fmt: skip
         if family == "distilbert":
             config = transformers.DistilBertConfig(
-                vocab_size=len(vocab), max_position_embeddings=64, dim=16,
+                vocab_size=len(vocab), max_position_embeddings=128, dim=16,
                 n_layers=1, n_heads=2, hidden_dim=32,
             )  # fmt: skip
             model_class = transformers.DistilBertModel
         elif family == "electra":
             config = transformers.ElectraConfig(
-                vocab_size=len(vocab), max_position_embeddings=64, embedding_size=8,
+                vocab_size=len(vocab), max_position_embeddings=128, embedding_size=8,
                 **shape,
             )  # fmt: skip
             model_class = transformers.ElectraModel
         else:
             config = transformers.BertConfig(
-                vocab_size=len(vocab), max_position_embeddings=64, **shape
+                vocab_size=len(vocab), max_position_embeddings=128, **shape
             )
             model_class = transformers.BertModel
     elif family == "deberta":
@@ -303,7 +304,7 @@ def make_tiny_checkpoint(path, family: str = "bert") -> Path:
                        mask_token="<mask>")  # fmt: skip
         config = config_class(
             vocab_size=tok.get_vocab_size(),
-            max_position_embeddings=80,
+            max_position_embeddings=130,
             type_vocab_size=1,
             pad_token_id=1,
             bos_token_id=0,

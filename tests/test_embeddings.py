@@ -341,3 +341,19 @@ def test_a_fasttext_bin_gives_every_word_a_vector_from_its_ngrams(tmp_path):
     np.testing.assert_allclose(
         table.word_vectors(["рестораны"])[0], kv["рестораны"], rtol=1e-2, atol=1e-3
     )
+
+
+def test_vectors_in_memory_are_refused_with_how_to_pass_them():
+    """The docs allowed gensim KeyedVectors for `embeddings`; a parameter is
+    copied into every clone, so they are given by path, and the error says how."""
+    from gensim.models import KeyedVectors
+
+    from aspectattn import AspectAttentionClassifier
+    from aspectattn.encoders import LSTMEncoder
+
+    kv = KeyedVectors(4)
+    kv.add_vectors(["good", "bad"], np.ones((2, 4), dtype=np.float32))
+    X, y = [("good food", "food"), ("bad food", "food")] * 3, ["pos", "neg"] * 3
+    clf = AspectAttentionClassifier(encoder=LSTMEncoder(embeddings=kv))
+    with pytest.raises(TypeError, match=r"kv.save\('vectors.kv'\)"):
+        clf.fit(X, y)

@@ -324,3 +324,41 @@ def test_detection_tests_tell_a_detector_that_finds_every_category():
     assert bad["found"] == 1.0 and bad["no_false_mentions"] < 0.5
     with pytest.raises(InputError, match="category detector"):
         score_detection(Oracle({}).fit())
+
+
+def test_odd_probe_input_is_a_clear_error_not_a_quiet_score():
+    """A reversed span, one over another word or out of the text made no probe
+    in silence; labels spelled otherwise made none and ARS nan; integer labels
+    against string classes scored 0."""
+    text = "The pasta was great but the waiter was rude."
+    for span, says in [
+        ((9, 4), "not inside its text"),
+        ((28, 34), "holds 'waiter', not the term 'pasta'"),
+        ((4, 900), "not inside its text"),
+    ]:
+        with pytest.raises(InputError, match=says):
+            arts_probes([(text, "pasta", span)], ["positive"])
+    for labels in (["pos"], ["Positive"], [1]):
+        with pytest.raises(InputError, match="read the labels"):
+            arts_probes([(text, "pasta", (4, 9))], labels)
+
+    class Numbers:
+        classes_ = np.array([-1, 0, 1])
+
+        def predict(self, X):
+            return np.ones(len(X), dtype=int)
+
+    with pytest.raises(InputError, match="None of y's labels"):
+        aspect_robustness_score(Numbers(), [(text, "pasta", (4, 9))], ["positive"])
+
+
+def test_the_suite_takes_one_domain_by_name_and_a_seed_of_none():
+    one = behaviour_suite("restaurants")
+    assert one == behaviour_suite(["restaurants"]) and one
+    assert {item["domain"] for item in behaviour_suite(random_state=None)} == set(
+        DOMAINS
+    )
+    with pytest.raises(ValueError, match="random_state must be an int"):
+        behaviour_suite(random_state="x")
+    with pytest.raises(ValueError, match="format_behaviour takes what score_beh"):
+        format_behaviour({})

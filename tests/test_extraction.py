@@ -680,3 +680,26 @@ def test_a_terms_top_words_are_its_own(pipeline):
     pytest.importorskip("pandas")
     [table] = iter_analysis(["The soup was bland. The waiter was kind."], pipeline)
     assert len(table) and (table["top_words"] == table["aspect"]).all()
+
+
+def test_a_lone_surrogate_is_refused_with_a_clear_error(pipeline):
+    """`"bad \\ud800 text"` is valid JSON and a valid Python str, but no text:
+    it failed deep in the extractor with UnicodeEncodeError ('utf-32-le')."""
+    text = "The soup \ud800 was bland."
+    for predict in (
+        pipeline.predict,
+        pipeline.extractor_.predict,
+        lambda X: pipeline.classifier_.predict([(X[0], "soup")]),
+    ):
+        with pytest.raises(InputError, match=r"lone surrogate \(U\+D800 at char"):
+            predict([text])
+
+
+def test_overlapping_gold_terms_are_said_not_merged_in_silence():
+    from aspectattn.exceptions import AspectAttnWarning
+
+    texts = ["The pasta sauce was great."] * 4 + ["Our waiter was rude."] * 4
+    y = [[(4, 9), (4, 15)]] * 4 + [[(4, 10)]] * 4
+    settings = {**FAST_EXTRACTOR, "max_epochs": 1}
+    with pytest.warns(AspectAttnWarning, match=r"4 pair\(s\) of overlapping terms"):
+        AspectTermExtractor(**settings).fit(texts, y)

@@ -1,6 +1,7 @@
 """encoder="pretrained": a local Hugging Face checkpoint (MiniLM) fine-tuned under the
 aspect attention."""
 
+import json
 import pickle
 import shutil
 import subprocess
@@ -175,3 +176,43 @@ def test_missing_transformers_gives_an_install_hint(monkeypatch, data):
     )
     with pytest.raises(MissingDependencyError, match=r"aspectattn\[pretrained\]"):
         clf.fit(*data)
+
+
+@pytest.mark.parametrize(
+    ("family", "positions"),
+    [("bert", 128), ("roberta", 128), ("xlmr", 128), ("deberta", None)],
+)
+def test_max_len_over_the_checkpoints_positions_is_refused(family, positions, tmp_path):
+    """`max_len=2000` fitted, then a long text failed at predict (positions past
+    the table's end; the web app answered 500): refused in fit and on load.
+    RoBERTa's family skips the ids up to its padding id; DeBERTa's relative
+    attention has no limit."""
+    from conftest import make_tiny_checkpoint
+
+    pytest.importorskip("transformers")
+    from aspectattn.nn.encoders.pretrained import checkpoint_positions
+    from aspectattn.persistence import ModelFileError, _digest, from_payload, to_payload
+
+    path = make_tiny_checkpoint(tmp_path / family, family)
+    config = json.loads((path / "config.json").read_text())
+    assert checkpoint_positions(config) == positions
+    if positions is None:
+        return
+    X, y = make_pairs(8, seed=0)
+    fast = dict(max_epochs=1, batch_size=8, random_state=0)
+    with pytest.raises(ValueError, match=f"max_len={positions + 1} .* {positions}"):
+        AspectAttentionClassifier(
+            encoder=PretrainedEncoder(str(path), max_len=positions + 1), **fast
+        ).fit(X, y)
+    clf = AspectAttentionClassifier(
+        encoder=PretrainedEncoder(str(path), max_len=positions), **fast
+    ).fit(X, y)
+    long_text = " ".join(["the soup was bland"] * 200)
+    assert clf.predict([(long_text, "food")]).shape == (1,)
+    payload = to_payload(clf)
+    meta = json.loads(payload["metadata"])
+    meta["fitted"]["text_pipeline_"]["max_len"] = positions + 1
+    payload["metadata"] = json.dumps(meta)
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    with pytest.raises(ModelFileError, match="max_len"):
+        from_payload(payload)

@@ -602,8 +602,6 @@ def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
     cell of a row with other values: an integer-coded table, ``-1`` negative),
     which is ambiguous: an error; so are they where ``-1`` may be a label
     (:func:`check_minus_one_marks`)."""
-    if teacher is None:
-        return np.zeros(len(table), dtype=bool)
     minus_one = np.zeros(table.shape, dtype=bool)
     for index, value in np.ndenumerate(table):
         minus_one[index] = (
@@ -612,6 +610,17 @@ def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
             and value == -1
         )
     rows = minus_one.all(axis=1)
+    if teacher is None:
+        strings = [v for v in table[~rows].ravel() if isinstance(v, str)]
+        if rows.any() and strings:  # -1 beside string labels: no label of it
+            raise InputError(
+                f"Y marks {int(rows.sum())} of {len(rows)} texts as unlabelled "
+                f"(first: row {int(np.argmax(rows))}; -1 in every column) beside "
+                "string labels; fit learns from them only with a teacher that "
+                "labels them: DistilledClassifier(AspectCategoryClassifier(...), "
+                "teacher=...). Remove them, or give a teacher."
+            )
+        return np.zeros(len(table), dtype=bool)
     if rows.any() and minus_one[~rows].any():
         if teacher is not None:
             raise InputError(

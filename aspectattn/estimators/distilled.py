@@ -49,8 +49,9 @@ class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     rule and by the teacher. Validation scores the labels alone.
 
     The fitted student (``student_``) is the same network as one trained without
-    a teacher: the same speed, the same model files. Save and serve it; the
-    teacher is never part of its state.
+    a teacher: the same speed, the same model files. Save and serve it
+    (:func:`aspectattn.persistence.save` of the fitted ``DistilledClassifier``
+    writes its student); the teacher is never part of its state.
 
     Parameters
     ----------

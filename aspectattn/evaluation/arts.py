@@ -29,6 +29,7 @@ import numpy as np
 from .._validation import check_labels, check_pairs
 from ..augment import flip_pairs
 from ..exceptions import InputError
+from ..text.spans import _check_span
 
 __all__ = ["arts_probes", "aspect_robustness_score", "pair_answers", "VARIANTS"]
 
@@ -104,12 +105,27 @@ def arts_probes(X, y, *, clauses=None, random_state: int = 0) -> dict:
     return _probes(_columns(X, y), clauses, random_state)
 
 
+#: The labels ARTS reads: it reverses positive and negative opinions.
+LABELS = ("positive", "negative", "neutral", "conflict")
+
+
 def _columns(X, y) -> tuple[list, list, list, list]:
     """``(texts, terms, spans, labels)`` of pairs checked (a span None where
-    a pair has none)."""
+    a pair has none): each span holds its term, as a classifier checks it, and
+    each label is one of :data:`LABELS`."""
     texts, terms, _, spans = check_pairs(X, return_spans=True)
-    spans = spans or [None] * len(texts)
-    return texts, terms, spans, check_labels(y, len(texts)).tolist()
+    spans = [
+        None if span is None else _check_span(i, texts[i], terms[i], span)
+        for i, span in enumerate(spans or [None] * len(texts))
+    ]
+    labels = check_labels(y, len(texts)).tolist()
+    odd = sorted({str(v) for v in labels if v not in LABELS})
+    if odd:
+        raise InputError(
+            f"y has the labels {odd[:5]}; the robustness probes reverse opinions "
+            f"and read the labels {list(LABELS)} (map yours to them)."
+        )
+    return texts, terms, spans, labels
 
 
 def _probes(columns, clauses, random_state: int) -> dict:
@@ -222,6 +238,12 @@ def aspect_robustness_score(
     """
     texts, terms, spans, labels = _columns(X, y)
     truth = np.asarray([str(v) for v in labels])
+    classes = np.asarray(getattr(estimator, "classes_", []), dtype=object)
+    if classes.ndim == 1 and len(classes) and not set(truth) & set(map(str, classes)):
+        raise InputError(
+            f"None of y's labels {sorted(set(truth))} is a class of the model "
+            f"({classes.tolist()}): every answer would count as wrong."
+        )
     pairs = [
         (t, a) if s is None else (t, a, s)
         for t, a, s in zip(texts, terms, spans, strict=True)

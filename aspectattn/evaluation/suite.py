@@ -315,7 +315,10 @@ def _variants(domain: str, test: str, rng) -> list[dict]:
 
 
 def _check_domains(domains) -> list[str]:
-    """The domains asked for (all by default), each one of :data:`DOMAINS`."""
+    """The domains asked for (all by default; one name alone is one domain),
+    each one of :data:`DOMAINS`."""
+    if isinstance(domains, str):  # "restaurants", not its letters
+        domains = [domains]
     domains = list(DOMAINS) if domains is None else list(domains)
     unknown = sorted(set(domains) - set(DOMAINS))
     if unknown:
@@ -328,11 +331,12 @@ def behaviour_suite(domains=None, random_state: int = 0) -> list[dict]:
 
     Parameters
     ----------
-    domains : list of str or None
+    domains : str, list of str or None
         Among ``"restaurants"``, ``"laptops"``, ``"hotels"``, ``"phones"``; all by
         default.
-    random_state : int, default=0
-        The suite made with another seed has other sentences (the same tests).
+    random_state : int or None, default=0
+        The suite made with another seed has other sentences (the same tests);
+        None: a suite drawn afresh at each call.
 
     Returns
     -------
@@ -343,6 +347,12 @@ def behaviour_suite(domains=None, random_state: int = 0) -> list[dict]:
         also the unchanged sentence (``base_text``, ``base_span``).
     """
     domains = _check_domains(domains)
+    if random_state is None:  # (drawn once, so that domains stay apart)
+        random_state = int(np.random.default_rng().integers(2**32))
+    if not isinstance(random_state, (int, np.integer)) or random_state < 0:
+        raise ValueError(
+            f"random_state must be an int >= 0 or None, got {random_state!r}"
+        )
     items = []
     for domain in domains:
         # (a domain's items are the same whatever other domains are asked for)
@@ -449,6 +459,11 @@ def score_behaviour(
 def format_behaviour(result: dict) -> str:
     """The result of :func:`score_behaviour` as a text table: each test's share
     passed per domain, then each type's over all."""
+    if not (isinstance(result, dict) and result.get("tests")):
+        raise ValueError(
+            "format_behaviour takes what score_behaviour returns (a dict whose "
+            f"'tests' lists each test's row); got {str(result)[:80]}"
+        )
     domains = list(dict.fromkeys(row["domain"] for row in result["tests"]))
     tests = list(dict.fromkeys((row["type"], row["test"]) for row in result["tests"]))
     cell = {(r["type"], r["test"], r["domain"]): r for r in result["tests"]}

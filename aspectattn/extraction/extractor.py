@@ -11,6 +11,7 @@ training.
 from __future__ import annotations
 
 import json
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,7 +33,7 @@ from ..engine.callbacks import (
 )
 from ..engine.training import held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
-from ..exceptions import InputError
+from ..exceptions import AspectAttnWarning, InputError
 from ..nn.tagger import PretrainedTagger, TermTagger
 from ..params._constraints import Interval, JSONObject, Matching, validate_params
 from ..params._core import DEVICE_DESCRIPTION, DEVICE_RE
@@ -301,6 +302,7 @@ class AspectTermExtractor(BaseEstimator):
         encoder = self._encoder()
         texts = check_texts(X, "X")
         spans = check_spans(y, texts)
+        _warn_overlaps(spans)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
         self.resolved_params_ = self._recipe(encoder)
         self.language_ = (
@@ -583,6 +585,25 @@ class AspectTermExtractor(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+def _warn_overlaps(spans: list[list[tuple]]) -> None:
+    """Say so where a sentence's gold terms overlap (MAMS and SemEval-2016
+    have a few): a tagger marks each word once, so they train as one term."""
+    found = []
+    for i, terms in enumerate(spans):
+        ordered = sorted(t[:2] for t in terms)
+        pairs = zip(ordered[:-1], ordered[1:], strict=True)
+        found += [(i, a, b) for a, b in pairs if b[0] < a[1]]
+    if found:
+        i, a, b = found[0]
+        warnings.warn(
+            f"y has {len(found)} pair(s) of overlapping terms (first: y[{i}] "
+            f"{a} and {b}); a tagger marks each word once, so each pair trains "
+            "as the one term that covers both.",
+            AspectAttnWarning,
+            stacklevel=3,
+        )
 
 
 class _TagProba:

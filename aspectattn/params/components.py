@@ -68,6 +68,14 @@ class TableComponent(BaseEstimator):
         """Validate the parameters (scikit-learn's messages, naming ``owner``, the
         estimator). ``table_names``: the owner's settings, where a parameter the
         owner lacks (the detector has no aspect terms) must keep its default."""
+        vectors = getattr(self, "embeddings", None)
+        if hasattr(vectors, "index_to_key") and hasattr(vectors, "vectors"):
+            raise TypeError(
+                f"{type(self).__name__}(embeddings=...) of {owner} takes word "
+                "vectors by path, not as gensim KeyedVectors in memory: save them "
+                "(kv.save('vectors.kv')) and pass 'vectors.kv' (a parameter is "
+                "copied into every clone and grid-search candidate)."
+            )
         validate_params(
             self,
             self._constraints(),

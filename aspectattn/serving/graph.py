@@ -128,8 +128,9 @@ def _text(value) -> str:
 
 
 # ---------------------------------------------------------------------- tensors
-def _tensor(data: bytes) -> tuple[str, np.ndarray | None]:
-    """``(name, integer values or None)`` of a TensorProto, its size checked."""
+def _tensor(data: bytes, shapes: dict | None = None) -> tuple[str, np.ndarray | None]:
+    """``(name, integer values or None)`` of a TensorProto, its size checked;
+    its shape kept in ``shapes[name]`` where given."""
     dims, dtype, name, raw, ints = [], None, "", None, []
     for number, wire, value in _fields(data):
         if number == 1:
@@ -151,6 +152,8 @@ def _tensor(data: bytes) -> tuple[str, np.ndarray | None]:
     size = int(np.prod(dims, dtype=np.float64)) if dims else 1
     if size > MAX_ELEMENTS:
         raise GraphError(f"tensor {name!r} has {size:,} elements")
+    if shapes is not None:
+        shapes[name] = tuple(dims)
     if dtype not in _INT_TYPES:
         return name, None
     if raw is not None:
@@ -164,9 +167,18 @@ def _tensor(data: bytes) -> tuple[str, np.ndarray | None]:
 
 
 # ------------------------------------------------------------------------ graph
-def check_graph(data: bytes) -> None:
+def check_graph(data: bytes) -> dict[str, tuple[int, ...]]:
     """Raise :class:`GraphError` unless ``data`` (a serialised ModelProto) is a
-    graph of the kind the exporter makes (see the module docstring)."""
+    graph of the kind the exporter makes (see the module docstring).
+
+    Returns
+    -------
+    dict
+        The shape of each initialiser, by name (the exporter keeps the
+        module's parameter names: ``model.embedding.weight``...), for the
+        loader to hold ``model.json`` against.
+    """
+    shapes: dict[str, tuple[int, ...]] = {}
     graph = None
     opsets = []
     for number, _, value in _fields(data):
@@ -186,7 +198,7 @@ def check_graph(data: bytes) -> None:
     n_nodes = 0
     for number, _, value in _fields(graph):
         if number == 5:
-            name, values = _tensor(value)
+            name, values = _tensor(value, shapes)
             if values is not None:
                 constants[name] = values
         elif number == 15:
@@ -206,6 +218,7 @@ def check_graph(data: bytes) -> None:
                     f"the integer constant {name!r} holds {values.max():.0f}: more "
                     "than any shape, axis or index of an exported model"
                 )
+    return shapes
 
 
 def _node(data: bytes, constants: dict, consumers: dict) -> None:

@@ -39,7 +39,7 @@ from .._fields import _labels, _strings, open_regular
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
 from ..extraction.aspects import AspectNames, check_aspect_names
-from ..extraction.inputs import inputs_from_state
+from ..extraction.inputs import WordInputs, inputs_from_state
 from ..extraction.metrics import check_spans, span_f1
 from ..extraction.reading import analyzed_terms, classify_terms, read_terms
 from ..reviews.mentions import check_min_probability, mentioned_aspects
@@ -229,7 +229,9 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
             f"{directory / 'model.onnx'} does not match the checksum in model.json"
         )
     try:  # the checksum finds damage, not crafting: only the exporter's graphs
-        check_graph(graph)
+        shapes = check_graph(graph)
+        if meta["kind"] == "terms":
+            _check_tables(inputs, shapes)
     except GraphError as exc:
         raise ExportFileError(f"{directory / 'model.onnx'}: {exc}") from None
     options = ort.SessionOptions()
@@ -477,6 +479,25 @@ class OnnxCategoryClassifier(_OnnxModel):
             self.not_mentioned,
             min_probability,
         )
+
+
+def _check_tables(inputs, shapes: dict) -> None:
+    """The extractor's word and character tables hold one row per word and
+    character ``model.json`` lists (a shorter list loaded, and read every later
+    word as another: the answers changed in silence)."""
+    if not isinstance(inputs, WordInputs):
+        return
+    tables = {
+        "model.embedding.weight": len(inputs.vocabulary.words_),
+        "model.char_embedding.weight": inputs.n_characters or None,
+    }
+    for name, rows in tables.items():
+        shape = shapes.get(name)
+        if (shape is None) != (rows is None) or (shape and shape[0] != rows):
+            raise GraphError(
+                f"the graph's {name} has {shape[0] if shape else 'no'} rows; "
+                f"model.json's inputs give {rows or 'none'}"
+            )
 
 
 class OnnxTermExtractor:
