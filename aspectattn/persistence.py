@@ -220,16 +220,10 @@ def save(estimator, path) -> None:
 
 
 def _saved_estimator(estimator):
-    """What a model file holds of ``estimator``: a distilled classifier's
-    student, else the estimator itself."""
-    from .estimators.distilled import DistilledClassifier
-
-    if isinstance(estimator, DistilledClassifier):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(estimator, "student_")
-        return estimator.student_
-    return estimator
+    """What a model file holds of ``estimator``: what its ``_saved_estimator()``
+    names (a distilled classifier's student), else the estimator itself."""
+    saved = getattr(estimator, "_saved_estimator", None)
+    return estimator if saved is None else saved()
 
 
 def to_payload(estimator) -> dict:

@@ -122,8 +122,8 @@ def _bad_inputs():
         ([(good[0], "")], ["pos"], "aspect of pair 0 is empty"),
         ([(42, "food")], ["pos"], "expected a string"),
         ([good, good], ["pos"], "2 pairs but 1 labels"),
-        ([good, good], ["pos", float("nan")], r"unlabelled \(first: label 1;"),
-        ([good, good], ["pos", None], r"unlabelled \(first: label 1;"),
+        ([good, good], ["pos", float("nan")], r"Label 1 is missing \(nan\)"),
+        ([good, good], ["pos", None], r"Label 1 is missing \(None\)"),
         ([good, good], ["pos", ""], "Label 1 is missing"),
         ([good, good], ["pos", "pos"], "single class"),
         ([], [], "no pairs"),
@@ -763,7 +763,7 @@ def test_pandas_na_label_is_missing(pairs):
     X, y = pairs
     labels = pd.Series(list(y), dtype="string")
     labels[4] = pd.NA
-    with pytest.raises(InputError, match=r"unlabelled \(first: label 4;"):
+    with pytest.raises(InputError, match=r"Label 4 is missing \(<NA>\)"):
         AspectAttentionClassifier(**FAST).fit(X, labels)
 
 

@@ -160,6 +160,12 @@ class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return hasattr(self, "student_")
 
     # -- the student's methods, once fitted ------------------------------------
+    def _saved_estimator(self):
+        """What :func:`aspectattn.persistence.save` writes: the fitted student
+        (the teacher is never saved)."""
+        check_is_fitted(self, "student_")
+        return self.student_
+
     @available_if(_student_has("predict"))
     def predict(self, X):
         """The student's predictions of ``X``."""
