@@ -14,7 +14,6 @@ The estimators are imported on first use (PEP 562), so that ``import
 aspectattn.serving.runtime`` does not import torch.
 """
 
-from . import _aliases
 from ._lazy import lazy_names
 from .exceptions import (
     AspectAttnError,
@@ -28,9 +27,6 @@ from .exceptions import (
 from .text.tokens import Tokenizer, Vocabulary
 
 __version__ = "0.1.0"
-
-# Old import paths (files and pickles of earlier releases name them): one table.
-_aliases.install()
 
 # Public name -> the module that defines it (imported when first asked for).
 _LAZY = {

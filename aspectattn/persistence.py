@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._aliases import trusted_aliases
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
 from ._output import output_path
 from ._validation import plain
@@ -124,8 +123,6 @@ SKOPS_TRUSTED_TYPES = [
     "aspectattn.text.tokens.Vocabulary",
     "aspectattn.text.Vocabulary",
 ]
-# the same types under the paths that files of earlier releases name
-SKOPS_TRUSTED_TYPES += trusted_aliases(SKOPS_TRUSTED_TYPES)
 
 
 # ------------------------------------------------------------------------ JSON
@@ -593,27 +590,3 @@ def _upgrade_v1(meta: dict, tensors: dict) -> tuple[dict, dict]:
     )
     upgraded = dict(meta, fitted=fitted)
     return upgraded, upgrade_tensor_names(tensors, "pretrained_config" in old)
-
-
-def upgrade_v1_pickle(state: dict, module_state: dict | None):
-    """The ``__dict__`` of an estimator pickled by aspectattn 0.1, upgraded."""
-    from .text.pipelines import SubwordPipeline, WordPipeline
-
-    state = dict(state)
-    old = state.pop("module_kwargs_")
-    vocabulary = state.pop("vocabulary_", None)
-    tokenizer = state.pop("tokenizer_")
-    state.pop("_aspect_index", None)
-    if vocabulary is None:
-        pipeline = SubwordPipeline(
-            tokenizer, state["max_len"], state.get("pretrained_input") == "pair"
-        )
-    else:
-        pipeline = WordPipeline(tokenizer.lowercase, vocabulary.min_count)
-        pipeline.vocabulary, pipeline.max_len = vocabulary, state["max_len"]
-    state["text_pipeline_"] = pipeline
-    state["module_config_"] = upgrade_module_kwargs(old)
-    state.setdefault("interrupted_", False)
-    if module_state is not None:
-        module_state = upgrade_tensor_names(module_state, "pretrained_config" in old)
-    return state, module_state

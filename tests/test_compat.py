@@ -1,7 +1,10 @@
-"""Files written by an earlier release load and predict as they did.
+"""Files written by earlier code: model files load and predict as they did (one
+migration, in :mod:`aspectattn.persistence`); pickles name the classes under the
+module paths of their time, which no longer exist (nothing was released: there is
+no import hook for them), and are refused.
 
 ``tests/data/release`` holds model files, pickles, joblib and skops files written by
-the release before the package's layout changed (``make_fixtures.py`` there), with
+the code before the package's layout changed (``make_fixtures.py`` there), with
 the probabilities they gave; ``tests/data/v1_*.aam`` are files of format 1.
 """
 
@@ -39,18 +42,9 @@ def _proba(model, data):
     return np.stack(proba, 1) if isinstance(proba, list) else proba
 
 
-def _readers():
-    return {
-        "aam": load,
-        "pkl": lambda p: pickle.loads(p.read_bytes()),
-        "joblib": joblib.load,
-    }
-
-
-@pytest.mark.parametrize("reader", ["aam", "pkl", "joblib"])
 @pytest.mark.parametrize("name", ["pairs_atae", "terms_at", "detector"])
-def test_release_files_predict_as_before(name, reader):
-    model = _readers()[reader](RELEASE / f"{name}.{reader}")
+def test_release_model_files_predict_as_before(name):
+    model = load(RELEASE / f"{name}.aam")
     kind = AspectCategoryClassifier if name == "detector" else AspectAttentionClassifier
     assert type(model) is kind
     np.testing.assert_allclose(
@@ -58,15 +52,17 @@ def test_release_files_predict_as_before(name, reader):
     )
 
 
-def test_release_skops_pipeline_predicts_as_before():
-    sio = pytest.importorskip("skops.io")
-    pipe = sio.load(RELEASE / "pairs_pipeline.skops", trusted=SKOPS_TRUSTED_TYPES)
-    np.testing.assert_allclose(
-        pipe.predict_proba(_test_data("pairs_atae")),
-        EXPECTED["pairs_atae_proba"],
-        rtol=0,
-        atol=1e-6,
-    )
+@pytest.mark.parametrize("reader", ["pkl", "joblib", "skops"])
+def test_pickles_of_the_old_layout_are_refused(reader):
+    """Their module (aspectattn.estimator) is gone; a model file is the way."""
+    if reader == "skops":
+        sio = pytest.importorskip("skops.io")
+        with pytest.raises(Exception, match=r"aspectattn\.estimator"):
+            sio.load(RELEASE / "pairs_pipeline.skops", trusted=SKOPS_TRUSTED_TYPES)
+        return
+    read = {"pkl": lambda p: pickle.loads(p.read_bytes()), "joblib": joblib.load}
+    with pytest.raises(ModuleNotFoundError, match=r"aspectattn\.estimator"):
+        read[reader](RELEASE / f"pairs_atae.{reader}")
 
 
 @pytest.mark.parametrize("name", ["pairs_atae", "detector"])
@@ -78,27 +74,15 @@ def test_release_files_get_the_training_of_their_time(name):
     assert model.resolved_params_["head_lr"] is None
 
 
-def test_old_import_paths_are_one_table_not_modules():
+def test_no_import_hook_and_no_old_module_path():
     import importlib
-    import warnings
+    import sys
 
-    import aspectattn
-    from aspectattn._aliases import ALIASES
+    import aspectattn  # noqa: F401
 
-    package = Path(aspectattn.__file__).parent
-    for old, targets in ALIASES.items():
-        assert not (package / (old.split(".", 1)[1] + ".py")).exists(), old
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            module = importlib.import_module(old)
-        new = importlib.import_module(targets[0])
-        for name in getattr(new, "__all__", [])[:5]:
-            assert getattr(module, name) is getattr(new, name), (old, name)
-    from aspectattn.estimator import AspectAttentionClassifier as Old  # code of 0.1
-
-    assert Old is AspectAttentionClassifier
-    with pytest.warns(DeprecationWarning, match="old import path"):
-        importlib.reload(importlib.import_module("aspectattn.runtime"))
+    assert not [f for f in sys.meta_path if "aspectattn" in type(f).__module__]
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("aspectattn.estimator")
 
 
 def test_the_top_level_shows_the_product():

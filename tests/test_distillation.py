@@ -555,26 +555,6 @@ def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatc
         )
 
 
-# ------------------------------------------------ the spelling of earlier releases
-def test_teacher_on_the_estimator_still_fits_the_same_model_with_a_warning():
-    X, y = _data()
-    X_u = _unlabelled(["zesty", "soggy"], n=10)
-    with pytest.warns(FutureWarning, match=r"teacher=, distill_weight= to Aspect"):
-        old = AspectAttentionClassifier(
-            **FAST, teacher=LexiconTeacher(), distill_weight=0.7
-        )
-    with pytest.warns(FutureWarning):  # clone keeps them, as get_params gives them
-        assert isinstance(clone(old).get_params()["teacher"], LexiconTeacher)
-    old.fit(X + X_u, y + [-1] * len(X_u))
-    new = taught(LexiconTeacher(), weight=0.7).fit(X + X_u, y + [-1] * len(X_u))
-    np.testing.assert_array_equal(old.predict_proba(X), new.predict_proba(X))
-    assert isinstance(old.get_params()["teacher"], LexiconTeacher)
-    with pytest.warns(FutureWarning, match="DistilledClassifier"):
-        plain = AspectAttentionClassifier(**FAST).set_params(teacher=None)
-    with pytest.raises(InputError, match="unlabelled"):  # teacher=None: none
-        plain.fit(X + X_u, y + [-1] * len(X_u))
-
-
 @pytest.mark.parametrize(
     "check",
     # (its signature has no catch-all, so sklearn's own init/set_params check too)

@@ -206,48 +206,34 @@ def test_every_slot_is_reached_by_prefix_from_what_stands_for_its_component():
     )
 
 
-def test_the_flat_names_of_earlier_releases_work_with_a_future_warning():
-    import pickle
+def test_the_flat_names_are_unknown_keywords_and_the_components_hold_them():
+    """Nothing was released: a flat name (hidden_size=) is Python's TypeError,
+    never a setting that overrides the component beside it (it trained 7 in
+    AspectAttentionClassifier(encoder=LSTMEncoder(hidden_size=5), hidden_size=7))."""
+    from sklearn.utils import estimator_checks
 
-    from conftest import FAST, make_pairs
-
-    from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
-    from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
-
-    with pytest.warns(FutureWarning, match=r"hidden_size= -> LSTMEncoder\(hidden_size"):
-        old = AspectAttentionClassifier(hidden_size=8, embeddings=None, max_epochs=1)
-    new = AspectAttentionClassifier(
-        encoder=LSTMEncoder(hidden_size=8, embeddings=None), max_epochs=1
+    from aspectattn import (
+        AspectAttentionClassifier,
+        AspectCategoryClassifier,
+        AspectTermExtractor,
     )
-    assert _settings(old) == _settings(new)
-    with pytest.warns(FutureWarning, match=r"pretrained_model= -> PretrainedEncoder"):
-        pretrained = AspectCategoryClassifier(
-            encoder="pretrained", pretrained_model="ckpt"
+    from aspectattn.encoders import LSTMEncoder
+
+    for estimator in (
+        AspectAttentionClassifier,
+        AspectCategoryClassifier,
+        AspectTermExtractor,
+    ):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'hidden_siz"):
+            estimator(encoder=LSTMEncoder(hidden_size=5), hidden_size=7)
+        with pytest.raises(ValueError, match="Invalid parameter 'teacher'"):
+            estimator().set_params(teacher=None)
+        assert "teacher" not in estimator().get_params()
+        estimator_checks.check_do_not_raise_errors_in_init_or_set_params(
+            estimator.__name__, estimator()
         )
-    assert pretrained.encoder.get_params() == PretrainedEncoder("ckpt").get_params()
-    with pytest.warns(FutureWarning, match="encoder__<name>"):
-        new.set_params(min_count=2)
-    assert new.encoder.min_count == 2 and new.encoder.hidden_size == 8
-    with pytest.warns(FutureWarning, match=r"\['hidden_size'\] are not used with"):
-        AspectAttentionClassifier(encoder="transformer", hidden_size=3)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'hidden_sise'"):
-        AspectAttentionClassifier(hidden_sise=3)
-    # the same model either way, to the bit
-    X, y = make_pairs(40, seed=0)
-    params = {k: v for k, v in FAST.items() if k != "encoder"}
-    with pytest.warns(FutureWarning):
-        flat = AspectAttentionClassifier(
-            **params, embeddings=None, embedding_dim=16, hidden_size=24
-        ).fit(X, y)
-    spelled = AspectAttentionClassifier(**FAST).fit(X, y)
-    assert (flat.predict_proba(X) == spelled.predict_proba(X)).all()
-    # an unfitted pickle of an earlier release held the flat names as attributes
-    state = {**AspectAttentionClassifier().__dict__, "hidden_size": 5}
-    state.pop("encoder")
-    again = AspectAttentionClassifier.__new__(AspectAttentionClassifier)
-    again.__setstate__(state)
-    assert again.encoder.hidden_size == 5
-    assert _settings(pickle.loads(pickle.dumps(again))) == _settings(again)
+    clf = AspectAttentionClassifier().set_params(encoder__hidden_size=7)
+    assert clf.encoder.hidden_size == 7  # the component, reached by its prefix
 
 
 def test_model_files_keep_the_flat_names_so_either_release_reads_them(tmp_path):

@@ -341,33 +341,6 @@ def test_the_tagger_lstm_size_is_its_own_unless_set(sentences):
     assert wide.set_params(**quick).fit(texts, y).module_.forward_lstm.hidden_size == 24
 
 
-def test_a_pickle_of_the_flat_spelling_loads_with_its_encoder(fitted):
-    # an extractor pickled before the encoder was a component: its settings flat
-    state = {k: v for k, v in fitted.__dict__.items() if k != "encoder"}
-    flat = {"hidden_size": 16, "embeddings": None, "embedding_dim": 16}
-    old = AspectTermExtractor.__new__(AspectTermExtractor)
-    old.__setstate__({**state, "encoder": "lstm", **flat})
-    assert settings(old) == settings(fitted)  # the encoder the settings describe
-    assert not set(flat) & set(old.__dict__)
-    assert old.predict(NEW_TEXTS) == fitted.predict(NEW_TEXTS)
-
-
-def test_the_earlier_flat_names_warn_and_reach_the_encoder():
-    with pytest.warns(FutureWarning, match=r"hidden_size= -> LSTMEncoder\(hidden_size"):
-        extractor = AspectTermExtractor(hidden_size=50, embeddings=None)
-    assert extractor.encoder.get_params(deep=False) == LSTMEncoder(
-        hidden_size=50, embeddings=None
-    ).get_params(deep=False)
-    with pytest.warns(FutureWarning, match="pretrained_model= -> PretrainedEncoder"):
-        extractor = AspectTermExtractor(encoder="pretrained", pretrained_model="m")
-    assert extractor.encoder.path == "m"
-    with pytest.warns(FutureWarning):
-        extractor = AspectTermExtractor().set_params(lowercase=False)
-    assert extractor.encoder.lowercase is False
-    with pytest.raises(TypeError, match="unexpected keyword argument 'hidden'"):
-        AspectTermExtractor(hidden=3)
-
-
 # -- the pipeline -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def pipeline(sentences, fitted):

@@ -53,9 +53,8 @@ def _table_type(name):
 @pytest.mark.parametrize("cls, names, excluded", ESTIMATORS)
 def test_signature_and_constraints_are_the_tables(cls, names, excluded):
     signature = inspect.signature(cls.__init__).parameters
-    # keyword-only, in table order; then the flat names of earlier releases
-    assert list(signature)[1:] == [*names, "legacy"]
-    assert signature["legacy"].kind is inspect.Parameter.VAR_KEYWORD
+    # keyword-only, in table order, and nothing else (no catch-all **kwargs)
+    assert list(signature)[1:] == names
     for name in names:
         assert signature[name].kind is inspect.Parameter.KEYWORD_ONLY
         assert signature[name].default == _table_default(name), name

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
@@ -103,10 +102,6 @@ def resolve_device(device: str) -> str:
     return device
 
 
-#: The distillation settings of earlier releases (now
-#: :class:`~aspectattn.DistilledClassifier`'s), by their old names.
-DISTILLATION_NAMES = P.DISTILLATION_NAMES
-
 #: The fit's random streams, each ``np.random.default_rng([seed, STREAM])``: what
 #: one part draws never moves another's draws (copies made or not, word vectors
 #: drawn or read, the validation split and batch order stay those of the seed).
@@ -174,8 +169,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
     A subclass writes out its ``__init__`` (the table's parameters less its
-    components' (:mod:`._slots`) and the groups it lacks; ``**legacy`` takes
-    the names of earlier releases, :meth:`_set_legacy`), sets ``_table_names`` and
+    components' (:mod:`._slots`) and the groups it lacks), sets ``_table_names`` and
     ``_parameter_constraints`` from :mod:`aspectattn.params`, and may fix
     settings of the shared machinery that are not its parameters in
     ``_fixed_params``.
@@ -222,12 +216,10 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return {name: values[name] for name in self._table_names}
 
     @classmethod
-    def _from_table_params(cls, values: dict, warn: bool = False):
+    def _from_table_params(cls, values: dict):
         """The estimator of ``values`` (table names, as :meth:`_table_params`
-        gives them, model files store them and earlier releases took them).
-        ``warn``: a ``FutureWarning`` for the components' parameters among
-        them."""
-        slots, rest = split_slots(cls.__name__, values, values, warn)
+        gives them and model files store them)."""
+        slots, rest = split_slots(cls.__name__, values, values)
         return cls(**{**rest, **slot_values(slots)})
 
     def _components_by_slot(self) -> dict:
@@ -250,59 +242,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """Every setting: the parameters and the estimator's fixed settings."""
         return {**self._fixed_params, **self._table_params()}
 
-    # ------------------------------------------- the names of earlier releases
-    def _set_legacy(self, legacy: dict) -> None:
-        """Take parameters under the names of releases before 0.1.0, with a
-        ``FutureWarning`` that names their new spelling: the components' go to
-        the components, the distillation settings are kept aside for :meth:`fit`
-        (which hands them to a :class:`~aspectattn.DistilledClassifier`) and given
-        back by :meth:`get_params`, so that ``clone`` keeps them. Any other name
-        is Python's ``TypeError``."""
-        owner = type(self).__name__
-        legacy = dict(legacy)
-        taught = {k: legacy.pop(k) for k in list(legacy) if k in DISTILLATION_NAMES}
-        if taught:
-            warnings.warn(
-                f"Passing {', '.join(f'{k}=' for k in taught)} to {owner} is "
-                "deprecated and will stop working in 0.2: use "
-                f"DistilledClassifier({owner}(...), teacher=..., weight=..., "
-                "temperature=...).",
-                FutureWarning,
-                stacklevel=4,
-            )
-            self._distillation = {**self.__dict__.get("_distillation", {}), **taught}
-        current = {slot.name: getattr(self, slot.name) for slot in SLOTS}
-        slots, unknown = split_slots(owner, current, legacy, warn=True)
-        if unknown:
-            raise TypeError(
-                f"{owner}.__init__() got an unexpected keyword argument "
-                f"{next(iter(unknown))!r}"
-            )
-        for name, value in slots.items():
-            setattr(self, name, value)
-
-    def get_params(self, deep=True):
-        """scikit-learn's ``get_params``, and the distillation settings given
-        under the names of earlier releases (so that ``clone`` keeps them)."""
-        return {**super().get_params(deep), **self.__dict__.get("_distillation", {})}
-
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``). A component's
         parameter (``encoder__hidden_size``, ``attention__heads``) on a component
         given by what stands for it (a name, ``True``) makes it the component
-        first; the names of earlier releases (``hidden_size``,
-        ``attention_heads``, ``teacher``) are taken as :meth:`_set_legacy` takes
-        them."""
-        legacy = {
-            k: params.pop(k)
-            for k in list(params)
-            if k in COMPONENT_NAMES or k in DISTILLATION_NAMES
-        }
-        if legacy:
-            for slot in SLOTS:
-                if slot.name in params:
-                    setattr(self, slot.name, params.pop(slot.name))
-            self._set_legacy(legacy)
+        first."""
         for slot in SLOTS:
             value = params.get(slot.name, getattr(self, slot.name))
             made = component_for_prefix(slot.name, value, params, slot.component)
@@ -437,8 +381,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`).
         ``teaching``: a teacher's, from :class:`~aspectattn.DistilledClassifier`
         (unlabelled samples are refused without one)."""
-        if teaching is None and self.__dict__.get("_distillation", {}).get("teacher"):
-            return self._fit_taught_by_legacy_names(X, y)
         values = self._check_params()
         data = self._training_data(X, y, teaching)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
@@ -507,26 +449,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             feature_names_in_=data.feature_names,
         )
         return self
-
-    def _fit_taught_by_legacy_names(self, X, y):
-        """``fit`` with ``teacher=`` given under the names of earlier releases:
-        the fit of a :class:`~aspectattn.DistilledClassifier` of this estimator,
-        its settings checked as the table states them."""
-        settings = {
-            name: self._distillation.get(name, P.TABLE[name].default)
-            for name in DISTILLATION_NAMES
-        }
-        validate_parameter_constraints(
-            {name: P.TABLE[name].constraints for name in DISTILLATION_NAMES},
-            settings,
-            caller_name=type(self).__name__,
-        )
-        teaching = Teaching(
-            settings["teacher"],
-            settings["distill_weight"],
-            settings["distill_temperature"],
-        )
-        return self._fit(X, y, teaching)
 
     def _augmented(self, data: TrainingData, augment: str, seed: int, teaching):
         """``data`` with the copies ``augment`` makes (drawn from their own stream),

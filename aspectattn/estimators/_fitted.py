@@ -17,7 +17,6 @@ from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
 from ..params._constraints import satisfies, validate_params
 from ..text.pipelines import SubwordPipeline, pipeline_from_state
-from ._slots import COMPONENT_NAMES, slot_values, split_slots
 
 __all__ = ["FittedState", "FITTED_ATTRIBUTES", "build_module"]
 
@@ -201,28 +200,12 @@ class FittedState:
             if isinstance(random_state, np.random.RandomState):
                 self.random_state = random_state
             return
-        # Pickles of aspectattn before the payload state: the estimator's __dict__
-        # with the module's weights as numpy arrays.
-        module_state = state.pop("_module_state", None)
-        if "module_kwargs_" in state:  # pickled by aspectattn 0.1 (format 1)
-            state, module_state = persistence.upgrade_v1_pickle(state, module_state)
-        taught = {k: state.pop(k) for k in P.DISTILLATION_NAMES if k in state}
-        if taught.get("teacher") is not None:  # an unfitted pickle with a teacher
-            state["_distillation"] = taught
-        flat = {k: state.pop(k) for k in list(state) if k in COMPONENT_NAMES}
-        if flat:  # the components' parameters, kept on the estimator before 0.1.0
-            slots, _ = split_slots(type(self).__name__, state, flat, warn=False)
-            state.update(slot_values(slots))
-        self.__dict__.update(state)
-        if "resolved_params_" not in state and "aspect_type_" in state:
-            self.resolved_params_ = self._derived_record(self.aspect_type_)
-        if module_state is not None:
-            tensors = {
-                k: torch.from_numpy(np.array(v)) for k, v in module_state.items()
-            }
-            if self.device_.startswith("cuda") and not torch.cuda.is_available():
-                self.device_ = "cpu"
-            self.module_ = build_module(self.module_config_, tensors, self.device_)
+        if "_module_state" in state or "module_kwargs_" in state:
+            raise persistence.ModelFileError(
+                f"the pickle holds a {type(self).__name__} of an aspectattn before "
+                "0.1.0's model state; load its .aam model file, or fit it again"
+            )
+        self.__dict__.update(state)  # an unfitted estimator: its parameters
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` in a format that runs no code on load.

@@ -78,16 +78,15 @@ SLOTS = (
 COMPONENT_NAMES = frozenset().union(*(slot.owned for slot in SLOTS))
 
 
-def split_slots(owner: str, current: dict, flat: dict, warn: bool) -> tuple:
+def split_slots(owner: str, current: dict, flat: dict) -> tuple:
     """``(values, rest)``: each slot's value with the parameters of ``flat`` (table
     names) that its components own set on it (a new component), starting from
-    ``current`` (slot -> value), and the other names of ``flat``. ``warn``: a
-    ``FutureWarning`` that names each parameter's new spelling."""
+    ``current`` (slot -> value), and the other names of ``flat``."""
     values = {}
     for slot in SLOTS:
         value = current.get(slot.name, slot.default)
         value, flat = split_flat(
-            owner, slot.name, value, flat, slot.component, slot.owned, warn
+            owner, slot.name, value, flat, slot.component, slot.owned
         )
         values[slot.name] = value
     return values, flat

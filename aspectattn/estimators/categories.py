@@ -277,7 +277,6 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         sparse_penalty=0.0,
         orthogonal_penalty=0.0,
         mention_weight="auto",
-        **legacy,
     ):
         self.encoder = encoder
         self.attention = attention
@@ -300,8 +299,6 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         self.sparse_penalty = sparse_penalty
         self.orthogonal_penalty = orthogonal_penalty
         self.mention_weight = mention_weight
-        if legacy:  # the names of earlier releases
-            self._set_legacy(legacy)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -336,7 +336,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         device="auto",
         quantize=None,
         verbose=0,
-        **legacy,
     ):
         self.variant = variant
         self.aspect_type = aspect_type
@@ -363,8 +362,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self.device = device
         self.quantize = quantize
         self.verbose = verbose
-        if legacy:  # the names of earlier releases
-            self._set_legacy(legacy)
 
     _module_class = AspectAttentionModel
 

@@ -81,8 +81,6 @@ _ENCODER_NAMES = frozenset(
     for component in (LSTMEncoder, PretrainedEncoder)
     for table in component._param_table_names().values()
 )
-#: The encoder settings releases before 0.1.0 took on the extractor itself.
-_LEGACY = frozenset(set.union(*_READS.values()) - {"encoder"})
 #: The fitted state a model file holds beside the tensors.
 _STATE_KEYS = {"language_", "inputs", "best_epoch_", "history_"}
 
@@ -213,7 +211,6 @@ class AspectTermExtractor(BaseEstimator):
         device="auto",
         random_state=None,
         verbose=0,
-        **legacy,
     ):
         self.encoder = encoder
         self.characters = characters
@@ -227,46 +224,27 @@ class AspectTermExtractor(BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
-        if legacy:  # the names of releases before 0.1.0
-            self._set_legacy(legacy, warn=True)
-
-    def _set_legacy(self, legacy: dict, warn: bool, names=_LEGACY) -> None:
-        """Give the encoder settings passed flat, under their table ``names``
-        (``hidden_size=``, ``pretrained_model=``...), to the encoder component,
-        with a ``FutureWarning`` naming the new spelling where ``warn``; any
-        other name is Python's ``TypeError``."""
-        owner = type(self).__name__
-        self.encoder, unknown = split_flat(
-            owner, "encoder", self.encoder, legacy, encoder_component, names, warn
-        )
-        if unknown:
-            raise TypeError(
-                f"{owner}.__init__() got an unexpected keyword argument "
-                f"{next(iter(unknown))!r}"
-            )
-
-    def __setstate__(self, state):
-        """Unpickle; an extractor pickled before the encoder was a component
-        holds its encoder settings flat: they go to the component."""
-        state = dict(state)
-        flat = {k: state.pop(k) for k in list(state) if k in _LEGACY}
-        super().__setstate__(state)
-        if flat:
-            self._set_legacy(flat, warn=False)
 
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``); an encoder's
         parameter (``encoder__hidden_size``) on an encoder given by its name
         makes it the component first."""
-        legacy = {k: params.pop(k) for k in list(params) if k in _LEGACY}
         if "encoder" in params:
             self.encoder = params.pop("encoder")
-        if legacy:
-            self._set_legacy(legacy, warn=True)
         self.encoder = component_for_prefix(
             "encoder", self.encoder, params, encoder_component
         )
         return super().set_params(**params)
+
+    def _encoder_from_file(self, flat: dict) -> None:
+        """The encoder settings a model file spells flat, under their table
+        names (``hidden_size``, ``pretrained_model``...), as the component."""
+        owner = type(self).__name__
+        self.encoder, unknown = split_flat(
+            owner, "encoder", self.encoder, flat, encoder_component, _ENCODER_NAMES
+        )
+        if unknown:
+            raise ValueError(f"unknown encoder settings {sorted(unknown)[:5]}")
 
     def _encoder(self):
         """The encoder component (its name gives its defaults), checked: the
@@ -501,7 +479,7 @@ class AspectTermExtractor(BaseEstimator):
         extractor._validate_params()
         # the encoder's settings, spelled flat in the file, to the component
         flat = {k: v for k, v in params.items() if k not in own}
-        extractor._set_legacy(flat, warn=False, names=_ENCODER_NAMES)
+        extractor._encoder_from_file(flat)
         encoder = extractor._encoder()
         extractor.encoder = encoder.short()
         if not isinstance(state, dict) or set(state) != _STATE_KEYS:

@@ -11,8 +11,6 @@ training read the table's names, so a component hands its values down under them
 
 from __future__ import annotations
 
-import warnings
-
 from sklearn.base import BaseEstimator
 
 from .._validation import plain
@@ -116,17 +114,16 @@ def component_for_prefix(slot: str, value, params: dict, component):
     return value if made is None else made
 
 
-def split_flat(owner: str, slot: str, current, flat: dict, component, owned, warn):
-    """``(value, rest)``: the parameters of ``flat`` (table names, as earlier
-    releases took them on the estimator) that belong to the ``slot`` component
-    set on it, and the other names of ``flat``.
+def split_flat(owner: str, slot: str, current, flat: dict, component, owned):
+    """``(value, rest)``: the parameters of ``flat`` (table names, as model
+    files spell them) that belong to the ``slot`` component set on it, and the
+    other names of ``flat``.
 
     ``current``: the slot's value (a name or a component; the result is a new
     component, or ``current`` when ``flat`` holds none of its parameters);
     ``component``: name or component -> component; ``owned``: the table names
-    that belong to the slot's components; ``warn``: a ``FutureWarning`` naming
-    each parameter's new spelling (and one for a parameter another kind of
-    component of the slot would take, which this one ignores).
+    that belong to the slot's components (a parameter of another kind of
+    component of the slot, which this one ignores, is dropped).
     """
     moved = {k: v for k, v in flat.items() if k in owned}
     rest = {k: v for k, v in flat.items() if k not in owned}
@@ -134,38 +131,8 @@ def split_flat(owner: str, slot: str, current, flat: dict, component, owned, war
         return current, rest
     made = component(current)
     if made is None:  # the slot holds no component (early_stopping=False)
-        if warn and any(v != _table_default(k) for k, v in moved.items()):
-            warnings.warn(
-                f"The parameters {sorted(moved)} are not used with {slot}="
-                f"{current!r}: {owner} ignores them.",
-                FutureWarning,
-                stacklevel=5,
-            )
         return current, rest
-    kind = type(made).__name__
     names = {t: n for n, t in made._param_table_names().items()}
-    foreign = sorted(set(moved) - set(names))
-    if warn:
-        spelled = ", ".join(
-            f"{k}= -> {kind}({names[k]}=...)" for k in moved if k in names
-        )
-        if spelled:
-            warnings.warn(
-                f"Passing {slot} parameters to {owner} is deprecated and will stop "
-                f"working in 0.2: pass them to the {slot} ({spelled}), as "
-                f"{owner}({slot}={kind}(...)); grid searches reach them as "
-                f"{slot}__<name>.",
-                FutureWarning,
-                stacklevel=5,
-            )
-    if foreign and warn:
-        if any(moved[k] != _table_default(k) for k in foreign):
-            warnings.warn(
-                f"The parameters {foreign} are not used with {kind}: {owner} "
-                "ignores them.",
-                FutureWarning,
-                stacklevel=5,
-            )
     params = made.get_params(deep=False)
     params.update({names[k]: v for k, v in moved.items() if k in names})
     return type(made)(**params), rest
