@@ -555,18 +555,6 @@ def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatc
         )
 
 
-@pytest.mark.parametrize(
-    "check",
-    # (its signature has no catch-all, so sklearn's own init/set_params check too)
-    [*conftest.TEXT_INPUT_CHECKS, "check_do_not_raise_errors_in_init_or_set_params"],
-)
-def test_sklearn_estimator_checks_that_apply_to_text_pass(check):
-    from sklearn.utils import estimator_checks
-
-    model = taught(LexiconTeacher())
-    getattr(estimator_checks, check)("DistilledClassifier", model)
-
-
 def test_a_taught_model_works_in_a_pipeline_and_pickles():
     from sklearn.pipeline import Pipeline
 

@@ -640,7 +640,7 @@ def test_bad_aspect_names_are_refused_before_a_file_is_written(pipeline, tmp_pat
             odd.analyze(NEW_TEXTS)
         with pytest.raises(InputError, match="aspect_names"):
             save(odd, tmp_path / "good.aam")
-        with pytest.raises(InputError, match="aspect_names"):
+        with pytest.raises(ValueError, match="aspect_names"):  # sklearn's, in fit
             odd.fit(["The soup was fine."], [[(4, 8, "positive")]])
     assert (tmp_path / "good.aam").read_bytes() == before
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TEXT_INPUT_CHECKS
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn import params as P
@@ -479,24 +478,6 @@ def test_every_auto_default_is_resolved():
 
 
 # -------------------------------------------- scikit-learn's validation machinery
-
-
-@pytest.mark.parametrize("check", TEXT_INPUT_CHECKS)
-@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
-def test_sklearn_estimator_checks_that_apply_to_text_pass(cls, check):
-    from sklearn.utils import estimator_checks
-
-    getattr(estimator_checks, check)(cls.__name__, cls(max_epochs=1, random_state=0))
-
-
-@pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])
-def test_init_and_set_params_never_raise_on_their_parameters(cls):
-    # scikit-learn's check_do_not_raise_errors_in_init_or_set_params, less the
-    # catch-all of the flat names of earlier releases, which it would pass a value
-    names = [n for n in inspect.signature(cls).parameters if n != "legacy"]
-    for value in [-1, 3.0, "helloworld", np.array([1.0, 4.0]), [1], {}, []]:
-        params = dict.fromkeys(names, value)
-        cls(**params).set_params(**params)
 
 
 @pytest.mark.parametrize("cls", [AspectAttentionClassifier, AspectCategoryClassifier])

@@ -561,6 +561,9 @@ class AspectTermExtractor(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # texts, not numeric arrays
+        tags.input_tags.string = True
+        tags.target_tags.required = True
         tags.non_deterministic = True
         return tags
 

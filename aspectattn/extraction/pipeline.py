@@ -4,6 +4,7 @@ classifier, end to end."""
 from __future__ import annotations
 
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
 from .. import persistence
@@ -70,10 +71,24 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
     [('pasta', 'positive')]
     """
 
+    _parameter_constraints: dict = {
+        "extractor": [None, HasMethods(["fit", "predict_spans"])],
+        "classifier": [None, HasMethods(["fit", "predict_proba"])],
+        "aspect_names": [None, dict],
+    }
+
     def __init__(self, extractor=None, classifier=None, aspect_names=None):
         self.extractor = extractor
         self.classifier = classifier
         self.aspect_names = aspect_names
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # sentences, not numeric arrays
+        tags.input_tags.string = True
+        tags.target_tags.required = True
+        tags.non_deterministic = True
+        return tags
 
     @classmethod
     def from_fitted(cls, extractor, classifier, aspect_names=None):
@@ -108,6 +123,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         check_aspect_names(self.aspect_names)
         texts = check_texts(X, "X")
         spans = check_spans(y, texts)
