@@ -30,6 +30,7 @@ __all__ = [
     "check_pairs",
     "check_labels",
     "check_partial_labels",
+    "text_tags",
     "check_texts",
     "resolve_aspect_type",
     "category_ids",
@@ -367,3 +368,12 @@ def plain(value: Any) -> Any:
     ``np.bool_``) as the Python ones the constraints accept them for: what goes
     to torch and into model files."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def text_tags(tags):
+    """scikit-learn tags of an estimator of text: it reads strings (pairs,
+    sentences), not numeric 2-D arrays, so ``check_estimator`` runs none of the
+    checks that feed it numbers."""
+    tags.input_tags.two_d_array = False
+    tags.input_tags.string = True
+    return tags

@@ -1151,10 +1151,8 @@ def test_train_learns_from_a_teacher_and_unlabelled_pairs(workdir, tmp_path):
         assert not (tmp_path / "b.aam").exists()
 
 
-def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
-    from test_extraction import make_sentences
-
-    texts, y = make_sentences(60, seed=0)
+def _write_terms_xml(path, texts, y) -> None:
+    """SemEval-2014 XML of sentences with their terms' spans and polarities."""
     sentences = "".join(
         f'<sentence id="{i}"><text>{t}</text><aspectTerms>'
         + "".join(
@@ -1164,7 +1162,14 @@ def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
         + "</aspectTerms></sentence>"
         for i, (t, spans) in enumerate(zip(texts, y, strict=True))
     )
-    (tmp_path / "terms.xml").write_text(f"<sentences>{sentences}</sentences>")
+    path.write_text(f"<sentences>{sentences}</sentences>")
+
+
+def test_an_extractor_trains_evaluates_and_predicts_spans(tmp_path):
+    from test_extraction import make_sentences
+
+    texts, y = make_sentences(60, seed=0)
+    _write_terms_xml(tmp_path / "terms.xml", texts, y)
     (tmp_path / "new.txt").write_text("The soup was bland.\nWhat a lovely day.\n")
     out = run(
         "train",
@@ -1313,16 +1318,7 @@ def kinds(tmp_path_factory, detector):
     X, yc = make_pairs(40, seed=0)
     AspectAttentionClassifier(**fast).fit(X, yc).save(d / "categories.aam")
     _write_csv(d / "pairs.csv", X, yc)
-    sentences = "".join(
-        f'<sentence id="{i}"><text>{t}</text><aspectTerms>'
-        + "".join(
-            f'<aspectTerm term="{t[a:b]}" polarity="{p}" from="{a}" to="{b}"/>'
-            for a, b, p in spans
-        )
-        + "</aspectTerms></sentence>"
-        for i, (t, spans) in enumerate(zip(texts[:20], y[:20], strict=True))
-    )
-    (d / "terms.xml").write_text(f"<sentences>{sentences}</sentences>")
+    _write_terms_xml(d / "terms.xml", texts[:20], y[:20])
     (d / "bad.xml").write_text("<sentences><sentence><text>oops</sentence>")
     (d / "s.txt").write_text("The soup was bland.\nThe waiter was kind.\n")
     (d / "reviews.csv").write_text("text\nThe soup was bland. The host was kind.\n")

@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .. import params as P
-from .._validation import plain
+from .._validation import plain, text_tags
 from ..attention import attention_component
 from ..encoders import encoder_component
 from ..engine.building import ModuleBuilder, prepare_model
@@ -192,9 +192,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     _parameter_constraints: dict = {}
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
+        tags = text_tags(super().__sklearn_tags__())
         tags.non_deterministic = self.random_state is None
         return tags
 

@@ -27,7 +27,12 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import category_ids, check_pairs, resolve_aspect_type
+from .._validation import (
+    category_ids,
+    check_pairs,
+    resolve_aspect_type,
+    text_tags,
+)
 from ..params._constraints import Interval, Matching, StrOptions, validate_params
 from ..text import vectors as _emb
 from ..text.languages import LANGUAGE_CODE, auto_language
@@ -70,9 +75,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
     language = "en"
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
+        tags = text_tags(super().__sklearn_tags__())
         tags.requires_fit = True
         return tags
 

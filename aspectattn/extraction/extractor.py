@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import persistence
 from .._fields import _is_int
-from .._validation import _short, check_texts
+from .._validation import _short, check_texts, text_tags
 from ..encoders import LSTMEncoder, PretrainedEncoder, encoder_component
 from ..engine.batching import BucketLoader
 from ..engine.callbacks import (
@@ -560,9 +560,7 @@ class AspectTermExtractor(BaseEstimator):
         )
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False  # texts, not numeric arrays
-        tags.input_tags.string = True
+        tags = text_tags(super().__sklearn_tags__())
         tags.target_tags.required = True
         tags.non_deterministic = True
         return tags

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
 from .. import persistence
-from .._validation import check_texts
+from .._validation import check_texts, text_tags
 from ..exceptions import InputError
 from ..reviews.mentions import check_min_probability
 from .aspects import AspectNames, check_aspect_names
@@ -83,9 +83,7 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         self.aspect_names = aspect_names
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False  # sentences, not numeric arrays
-        tags.input_tags.string = True
+        tags = text_tags(super().__sklearn_tags__())
         tags.target_tags.required = True
         tags.non_deterministic = True
         return tags
