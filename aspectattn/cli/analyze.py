@@ -180,13 +180,10 @@ class _TableWriter:
             self.parquet.close()
 
 
-def run(args) -> int:
-    from ..reviews import ReviewSummary, iter_analysis
-    from ..reviews.report import write_report
-
-    inputs = [args.reviews, args.model, *([args.extractor] if args.extractor else [])]
-    check_outputs(inputs, [args.out, args.table])
-    check_min_probability(args.min_probability)
+def _analyzer(args):
+    """What finds the aspects of the reviews: the detector of ``--model``, or
+    the pipeline of ``--model`` (and ``--extractor``); any other model is a
+    one-line error."""
     clf = load_model(args.model, args.trust_pickle, args.quantize)
     if is_extractor(clf):
         raise CLIError(
@@ -194,13 +191,24 @@ def run(args) -> int:
             "with a classifier of aspect terms as --model"
         )
     if args.extractor or is_pipeline(clf):
-        clf = pipeline_of(clf, args)
-    elif not is_detector(clf):
+        return pipeline_of(clf, args)
+    if not is_detector(clf):
         raise CLIError(
             f"{args.model} is a pair classifier; analyze needs a category detector "
             "(aspectattn train ... --detector), or an aspect term extractor beside "
             "it (--extractor)"
         )
+    return clf
+
+
+def run(args) -> int:
+    from ..reviews import ReviewSummary, iter_analysis
+    from ..reviews.report import write_report
+
+    inputs = [args.reviews, args.model, *([args.extractor] if args.extractor else [])]
+    check_outputs(inputs, [args.out, args.table])
+    check_min_probability(args.min_probability)
+    clf = _analyzer(args)
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise CLIError(f"--out must be an .html file, got {out}")

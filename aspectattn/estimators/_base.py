@@ -390,15 +390,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             data = self._augmented(data, values["augment"], seed, teaching)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
-        # the validation sentences, drawn once, first from the split's stream
-        # (which goes on to draw the batches): a teacher to fit is fitted on the
-        # others, and training holds them out
-        split_rng = np.random.default_rng([seed, SPLIT_STREAM])
-        held_out = held_out_sentences(
-            int(sentence_numbers(data.texts[: data.n_given]).max()) + 1,
-            values["validation_fraction"],
-            split_rng,
-        )
+        # a teacher to fit is fitted on the sentences validation holds out
+        split_rng, held_out = self._validation_split(data, values, seed)
         if teaching is not None:
             data = self._distilled(data, teaching, held_out)
             values = {
@@ -447,6 +440,18 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             feature_names_in_=data.feature_names,
         )
         return self
+
+    @staticmethod
+    def _validation_split(data: TrainingData, values: dict, seed: int):
+        """``(split_rng, held_out)``: the validation sentences, drawn once,
+        first from the split's stream, which goes on to draw the batches."""
+        split_rng = np.random.default_rng([seed, SPLIT_STREAM])
+        held_out = held_out_sentences(
+            int(sentence_numbers(data.texts[: data.n_given]).max()) + 1,
+            values["validation_fraction"],
+            split_rng,
+        )
+        return split_rng, held_out
 
     def _augmented(self, data: TrainingData, augment: str, seed: int, teaching):
         """``data`` with the copies ``augment`` makes (drawn from their own stream),

@@ -88,10 +88,10 @@ class FittedState:
         return persistence.module_tensors(self.module_)
 
     @classmethod
-    def _from_saved(cls, params: dict, state: dict, tensors: dict):
-        """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
-        read from a file. Validates every field; raises ``ValueError`` or
-        ``TypeError`` on anything unexpected."""
+    def _saved_params(cls, params: dict) -> dict:
+        """A model file's parameters (the table's names), each checked as the
+        table states it; those added since a file was written get the value that
+        trained it, those retired or of distillation are dropped."""
         params = {
             k: v
             for k, v in params.items()
@@ -121,7 +121,14 @@ class FittedState:
         for name, value in params.items():
             if not satisfies(value, P.TABLE[name].constraints):
                 raise ValueError(f"the parameter {name} is not a valid {name}")
-        estimator = cls._from_table_params(params)
+        return params
+
+    @classmethod
+    def _from_saved(cls, params: dict, state: dict, tensors: dict):
+        """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
+        read from a file. Validates every field; raises ``ValueError`` or
+        ``TypeError`` on anything unexpected."""
+        estimator = cls._from_table_params(cls._saved_params(params))
         validate_params(estimator, cls._parameter_constraints)
         for component in estimator._components():  # their own cross-checks
             component.check(cls.__name__, cls._table_names)
