@@ -81,8 +81,12 @@ def output_path(path):
     """A temporary path beside ``path`` to write to, renamed to ``path`` (with
     :func:`creation_mode`) when the block ends without an error, removed when it
     does not; ``path`` itself where it is a pipe or a character device
-    (:func:`written_through`), which is written to, never replaced."""
+    (:func:`written_through`), which is written to, never replaced. A symbolic
+    link is followed, as ``open()`` follows it: the file it points to is
+    written, and the link stays."""
     path = Path(path)
+    if path.is_symlink():  # as open() does: the file it points to, not the link
+        path = Path(os.path.realpath(path))
     if written_through(path):
         yield path
         return

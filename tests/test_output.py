@@ -157,3 +157,20 @@ def test_an_unwritable_directory_names_the_output_not_a_temporary_file(tmp_path)
         with output_path(target):
             pass
     assert info.value.filename == str(target) and ".tmp" not in str(info.value)
+
+
+def test_a_symlink_is_followed_as_open_follows_it(tmp_path):
+    """The link stayed a link? It was replaced by a regular file, and the file
+    it pointed to kept its old content."""
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    with output_path(link) as tmp:
+        Path(tmp).write_text("new")
+    assert link.is_symlink() and target.read_text() == "new"
+    dangling = tmp_path / "dangling.csv"
+    dangling.symlink_to(tmp_path / "made.csv")
+    with output_path(dangling) as tmp:
+        Path(tmp).write_text("made")
+    assert dangling.is_symlink() and (tmp_path / "made.csv").read_text() == "made"
