@@ -1459,3 +1459,11 @@ def test_a_table_with_start_and_end_columns_gives_the_terms_places(kinds, tmp_pa
     path.write_text("text,aspect,start,end\nsoup,soup,-1,4\n")
     with pytest.raises(CLIError, match=r"row 1 has start='-1'"):
         _read_table(path, "text", "aspect", "label")
+    path.write_text("text,aspect,start,end\nok,ok,0,2\nsoup and salad,soup,9,14\n")
+    with pytest.raises(
+        CLIError, match=r"row 2 has start=9, end=14, which hold 'salad'"
+    ):
+        _read_table(path, "text", "aspect", "label")
+    path.write_text("text,aspect,start,end\nsoup,soup,0,40\n")
+    with pytest.raises(CLIError, match=r"row 1 has start=0, end=40: not a span"):
+        _read_table(path, "text", "aspect", "label")

@@ -107,7 +107,11 @@ def _read_table(
     labels = [r.get(label_col) for r in rows] if label_col in columns else None
     spans = None
     if aspects is not None and set(SPAN_COLUMNS) <= columns:
-        spans = [_row_span(path, n, row) for n, row in enumerate(rows, 1)]
+        rows_texts = zip(rows, texts, aspects, strict=True)
+        spans = [
+            _row_span(path, n, row, text, aspect)
+            for n, (row, text, aspect) in enumerate(rows_texts, 1)
+        ]
     return texts, aspects, labels, spans
 
 
@@ -116,9 +120,9 @@ def _read_table(
 SPAN_COLUMNS = ("start", "end")
 
 
-def _row_span(path: Path, n: int, row: dict) -> tuple[int, int] | None:
-    """Row ``n``'s term span from its :data:`SPAN_COLUMNS` (None: both empty);
-    the classifier then checks it against the text and the term."""
+def _row_span(path: Path, n: int, row: dict, text, aspect) -> tuple | None:
+    """Row ``n``'s term span from its :data:`SPAN_COLUMNS` (None: both empty),
+    checked as the classifier checks it: inside ``text``, holding ``aspect``."""
     cells = [row.get(c) for c in SPAN_COLUMNS]
     if all(c is None or c == "" for c in cells):
         return None
@@ -135,7 +139,19 @@ def _row_span(path: Path, n: int, row: dict) -> tuple[int, int] | None:
                 "empty"
             )
         out.append(cell)
-    return out[0], out[1]
+    start, end = out
+    if isinstance(text, str) and isinstance(aspect, str):
+        if not start < end <= len(text):
+            raise CLIError(
+                f"{path}: row {n} has start={start}, end={end}: not a span inside "
+                f"its text of {len(text)} characters"
+            )
+        if text[start:end].strip().casefold() != aspect.strip().casefold():
+            raise CLIError(
+                f"{path}: row {n} has start={start}, end={end}, which hold "
+                f"{text[start:end][:40]!r}, not its aspect {aspect[:40]!r}"
+            )
+    return start, end
 
 
 def _parquet_rows(path: Path) -> list[dict]:
