@@ -459,6 +459,9 @@ def test_the_language_is_read_from_the_texts_unless_set():
     french = AspectTermExtractor(**settings, language="fr").fit(texts, y)
     assert french.language_ == "fr"
     assert french.inputs_.vocabulary.index_.get("l'addition")  # one French word
+    # the record of what the settings became says it, as the classifiers' does
+    assert french.resolved_params_["language"] == "fr"
+    assert pickle.loads(pickle.dumps(french)).resolved_params_["language"] == "fr"
     with pytest.raises(ValueError, match="language"):
         AspectTermExtractor(language="French!").fit(texts, y)
 

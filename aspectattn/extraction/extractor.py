@@ -159,7 +159,8 @@ class AspectTermExtractor(BaseEstimator):
         How texts become the encoder's tokens
         (:mod:`aspectattn.extraction.inputs`).
     resolved_params_ : dict
-        What the ``"auto"`` settings stood for.
+        What the ``"auto"`` settings stood for, the ``language`` among them (as
+        the classifiers' record says it).
     best_epoch_ : int
         The epoch whose weights were kept.
     history_ : list of dict
@@ -282,10 +283,10 @@ class AspectTermExtractor(BaseEstimator):
         spans = check_spans(y, texts)
         _warn_overlaps(spans)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
-        self.resolved_params_ = self._recipe(encoder)
         self.language_ = (
             auto_language(texts) if self.language == "auto" else self.language
         )
+        self.resolved_params_ = self._recipe(encoder)
         # the encoder's tokens, and their tags (-100: a special token)
         build, init = self._encoder_inputs(encoder, texts, seed)
         encoded = self.inputs_.encode(texts)
@@ -317,11 +318,12 @@ class AspectTermExtractor(BaseEstimator):
 
     def _recipe(self, encoder) -> dict:
         """The training settings, the ``encoder``'s recipe where ``"auto"``; the
-        LSTM's size."""
+        LSTM's size; the language (``language_``, set before)."""
         resolved = {
             k: v if getattr(self, k) == "auto" else getattr(self, k)
             for k, v in RECIPES[encoder.kind].items()
         }
+        resolved["language"] = self.language_
         if encoder.kind == "lstm":
             size = encoder.hidden_size
             resolved["hidden_size"] = TAGGER_LSTM_SIZE if size == "auto" else size
