@@ -139,19 +139,15 @@ def _row_span(path: Path, n: int, row: dict, text, aspect) -> tuple | None:
                 "empty"
             )
         out.append(cell)
-    start, end = out
-    if isinstance(text, str) and isinstance(aspect, str):
-        if not start < end <= len(text):
-            raise CLIError(
-                f"{path}: row {n} has start={start}, end={end}: not a span inside "
-                f"its text of {len(text)} characters"
-            )
-        if text[start:end].strip().casefold() != aspect.strip().casefold():
-            raise CLIError(
-                f"{path}: row {n} has start={start}, end={end}, which hold "
-                f"{text[start:end][:40]!r}, not its aspect {aspect[:40]!r}"
-            )
-    return start, end
+    if not (isinstance(text, str) and isinstance(aspect, str)):
+        return out[0], out[1]  # (the missing cell is said by the caller)
+    from ..exceptions import InputError
+    from ..text.spans import check_span
+
+    try:
+        return check_span(f"row {n} of {path}", text, aspect, out)
+    except InputError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _parquet_rows(path: Path) -> list[dict]:

@@ -29,7 +29,7 @@ import numpy as np
 from .._validation import check_labels, check_pairs
 from ..augment import flip_pairs
 from ..exceptions import InputError
-from ..text.spans import _check_span
+from ..text.spans import check_span
 
 __all__ = ["arts_probes", "aspect_robustness_score", "pair_answers", "VARIANTS"]
 
@@ -115,7 +115,7 @@ def _columns(X, y) -> tuple[list, list, list, list]:
     each label is one of :data:`LABELS`."""
     texts, terms, _, spans = check_pairs(X, return_spans=True)
     spans = [
-        None if span is None else _check_span(i, texts[i], terms[i], span)
+        None if span is None else check_span(i, texts[i], terms[i], span)
         for i, span in enumerate(spans or [None] * len(texts))
     ]
     labels = check_labels(y, len(texts)).tolist()

@@ -27,7 +27,13 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["find_term", "char_spans", "spans_from_offsets", "token_spans"]
+__all__ = [
+    "find_term",
+    "check_span",
+    "char_spans",
+    "spans_from_offsets",
+    "token_spans",
+]
 
 
 def find_term(text: str, term: str) -> tuple[int, int] | None:
@@ -44,8 +50,11 @@ def find_term(text: str, term: str) -> tuple[int, int] | None:
     return None
 
 
-def _check_span(i: int, text: str, term: str, span) -> tuple[int, int]:
-    """A given character span, validated against its text and term."""
+def check_span(where, text: str, term: str, span) -> tuple[int, int]:
+    """A given character span, validated against its text and term; ``where``
+    names it in the error (a pair's index, or a file's row as a string)."""
+    if not isinstance(where, str):
+        where = f"pair {where}"
     ok = (
         isinstance(span, (tuple, list, np.ndarray))
         and len(span) == 2
@@ -55,18 +64,18 @@ def _check_span(i: int, text: str, term: str, span) -> tuple[int, int]:
     )
     if not ok:
         raise InputError(
-            f"The term span of pair {i} must be two integers (start, end) of "
+            f"The term span of {where} must be two integers (start, end) of "
             f"character offsets; got {span!r}."
         )
     start, end = int(span[0]), int(span[1])
     if not 0 <= start < end <= len(text):
         raise InputError(
-            f"The term span ({start}, {end}) of pair {i} is not inside its text of "
+            f"The term span ({start}, {end}) of {where} is not inside its text of "
             f"{len(text)} characters."
         )
     if text[start:end].strip().casefold() != term.strip().casefold():
         raise InputError(
-            f"The term span ({start}, {end}) of pair {i} holds "
+            f"The term span ({start}, {end}) of {where} holds "
             f"{text[start:end]!r}, not the term {term!r}."
         )
     return start, end
@@ -94,7 +103,7 @@ def char_spans(texts: list[str], terms: list[str], spans: list | None) -> list:
                     "term in the text, or its (start, end) character span."
                 )
         else:
-            span = _check_span(i, text, term, span)
+            span = check_span(i, text, term, span)
         out.append(span)
     return out
 
