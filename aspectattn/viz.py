@@ -237,8 +237,11 @@ def plot_history(history: Sequence[dict], path=None):
     loss_ax.legend()
     # (a classifier's accuracy and macro-F1; an extractor's exact-span F1)
     f1 = "macro-F1" if "valid_acc" in history[0] else "F1"
-    scores = [(k, n) for k, n in (("valid_acc", "accuracy"), ("valid_f1", f1))]
-    scores = [(k, n) for k, n in scores if k in history[0]]
+    scores = [
+        (k, n)
+        for k, n in (("valid_acc", "accuracy"), ("valid_f1", f1))
+        if k in history[0]
+    ]
     for key, name in scores:
         score_ax.plot(epochs, [row[key] for row in history], "o-", label=name)
     if scores:

@@ -21,8 +21,10 @@ import numpy as np
 from .. import params as P
 from .._fields import file_lines, open_regular
 from .._output import output_path, written_through
+from ..exceptions import InputError
 from ..params._constraints import Interval, StrOptions
 from ..text.languages import LANGUAGE_CODE
+from ..text.spans import check_span
 
 
 class CLIError(Exception):
@@ -141,9 +143,6 @@ def _row_span(path: Path, n: int, row: dict, text, aspect) -> tuple | None:
         out.append(cell)
     if not (isinstance(text, str) and isinstance(aspect, str)):
         return out[0], out[1]  # (the missing cell is said by the caller)
-    from ..exceptions import InputError
-    from ..text.spans import check_span
-
     try:
         return check_span(f"row {n} of {path}", text, aspect, out)
     except InputError as exc:
@@ -288,9 +287,7 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
     predict with ``quantize`` ("int8" or None)."""
     model = _read_model(path, trust_pickle)
     if quantize is not None:
-        from ..extraction import AspectTermExtractor
-
-        if isinstance(model, AspectTermExtractor):
+        if is_extractor(model):
             raise CLIError(
                 f"{path} is an aspect term extractor, which has no {quantize} form "
                 "in torch (aspectattn export --int8 gives it one in ONNX)"
@@ -303,17 +300,13 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
 def pair_model(model, path, command: str):
     """The pair classifier ``command`` reads in ``model``: a pipeline's
     classifier; an extractor, which classifies nothing, is a one-line error."""
-    from ..extraction import AspectSentimentPipeline, AspectTermExtractor
-
-    if isinstance(model, AspectTermExtractor):
+    if is_extractor(model):
         raise CLIError(
             f"{path} is an aspect term extractor, which gives no polarity: "
             f"{command} reads a pair classifier (or a pipeline's); 'aspectattn "
             "predict' lists the terms it finds"
         )
-    if isinstance(model, AspectSentimentPipeline):
-        return model.classifier_
-    return model
+    return model.classifier_ if is_pipeline(model) else model
 
 
 #: Model files written with joblib (pickles), whatever the case of the name.
@@ -361,6 +354,18 @@ def is_detector(model) -> bool:
     from ..estimators.categories import AspectCategoryClassifier
 
     return isinstance(model, AspectCategoryClassifier)
+
+
+def is_extractor(model) -> bool:
+    from ..extraction import AspectTermExtractor
+
+    return isinstance(model, AspectTermExtractor)
+
+
+def is_pipeline(model) -> bool:
+    from ..extraction import AspectSentimentPipeline
+
+    return isinstance(model, AspectSentimentPipeline)
 
 
 def load_table(source: str, args):

@@ -8,7 +8,15 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ._common import APC_SUFFIXES, CLIError, check_outputs, output_path, print_report
+from ._common import (
+    APC_SUFFIXES,
+    CLIError,
+    check_outputs,
+    is_extractor,
+    is_pipeline,
+    output_path,
+    print_report,
+)
 
 #: ``train`` flags the extractor reads (flag's ``dest`` -> its parameter), besides
 #: its encoder's (:func:`_encoder`); the other model flags are the classifiers'.
@@ -21,18 +29,6 @@ EXTRACTOR_FLAGS = {
     "validation_fraction": "validation_fraction",
     "seed": "random_state",
 }
-
-
-def is_extractor(model) -> bool:
-    from ..extraction import AspectTermExtractor
-
-    return isinstance(model, AspectTermExtractor)
-
-
-def is_pipeline(model) -> bool:
-    from ..extraction import AspectSentimentPipeline
-
-    return isinstance(model, AspectSentimentPipeline)
 
 
 def load_spans(source: str, args):

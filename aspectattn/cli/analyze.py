@@ -17,11 +17,13 @@ from ._common import (
     check_outputs,
     first_line,
     is_detector,
+    is_extractor,
+    is_pipeline,
     language_code,
     load_model,
     output_path,
 )
-from ._extraction import is_extractor, is_pipeline, pipeline_of
+from ._extraction import pipeline_of
 
 #: Position in ``aspectattn --help``.
 ORDER = 5

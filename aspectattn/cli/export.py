@@ -9,6 +9,7 @@ from ._common import (
     CLIError,
     _read_model,
     add_model_options,
+    is_pipeline,
 )
 
 #: Position in ``aspectattn --help``.
@@ -34,7 +35,6 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..serving.export import export_onnx
-    from ._extraction import is_pipeline
 
     clf = _read_model(args.model, args.trust_pickle)
     quantize = "int8" if args.int8 else None

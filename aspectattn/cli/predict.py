@@ -19,10 +19,12 @@ from ._common import (
     check_outputs,
     file_lines,
     is_detector,
+    is_extractor,
+    is_pipeline,
     load_data,
     load_model,
 )
-from ._extraction import extraction_rows, is_extractor, is_pipeline
+from ._extraction import extraction_rows
 
 #: Position in ``aspectattn --help``.
 ORDER = 3

@@ -378,7 +378,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         training data (:meth:`_training_data`), its copies (:meth:`_copies`), its
         model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`).
         ``teaching``: a teacher's, from :class:`~aspectattn.DistilledClassifier`
-        (unlabelled samples are refused without one)."""
+        (samples marked unlabelled are read as such only with one)."""
         values = self._check_params()
         data = self._training_data(X, y, teaching)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)

@@ -513,12 +513,13 @@ class AspectTermExtractor(BaseEstimator):
         if subwords:
             build = extractor._saved_pretrained(config)
         else:
-            build = extractor._saved_words(tensors)
+            build = extractor._saved_words(tensors, encoder)
         extractor.module_ = persistence.module_from_tensors(build, tensors).eval()
         return extractor
 
-    def _saved_words(self, tensors: dict) -> _Build:
-        """The LSTM tagger the tensors fill, its sizes theirs."""
+    def _saved_words(self, tensors: dict, encoder) -> _Build:
+        """The LSTM tagger the tensors fill, its sizes theirs (and the
+        ``encoder`` component's, checked)."""
         vocab_size, embedding_dim = tensors["embedding.weight"].shape
         if vocab_size != len(self.inputs_.vocabulary.words_):
             raise ValueError("the embedding table does not match the vocabulary")
@@ -527,7 +528,6 @@ class AspectTermExtractor(BaseEstimator):
             raise ValueError("the character table does not match the characters")
         hidden_size = tensors["forward_lstm.weight_hh_l0"].shape[1]
         # the parameters say what the tensors are: get_params never lies
-        encoder = self._encoder()
         if self.resolved_params_["hidden_size"] != hidden_size:
             raise ValueError(
                 f"the encoder's hidden_size ({encoder.hidden_size!r}) does not "

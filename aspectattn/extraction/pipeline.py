@@ -179,8 +179,9 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
         group, :mod:`aspectattn.extraction.aspects`), ``label``,
         ``probability``, ``mention_probability`` (the extractor's span score;
         terms below ``min_probability`` are left out), and ``tokens`` and
-        ``weights`` -- the text's words, weight 1 on the term's (the report
-        highlights them)."""
+        ``weights`` -- the term's words and a few around them, weight on the
+        term's (:func:`~aspectattn.extraction.reading.analyzed_terms`; the
+        report highlights them)."""
         check_min_probability(min_probability)  # (before any prediction)
         check_aspect_names(self.aspect_names)
         check_is_fitted(self, "classifier_")

@@ -201,7 +201,8 @@ def analyzed_terms(
             first = max(int(hit[0]) - CONTEXT_WORDS, 0) if len(hit) else 0
             last = int(hit[-1]) + 1 + CONTEXT_WORDS if len(hit) else 0
             window = words[first:last]  # (n_window, 2)
-            inside = (window[:, 0] < end) & (window[:, 1] > start)
+            inside = np.zeros(len(window), dtype=bool)  # the term's own words
+            inside[hit - first] = True
             entries.append(
                 {
                     "text": text,
