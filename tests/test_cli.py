@@ -1432,6 +1432,20 @@ def test_train_extractor_reads_its_flags_or_refuses_them(kinds):
     assert "epoch" not in bad.stderr  # refused before training
 
 
+def test_an_output_link_into_a_directory_that_takes_no_file_is_refused_first():
+    """output_path writes where a link points: the check before the work tries
+    that directory, not the link's own."""
+    import tempfile
+
+    from aspectattn.cli._common import CLIError, check_outputs
+
+    with tempfile.TemporaryDirectory() as here:
+        link = Path(here) / "model.aam"
+        link.symlink_to("/proc/x.aam")  # a directory that takes no new file
+        with pytest.raises(CLIError, match="its directory /proc takes no new"):
+            check_outputs([], [link])
+
+
 def test_check_scores_the_probes_of_a_file_as_the_api_does(kinds):
     """`check --probes` read the data as pairs without spans, which dropped the
     probes that reverse a term's opinion (RevTgt, RevNon) in silence and

@@ -438,12 +438,14 @@ def check_outputs(inputs, outputs) -> None:
     for out in outputs:  # before the work, not after it
         if out.is_dir():
             raise CLIError(f"the output {out} is a directory; give a file name")
+        # (a link is written where it points, as output_path writes it)
+        target = Path(os.path.realpath(out)) if out.is_symlink() else out
         try:
-            if written_through(out):  # a pipe or a device: written as it is
+            if written_through(target):  # a pipe or a device: written as it is
                 continue
         except OSError as exc:
             raise CLIError(f"the output {out} {exc.strerror}") from None
-        parent = out.parent if str(out.parent) else Path(".")
+        parent = target.parent if str(target.parent) else Path(".")
         if not parent.is_dir():
             raise CLIError(f"the output's directory {parent} does not exist")
         try:  # the file is written beside its name, then renamed: try that now
