@@ -4,7 +4,8 @@ The main estimator is :class:`AspectAttentionClassifier` (AT-LSTM, AE-LSTM and
 ATAE-LSTM after Wang et al., 2016); :class:`AspectCategoryClassifier` finds the
 categories a sentence mentions and their polarity; :class:`AspectTermExtractor`
 finds a sentence's aspect terms and :class:`AspectSentimentPipeline` gives each its
-polarity, end to end; :class:`TfidfEmbeddingVectorizer`
+polarity, end to end; :class:`AspectSentimentExtractor` does both from one encoder
+pass per sentence; :class:`TfidfEmbeddingVectorizer`
 and :class:`POSWeightedEmbeddingVectorizer` are pooled word-vector baselines for any
 sklearn classifier; :mod:`aspectattn.datasets` reads and fetches the SemEval and MAMS
 benchmarks; :mod:`aspectattn.serving.runtime` serves exported models with numpy and
@@ -38,6 +39,7 @@ _LAZY = {
     "make_baseline": ".estimators.baselines",
     "AspectTermExtractor": ".extraction",
     "AspectSentimentPipeline": ".extraction",
+    "AspectSentimentExtractor": ".extraction",
 }
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "make_baseline",
     "AspectTermExtractor",
     "AspectSentimentPipeline",
+    "AspectSentimentExtractor",
     "AspectAttnError",
     "AspectAttnWarning",
     "ChecksumError",

@@ -94,6 +94,7 @@ _ESTIMATOR_MODULES = (
     "aspectattn.estimators.categories",
     "aspectattn.extraction.extractor",
     "aspectattn.extraction.pipeline",
+    "aspectattn.extraction.joint",
 )
 
 

@@ -23,6 +23,7 @@ from test_extraction import FAST_EXTRACTOR, make_sentences
 from aspectattn import (
     AspectAttentionClassifier,
     AspectCategoryClassifier,
+    AspectSentimentExtractor,
     AspectSentimentPipeline,
     AspectTermExtractor,
     DistilledClassifier,
@@ -37,6 +38,7 @@ PUBLIC = [
     "AspectCategoryClassifier",
     "AspectTermExtractor",
     "AspectSentimentPipeline",
+    "AspectSentimentExtractor",
     "DistilledClassifier",
     "TfidfEmbeddingVectorizer",
     "POSWeightedEmbeddingVectorizer",
@@ -59,6 +61,7 @@ def _estimator(name: str, vectors: str):
         "AspectSentimentPipeline": lambda: AspectSentimentPipeline(
             AspectTermExtractor(**EXTRACTOR), AspectAttentionClassifier(**ONE_EPOCH)
         ),
+        "AspectSentimentExtractor": lambda: AspectSentimentExtractor(**EXTRACTOR),
         "DistilledClassifier": lambda: DistilledClassifier(
             AspectAttentionClassifier(**ONE_EPOCH), LexiconTeacher()
         ),
@@ -80,7 +83,11 @@ def _read_only_data(name: str):
         array.setflags(write=False)
         return array
 
-    if name in ("AspectTermExtractor", "AspectSentimentPipeline"):
+    if name in (
+        "AspectTermExtractor",
+        "AspectSentimentPipeline",
+        "AspectSentimentExtractor",
+    ):
         texts, y = make_sentences(30, seed=0)
         return frozen(texts), y
     if name == "AspectCategoryClassifier":

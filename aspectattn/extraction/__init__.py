@@ -4,6 +4,8 @@
   character spans (sequence tagging);
 - :class:`AspectSentimentPipeline` runs an extractor and a classifier end to end:
   sentences in, each term with its polarity out;
+- :class:`AspectSentimentExtractor` does both in one model: one encoder pass per
+  sentence gives its terms and each one's polarity;
 - :func:`span_scores` / :func:`span_f1` score spans exactly, as SemEval does.
 
 Names are imported on first use: the torch-free runtime
@@ -13,13 +15,20 @@ Names are imported on first use: the torch-free runtime
 
 from .._lazy import lazy_names
 
-__all__ = ["AspectTermExtractor", "AspectSentimentPipeline", "span_f1", "span_scores"]
+__all__ = [
+    "AspectTermExtractor",
+    "AspectSentimentPipeline",
+    "AspectSentimentExtractor",
+    "span_f1",
+    "span_scores",
+]
 
 __getattr__, __dir__ = lazy_names(
     __name__,
     {
         "AspectTermExtractor": ".extractor",
         "AspectSentimentPipeline": ".pipeline",
+        "AspectSentimentExtractor": ".joint",
         "span_f1": ".metrics",
         "span_scores": ".metrics",
     },

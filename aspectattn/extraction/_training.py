@@ -17,10 +17,19 @@ from torch.utils.data import Dataset
 from ..engine.batching import length_sorted_batches
 from ..text.tokens import EncodedTexts
 from .inputs import Encoded, batch_characters, token_rows
-from .reading import PREDICT_BATCH
+from .reading import PREDICT_BATCH, batch_terms
 from .words import decode
 
-__all__ = ["TagDataset", "TaggerNet", "ValidSpanF1", "batch_inputs", "IGNORE"]
+__all__ = [
+    "TagDataset",
+    "TaggerNet",
+    "ValidSpanF1",
+    "JointDataset",
+    "JointNet",
+    "ValidJointF1",
+    "batch_inputs",
+    "IGNORE",
+]
 
 #: The loss's tag for a token not tagged (padding, a special token).
 IGNORE = -100
@@ -88,10 +97,27 @@ class Characters:
         return Characters(self.chars.to(device), self.index.to(device))
 
 
+class Terms:
+    """A batch's terms (P, 3) -- each one's sentence (its row in the batch) and
+    its first and last token -- as one item of the batch's inputs: its length is
+    the batch's ``n`` sentences, as skorch counts a batch (P differs)."""
+
+    def __init__(self, terms: torch.Tensor, n: int):
+        self.terms, self.n = terms, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def to(self, device) -> Terms:
+        return Terms(self.terms.to(device), self.n)
+
+
 def module_inputs(X: dict) -> dict:
     """A batch's inputs (:func:`batch_inputs`) as the tagger's keyword arguments."""
     X = dict(X)
     characters = X.pop("characters")
+    if "terms" in X:
+        X["terms"] = X["terms"].terms
     return {**X, "chars": characters.chars, "char_index": characters.index}
 
 
@@ -142,3 +168,117 @@ class ValidSpanF1(Callback):
         net.history.record("valid_f1", f1)
         loss = net.history[-1, "valid_loss"]
         net.history.record("valid_score", f1 - LOSS_WEIGHT * loss)
+
+
+class JointDataset(TagDataset):
+    """Tagged sentences (:class:`TagDataset`) with their terms' places and
+    polarities: ``terms[i]`` (n_i, 3) int64, each term of sentence ``i`` as its
+    first and last token and its class (``-100``: no polarity to learn, a
+    ``conflict`` term). A batch's targets are ``{"tags": (B, T), "polarity":
+    (P,)}``, its inputs hold the terms (:class:`Terms`)."""
+
+    def __init__(self, encoded: Encoded, tags: EncodedTexts, terms: list):
+        super().__init__(encoded, tags)
+        self.terms = terms
+
+    def __getitems__(self, index):
+        X, tags = super().__getitems__(index)
+        rows = [np.full(len(self.terms[i]), k) for k, i in enumerate(index)]
+        found = np.concatenate([self.terms[i] for i in index] + [_NO_TERMS])
+        places = np.column_stack([np.concatenate(rows + [[]]), found[:, :2]])
+        X["terms"] = Terms(torch.from_numpy(places.astype(np.int64)), len(index))
+        polarity = torch.from_numpy(found[:, 2].astype(np.int64))
+        return X, {"tags": tags, "polarity": polarity}
+
+    def subset(self, index) -> JointDataset:
+        part = super().subset(index)
+        return JointDataset(part.encoded, part.tags, [self.terms[i] for i in index])
+
+
+_NO_TERMS = np.zeros((0, 3), dtype=np.int64)
+
+
+class JointNet(TaggerNet):
+    """skorch's net with the joint loss: the tags' cross-entropy over every
+    token plus ``polarity_weight`` times the polarities' over the terms that
+    have one. The module gives ``(tag logits (B, T, K), polarity logits (P,
+    C))``."""
+
+    def __init__(self, *args, polarity_weight=1.0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.polarity_weight = polarity_weight
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        tag_logits, polarity_logits = y_pred
+        tags = to_tensor(y_true["tags"], device=self.device)  # (B, T)
+        polarity = to_tensor(y_true["polarity"], device=self.device)  # (P,)
+        loss = self.criterion_(tag_logits.transpose(1, 2), tags)
+        if (polarity != IGNORE).any():
+            loss = loss + self.polarity_weight * self.criterion_(
+                polarity_logits, polarity
+            )
+        return loss
+
+
+class ValidJointF1(Callback):
+    """Record ``valid_f1``, the end-to-end F1 of the validation sentences (a
+    term counts when its span and its polarity are a gold term's; gold terms
+    without a polarity, ``conflict``, count neither as gold nor, when found, as
+    errors), ``valid_span_f1`` (the spans alone), and ``valid_score``, what
+    picks the epoch: the end-to-end F1 less :data:`LOSS_WEIGHT` times the
+    validation loss (see :class:`ValidSpanF1`)."""
+
+    def __init__(self, dataset: JointDataset):
+        self.dataset = dataset
+
+    def on_epoch_end(self, net, **kwargs):
+        module = net.module_
+        module.eval()
+        gold, found = set(), set()
+        cut = length_sorted_batches(
+            self.dataset.lengths, PREDICT_BATCH, None, module.batch_tokens
+        )
+        for index in cut:
+            X, y = self.dataset.__getitems__(index)
+            terms = X["terms"].terms.numpy()
+            for (k, a, b), c in zip(terms, y["polarity"].numpy(), strict=True):
+                gold.add((index[k], a, b, c))
+            found.update(_found_terms(module, X, y["tags"], index, net.device))
+        unscored = {g[:3] for g in gold if g[3] == IGNORE}
+        gold = {g for g in gold if g[3] != IGNORE}
+        found = {f for f in found if f[:3] not in unscored}
+        net.history.record(
+            "valid_span_f1", _f1({g[:3] for g in gold}, {f[:3] for f in found})
+        )
+        f1 = _f1(gold, found)
+        net.history.record("valid_f1", f1)
+        loss = net.history[-1, "valid_loss"]
+        net.history.record("valid_score", f1 - LOSS_WEIGHT * loss)
+
+
+def _found_terms(module, X, tags, index, device) -> list[tuple]:
+    """(sentence, first token, last token, class) of the terms the joint
+    ``module`` finds in a batch, and their polarities, from one pass."""
+    with torch.no_grad():
+        inputs = {k: v.to(device) for k, v in module_inputs(X).items()}
+        inputs.pop("terms")
+        states = module.states(**inputs)  # (B, T, D)
+        predicted = module.tag_logits(states).argmax(-1).cpu()  # (B, T)
+        real = tags != IGNORE  # (B, T): the tagged tokens
+        lengths = real.sum(1).numpy()
+        row, first, last, _ = decode(
+            predicted[real].numpy(), np.ones(int(real.sum())), lengths
+        )
+        if not len(row):
+            return []
+        places = batch_terms(real.numpy(), row, first, last)  # (n, 3)
+        logits = module.polarity_logits(
+            states, inputs["lengths"], torch.from_numpy(places).to(device)
+        )
+        classes = logits.argmax(-1).cpu().numpy()
+    return [(index[r], a, b, c) for (r, a, b), c in zip(places, classes, strict=True)]
+
+
+def _f1(gold: set, found: set) -> float:
+    correct = len(gold & found)
+    return 2 * correct / (len(gold) + len(found)) if correct else 0.0

@@ -89,8 +89,395 @@ def _auto(constraint) -> list:
     return [StrOptions({"auto"}), constraint]
 
 
+class SpanTagger(BaseEstimator):
+    """What the span taggers share -- :class:`AspectTermExtractor` and the joint
+    :class:`~aspectattn.extraction.joint.AspectSentimentExtractor`: the encoder
+    component and its recipe, the inputs, training through skorch with the epoch
+    chosen on validation, and the model file. A subclass says what ``y`` is
+    (``_check_y``), what the net learns from (``_dataset``, ``_module``,
+    ``_NET``, ``_SCORING``) and what its fitted state adds (``_STATE_KEYS``).
+    """
+
+    _parameter_constraints: dict = {
+        "encoder": [StrOptions({"lstm", "pretrained"}), LSTMEncoder, PretrainedEncoder],
+        "characters": ["boolean"],
+        "dropout": _auto(Interval(Real, 0, 1, closed="left")),
+        "lr": _auto(Interval(Real, 0, None, closed="neither")),
+        "batch_size": _auto(Interval(Integral, 1, None, closed="left")),
+        "max_epochs": _auto(Interval(Integral, 1, None, closed="left")),
+        "patience": _auto(Interval(Integral, 1, None, closed="left")),
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "language": [
+            None,
+            StrOptions({"auto"}),
+            Matching(LANGUAGE_CODE, ("en",), "an ISO 639 code"),
+        ],
+        "device": [
+            Matching(DEVICE_RE, ("auto", "cpu", "cuda", "mps"), DEVICE_DESCRIPTION)
+        ],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+    #: The skorch net and the callback that scores the validation sentences.
+    _NET = TaggerNet
+    _SCORING = ValidSpanF1
+    #: What :attr:`history_` keeps of skorch's history.
+    _HISTORY = _HISTORY
+    #: The fitted state a model file holds beside the tensors.
+    _STATE_KEYS = _STATE_KEYS
+    #: The prefix of the tagger's tensors in the module's.
+    _TAGGER = ""
+
+    def set_params(self, **params):
+        """Set the parameters (scikit-learn's ``set_params``); an encoder's
+        parameter (``encoder__hidden_size``) on an encoder given by its name
+        makes it the component first."""
+        if "encoder" in params:
+            self.encoder = params.pop("encoder")
+        self.encoder = component_for_prefix(
+            "encoder", self.encoder, params, encoder_component
+        )
+        return super().set_params(**params)
+
+    def _encoder_from_file(self, flat: dict) -> None:
+        """The encoder settings a model file spells flat, under their table
+        names (``hidden_size``, ``pretrained_model``...), as the component."""
+        owner = type(self).__name__
+        self.encoder, unknown = split_flat(
+            owner, "encoder", self.encoder, flat, encoder_component, _ENCODER_NAMES
+        )
+        if unknown:
+            raise ValueError(f"unknown encoder settings {sorted(unknown)[:5]}")
+
+    def _encoder(self):
+        """The encoder component (its name gives its defaults), checked: the
+        settings the tagger does not read keep their defaults (``encoder`` itself
+        is one the tagger takes: ``_validate_params``)."""
+        encoder = encoder_component(self.encoder)
+        encoder.check(type(self).__name__, _READS[encoder.kind])
+        return encoder
+
+    def _table_params(self) -> dict:
+        """The parameters with the encoder's spelled out under the parameter
+        table's names, as model files hold them."""
+        own = self.get_params(deep=False)
+        return {**own, **encoder_component(own.pop("encoder")).table_values()}
+
+    # -- fit --------------------------------------------------------------------
+    def fit(self, X, y):
+        """Learn from the texts ``X`` and their terms ``y`` (a subclass says
+        what ``y`` holds: ``_check_y``).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        encoder = self._encoder()
+        texts = check_texts(X, "X")
+        spans = self._check_y(y, texts)
+        _warn_overlaps(spans)
+        seed, device = resolve_seed(self.random_state), resolve_device(self.device)
+        self.language_ = (
+            auto_language(texts) if self.language == "auto" else self.language
+        )
+        self.resolved_params_ = self._recipe(encoder)
+        # the validation sentences; copies of the training ones (a subclass's)
+        rng = np.random.default_rng([seed, SPLIT_STREAM])
+        held = np.zeros(len(texts), dtype=bool)
+        held[held_out_sentences(len(texts), self.validation_fraction, rng)] = True
+        made, made_spans = self._copies(texts, spans, ~held, seed)
+        # the encoder's tokens (the copies' words in its vocabulary too), and
+        # what the net learns of them
+        everything = texts + made
+        build, init = self._encoder_inputs(encoder, everything, seed)
+        encoded = self.inputs_.encode(everything)
+        data = self._dataset(everything, encoded, spans + made_spans)
+        copies = len(texts) + np.arange(len(made))
+        train = data.subset(np.r_[np.flatnonzero(~held), copies])
+        valid = data.subset(np.flatnonzero(held))
+        with private_torch_rng(seed, device):
+            module = self._module(build)()
+            init(module)
+            net, tracker = self._net(encoder.kind, module, valid, rng, device)
+            net.fit(train, y=None)
+        self.module_ = net.module_.cpu().eval()
+        self.best_epoch_ = tracker.kept_epoch_
+        self.history_ = [
+            {k: row[k] for k in self._HISTORY if k in row} for row in net.history
+        ]
+        return self
+
+    def _copies(self, texts, spans, train, seed: int) -> tuple[list, list]:
+        """Sentences made from the training ones (``train``: a mask) to train
+        on beside them, and their terms; none here."""
+        return [], []
+
+    def _check_y(self, y, texts: list[str]) -> list[list[tuple]]:
+        """``y`` checked against ``texts``: each text's terms."""
+        return check_spans(y, texts)
+
+    def _dataset(self, texts, encoded, spans) -> TagDataset:
+        """The sentences as the net learns from them: each token's tag (-100: a
+        special token)."""
+        tags = token_tags(texts, encoded, spans)
+        return TagDataset(encoded, EncodedTexts.from_lists(tags))
+
+    def _module(self, build):
+        """The constructor of the module trained: the tagger's."""
+        return build
+
+    def _recipe(self, encoder) -> dict:
+        """The training settings, the ``encoder``'s recipe where ``"auto"``; the
+        LSTM's size; the language (``language_``, set before)."""
+        resolved = {
+            k: v if getattr(self, k) == "auto" else getattr(self, k)
+            for k, v in RECIPES[encoder.kind].items()
+        }
+        resolved["language"] = self.language_
+        if encoder.kind == "lstm":
+            size = encoder.hidden_size
+            resolved["hidden_size"] = TAGGER_LSTM_SIZE if size == "auto" else size
+        return resolved
+
+    def _encoder_inputs(self, encoder, texts, seed):
+        """Set ``inputs_``; return the module's constructor and its
+        initialisation (word vectors, or the checkpoint's weights)."""
+        if encoder.kind == "pretrained":
+            from ..nn.encoders.pretrained import read_checkpoint_dir
+            from ..text.subwords import SubwordTokenizer
+
+            config, files, weights = read_checkpoint_dir(encoder.path)
+            config = json.loads(json.dumps(config))  # JSON-clean, as a file holds it
+            self.inputs_ = SubwordInputs(SubwordTokenizer(files))
+            self.pretrained_config_ = config
+            dropout = self.resolved_params_["dropout"]
+            return (
+                _Build(PretrainedTagger, pretrained_config=config, dropout=dropout),
+                _LoadEncoder(weights),
+            )
+        tokenizer = Tokenizer(lowercase=encoder.lowercase, language=self.language_)
+        self.inputs_, words = WordInputs.fit(texts, tokenizer, self.characters)
+        vectors, dim = resolve_word_vectors(
+            encoder.embeddings, encoder.embedding_dim, words, seed
+        )
+        draws = np.random.default_rng([seed, VECTOR_STREAM])
+        matrix, _ = build_embedding_matrix(
+            self.inputs_.vocabulary.words_, vectors, dim, draws
+        )
+        del vectors  # (no gensim object stays in the fitted model)
+        table = self.inputs_.characters
+        return (
+            _Build(
+                TermTagger,
+                vocab_size=len(matrix),
+                embedding_dim=dim,
+                n_characters=0 if table is None else len(table) + 2,
+                hidden_size=self.resolved_params_["hidden_size"],
+                dropout=self.resolved_params_["dropout"],
+            ),
+            _CopyEmbeddings(matrix),
+        )
+
+    def _net(self, kind, module, valid, rng, device):
+        from skorch.helper import predefined_split
+
+        recipe = self.resolved_params_
+        tracker = BestWeights("valid_score", lower_is_better=False, load_best=True)
+        callbacks = [
+            ("finite_loss", FiniteLoss()),
+            ("valid_f1", self._SCORING(valid)),
+            ("best_weights", tracker),
+            ("early_stopping", StopWhenStalled(tracker, recipe["patience"])),
+        ]
+        optimizer = torch.optim.Adam
+        if kind == "pretrained":  # BERT's recipe
+            callbacks.append(("lr_schedule", WarmupLinearDecay()))
+            optimizer = torch.optim.AdamW
+        net = self._NET(
+            module,
+            criterion=torch.nn.CrossEntropyLoss,
+            criterion__ignore_index=IGNORE,
+            optimizer=optimizer,
+            lr=recipe["lr"],
+            batch_size=recipe["batch_size"],
+            max_epochs=recipe["max_epochs"],
+            train_split=predefined_split(valid),
+            iterator_train=BucketLoader,
+            iterator_train__shuffle=True,
+            iterator_train__generator=rng,
+            iterator_valid=BucketLoader,
+            iterator_valid__batch_size=PREDICT_BATCH,
+            callbacks=callbacks,
+            device=device,
+            verbose=self.verbose,
+        )
+        return net, tracker
+
+    # -- predict ----------------------------------------------------------------
+    def predict_spans(self, X) -> list[list[dict]]:
+        """Each text's terms with their scores.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        list of list of dict
+            Per text, in text order: ``{"span": (start, end), "term": str,
+            "score": float}``, ``text[start:end] == term``; the score is the
+            mean over the term's tokens of their probability of being in a term.
+        """
+        check_is_fitted(self, "module_")
+        texts = check_texts(X, "X")
+        # (set_params after fit is not validated: a bad device never moves the
+        # fitted module)
+        validate_params(self, {"device": self._parameter_constraints["device"]})
+        device = resolve_device(self.device)
+        try:
+            return read_terms(
+                texts,
+                self.inputs_.encode(texts),
+                _TagProba(self.module_.to(device), device),
+                whole_words=isinstance(self.inputs_, SubwordInputs),
+                language=self.language_,
+                max_tokens=self.module_.batch_tokens,
+            )
+        finally:
+            self.module_.cpu()
+
+    # -- the model file (aspectattn.persistence.save / load) ---------------------
+    def _fitted_state(self) -> dict:
+        """The fitted state as JSON-able data (the module's sizes are its
+        tensors')."""
+        inputs = self.inputs_.to_state()
+        if isinstance(self.inputs_, SubwordInputs):
+            inputs["pretrained_config"] = self.pretrained_config_
+        return {
+            "language_": self.language_,
+            "inputs": inputs,
+            "best_epoch_": int(self.best_epoch_),
+            "history_": self.history_,
+        }
+
+    def _module_tensors(self) -> dict[str, torch.Tensor]:
+        return persistence.module_tensors(self.module_)
+
+    @classmethod
+    def _from_saved(cls, params: dict, state: dict, tensors: dict):
+        """Rebuild a fitted extractor from a model file's parameters, state and
+        tensors, each checked (``ValueError`` or ``TypeError`` otherwise); the
+        module's sizes are read from the tensors, so nothing is built larger
+        than the file."""
+        from ..persistence import _history
+
+        own = set(cls._get_param_names())
+        unknown = set(params) - own - _ENCODER_NAMES
+        if unknown:
+            raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
+        extractor = cls()
+        extractor.set_params(**{k: v for k, v in params.items() if k in own})
+        extractor._validate_params()
+        # the encoder's settings, spelled flat in the file, to the component
+        flat = {k: v for k, v in params.items() if k not in own}
+        extractor._encoder_from_file(flat)
+        encoder = extractor._encoder()
+        extractor.encoder = encoder.short()
+        if not isinstance(state, dict) or set(state) != cls._STATE_KEYS:
+            raise ValueError(
+                f"the fitted state must have the keys {sorted(cls._STATE_KEYS)}"
+            )
+        language = state["language_"]
+        if not (
+            language is None
+            or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
+        ):
+            raise ValueError("language_ must be an ISO 639 code or null")
+        extractor.language_ = language
+        if not _is_int(state["best_epoch_"]):
+            raise ValueError("best_epoch_ must be an int >= 0")
+        extractor.best_epoch_ = state["best_epoch_"]
+        extractor.history_ = _history(state["history_"])
+        extractor.resolved_params_ = extractor._recipe(encoder)
+        inputs = state["inputs"]
+        if isinstance(inputs, dict) and inputs.get("kind") == "subwords":
+            inputs = dict(inputs)
+            config = inputs.pop("pretrained_config", None)
+        extractor.inputs_ = inputs_from_state(
+            inputs, lowercase=getattr(encoder, "lowercase", True), language=language
+        )
+        subwords = isinstance(extractor.inputs_, SubwordInputs)
+        if subwords != (encoder.kind == "pretrained"):
+            raise ValueError(f"the inputs do not match the encoder {encoder.kind!r}")
+        if subwords:
+            build = extractor._saved_pretrained(config)
+        else:
+            build = extractor._saved_words(tensors, encoder)
+        build = extractor._saved_module(build, state, tensors)
+        extractor.module_ = persistence.module_from_tensors(build, tensors).eval()
+        return extractor
+
+    def _saved_module(self, build, state: dict, tensors: dict):
+        """The constructor of the module a file's tensors fill, its tagger's
+        ``build`` (a subclass reads what its state adds)."""
+        return build
+
+    def _saved_words(self, tensors: dict, encoder) -> _Build:
+        """The LSTM tagger the tensors fill, its sizes theirs (and the
+        ``encoder`` component's, checked)."""
+        tagger = self._TAGGER
+        vocab_size, embedding_dim = _shape(tensors, f"{tagger}embedding.weight", 2)
+        if vocab_size != len(self.inputs_.vocabulary.words_):
+            raise ValueError("the embedding table does not match the vocabulary")
+        n_characters = self.inputs_.n_characters
+        chars = f"{tagger}char_embedding.weight"
+        if n_characters and _shape(tensors, chars, 2)[0] != n_characters:
+            raise ValueError("the character table does not match the characters")
+        hidden_size = _shape(tensors, f"{tagger}forward_lstm.weight_hh_l0", 2)[1]
+        # the parameters say what the tensors are: get_params never lies
+        if self.resolved_params_["hidden_size"] != hidden_size:
+            raise ValueError(
+                f"the encoder's hidden_size ({encoder.hidden_size!r}) does not "
+                f"match its tensors ({hidden_size} units)"
+            )
+        if encoder.embedding_dim not in (None, embedding_dim):
+            raise ValueError(
+                f"the encoder's embedding_dim ({encoder.embedding_dim!r}) does not "
+                f"match its tensors ({embedding_dim})"
+            )
+        return _Build(
+            TermTagger,
+            vocab_size=vocab_size,
+            embedding_dim=embedding_dim,
+            n_characters=n_characters,
+            hidden_size=hidden_size,
+            dropout=self.resolved_params_["dropout"],
+        )
+
+    def _saved_pretrained(self, config) -> _Build:
+        """The pretrained tagger of the checkpoint ``config`` (checked)."""
+        from ..nn.encoders.pretrained import PretrainedEncoder
+
+        if not JSONObject().is_satisfied_by(config):
+            raise ValueError("pretrained_config must be a bounded JSON object")
+        PretrainedEncoder.check_config({"pretrained_config": config})
+        self.pretrained_config_ = config
+        return _Build(
+            PretrainedTagger,
+            pretrained_config=config,
+            dropout=self.resolved_params_["dropout"],
+        )
+
+    def __sklearn_tags__(self):
+        tags = text_tags(super().__sklearn_tags__())
+        tags.target_tags.required = True
+        tags.non_deterministic = True
+        return tags
+
+
 @register
-class AspectTermExtractor(BaseEstimator):
+class AspectTermExtractor(SpanTagger):
     """Find the aspect terms of sentences, as character spans.
 
     An encoder tags each token as the first of a term, a later one, or no
@@ -176,26 +563,7 @@ class AspectTermExtractor(BaseEstimator):
     [[(4, 9)], []]
     """
 
-    _parameter_constraints: dict = {
-        "encoder": [StrOptions({"lstm", "pretrained"}), LSTMEncoder, PretrainedEncoder],
-        "characters": ["boolean"],
-        "dropout": _auto(Interval(Real, 0, 1, closed="left")),
-        "lr": _auto(Interval(Real, 0, None, closed="neither")),
-        "batch_size": _auto(Interval(Integral, 1, None, closed="left")),
-        "max_epochs": _auto(Interval(Integral, 1, None, closed="left")),
-        "patience": _auto(Interval(Integral, 1, None, closed="left")),
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "language": [
-            None,
-            StrOptions({"auto"}),
-            Matching(LANGUAGE_CODE, ("en",), "an ISO 639 code"),
-        ],
-        "device": [
-            Matching(DEVICE_RE, ("auto", "cpu", "cuda", "mps"), DEVICE_DESCRIPTION)
-        ],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-    }
+    _parameter_constraints: dict = {**SpanTagger._parameter_constraints}
 
     def __init__(
         self,
@@ -226,42 +594,6 @@ class AspectTermExtractor(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def set_params(self, **params):
-        """Set the parameters (scikit-learn's ``set_params``); an encoder's
-        parameter (``encoder__hidden_size``) on an encoder given by its name
-        makes it the component first."""
-        if "encoder" in params:
-            self.encoder = params.pop("encoder")
-        self.encoder = component_for_prefix(
-            "encoder", self.encoder, params, encoder_component
-        )
-        return super().set_params(**params)
-
-    def _encoder_from_file(self, flat: dict) -> None:
-        """The encoder settings a model file spells flat, under their table
-        names (``hidden_size``, ``pretrained_model``...), as the component."""
-        owner = type(self).__name__
-        self.encoder, unknown = split_flat(
-            owner, "encoder", self.encoder, flat, encoder_component, _ENCODER_NAMES
-        )
-        if unknown:
-            raise ValueError(f"unknown encoder settings {sorted(unknown)[:5]}")
-
-    def _encoder(self):
-        """The encoder component (its name gives its defaults), checked: the
-        settings the tagger does not read keep their defaults (``encoder`` itself
-        is one the tagger takes: ``_validate_params``)."""
-        encoder = encoder_component(self.encoder)
-        encoder.check(type(self).__name__, _READS[encoder.kind])
-        return encoder
-
-    def _table_params(self) -> dict:
-        """The parameters with the encoder's spelled out under the parameter
-        table's names, as model files hold them."""
-        own = self.get_params(deep=False)
-        return {**own, **encoder_component(own.pop("encoder")).table_values()}
-
-    # -- fit --------------------------------------------------------------------
     def fit(self, X, y):
         """Learn to tag the terms ``y`` in the texts ``X``.
 
@@ -277,164 +609,7 @@ class AspectTermExtractor(BaseEstimator):
         -------
         self
         """
-        self._validate_params()
-        encoder = self._encoder()
-        texts = check_texts(X, "X")
-        spans = check_spans(y, texts)
-        _warn_overlaps(spans)
-        seed, device = resolve_seed(self.random_state), resolve_device(self.device)
-        self.language_ = (
-            auto_language(texts) if self.language == "auto" else self.language
-        )
-        self.resolved_params_ = self._recipe(encoder)
-        # the encoder's tokens, and their tags (-100: a special token)
-        build, init = self._encoder_inputs(encoder, texts, seed)
-        encoded = self.inputs_.encode(texts)
-        tags = [
-            np.where(o[:, 1] > o[:, 0], tag_words(o, s), IGNORE)
-            for o, s in zip(encoded.offsets, spans, strict=True)
-        ]
-        empty = [i for i, t in enumerate(tags) if not (t != IGNORE).any()]
-        if empty:
-            raise InputError(f"X[{empty[0]}] ({_short(texts[empty[0]])}) has no words.")
-        data = TagDataset(encoded, EncodedTexts.from_lists(tags))
-        # the validation sentences, then training under the fit's seed
-        rng = np.random.default_rng([seed, SPLIT_STREAM])
-        held = np.zeros(len(texts), dtype=bool)
-        held[held_out_sentences(len(texts), self.validation_fraction, rng)] = True
-        train = data.subset(np.flatnonzero(~held))
-        valid = data.subset(np.flatnonzero(held))
-        with private_torch_rng(seed, device):
-            module = build()
-            init(module)
-            net, tracker = self._net(encoder.kind, module, valid, rng, device)
-            net.fit(train, y=None)
-        self.module_ = net.module_.cpu().eval()
-        self.best_epoch_ = tracker.kept_epoch_
-        self.history_ = [
-            {k: row[k] for k in _HISTORY if k in row} for row in net.history
-        ]
-        return self
-
-    def _recipe(self, encoder) -> dict:
-        """The training settings, the ``encoder``'s recipe where ``"auto"``; the
-        LSTM's size; the language (``language_``, set before)."""
-        resolved = {
-            k: v if getattr(self, k) == "auto" else getattr(self, k)
-            for k, v in RECIPES[encoder.kind].items()
-        }
-        resolved["language"] = self.language_
-        if encoder.kind == "lstm":
-            size = encoder.hidden_size
-            resolved["hidden_size"] = TAGGER_LSTM_SIZE if size == "auto" else size
-        return resolved
-
-    def _encoder_inputs(self, encoder, texts, seed):
-        """Set ``inputs_``; return the module's constructor and its
-        initialisation (word vectors, or the checkpoint's weights)."""
-        if encoder.kind == "pretrained":
-            from ..nn.encoders.pretrained import read_checkpoint_dir
-            from ..text.subwords import SubwordTokenizer
-
-            config, files, weights = read_checkpoint_dir(encoder.path)
-            config = json.loads(json.dumps(config))  # JSON-clean, as a file holds it
-            self.inputs_ = SubwordInputs(SubwordTokenizer(files))
-            self.pretrained_config_ = config
-            dropout = self.resolved_params_["dropout"]
-            return (
-                _Build(PretrainedTagger, pretrained_config=config, dropout=dropout),
-                _LoadEncoder(weights),
-            )
-        tokenizer = Tokenizer(lowercase=encoder.lowercase, language=self.language_)
-        self.inputs_, words = WordInputs.fit(texts, tokenizer, self.characters)
-        vectors, dim = resolve_word_vectors(
-            encoder.embeddings, encoder.embedding_dim, words, seed
-        )
-        draws = np.random.default_rng([seed, VECTOR_STREAM])
-        matrix, _ = build_embedding_matrix(
-            self.inputs_.vocabulary.words_, vectors, dim, draws
-        )
-        del vectors  # (no gensim object stays in the fitted model)
-        table = self.inputs_.characters
-        return (
-            _Build(
-                TermTagger,
-                vocab_size=len(matrix),
-                embedding_dim=dim,
-                n_characters=0 if table is None else len(table) + 2,
-                hidden_size=self.resolved_params_["hidden_size"],
-                dropout=self.resolved_params_["dropout"],
-            ),
-            _CopyEmbeddings(matrix),
-        )
-
-    def _net(self, kind, module, valid, rng, device):
-        from skorch.helper import predefined_split
-
-        recipe = self.resolved_params_
-        tracker = BestWeights("valid_score", lower_is_better=False, load_best=True)
-        callbacks = [
-            ("finite_loss", FiniteLoss()),
-            ("valid_f1", ValidSpanF1(valid)),
-            ("best_weights", tracker),
-            ("early_stopping", StopWhenStalled(tracker, recipe["patience"])),
-        ]
-        optimizer = torch.optim.Adam
-        if kind == "pretrained":  # BERT's recipe
-            callbacks.append(("lr_schedule", WarmupLinearDecay()))
-            optimizer = torch.optim.AdamW
-        net = TaggerNet(
-            module,
-            criterion=torch.nn.CrossEntropyLoss,
-            criterion__ignore_index=IGNORE,
-            optimizer=optimizer,
-            lr=recipe["lr"],
-            batch_size=recipe["batch_size"],
-            max_epochs=recipe["max_epochs"],
-            train_split=predefined_split(valid),
-            iterator_train=BucketLoader,
-            iterator_train__shuffle=True,
-            iterator_train__generator=rng,
-            iterator_valid=BucketLoader,
-            iterator_valid__batch_size=PREDICT_BATCH,
-            callbacks=callbacks,
-            device=device,
-            verbose=self.verbose,
-        )
-        return net, tracker
-
-    # -- predict ----------------------------------------------------------------
-    def predict_spans(self, X) -> list[list[dict]]:
-        """Each text's terms with their scores.
-
-        Parameters
-        ----------
-        X : sequence of str
-
-        Returns
-        -------
-        list of list of dict
-            Per text, in text order: ``{"span": (start, end), "term": str,
-            "score": float}``, ``text[start:end] == term``; the score is the
-            mean over the term's tokens of their probability of being in a term.
-        """
-        check_is_fitted(self, "module_")
-        texts = check_texts(X, "X")
-        # (set_params after fit is not validated: a bad device never moves the
-        # fitted module)
-        validate_params(self, {"device": self._parameter_constraints["device"]})
-        device = resolve_device(self.device)
-        try:
-            return read_terms(
-                texts,
-                self.inputs_.encode(texts),
-                _TagProba(self.module_.to(device), device),
-                whole_words=isinstance(self.inputs_, SubwordInputs),
-                language=self.language_,
-                max_tokens=self.module_.batch_tokens,
-            )
-        finally:
-            self.module_.cpu()
+        return super().fit(X, y)
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
         """Each text's terms as ``(start, end)`` character spans, in text order."""
@@ -447,125 +622,18 @@ class AspectTermExtractor(BaseEstimator):
         texts = check_texts(X, "X")
         return span_f1(check_spans(y, texts), self.predict(texts))
 
-    # -- the model file (aspectattn.persistence.save / load) ---------------------
-    def _fitted_state(self) -> dict:
-        """The fitted state as JSON-able data (the module's sizes are its
-        tensors')."""
-        inputs = self.inputs_.to_state()
-        if isinstance(self.inputs_, SubwordInputs):
-            inputs["pretrained_config"] = self.pretrained_config_
-        return {
-            "language_": self.language_,
-            "inputs": inputs,
-            "best_epoch_": int(self.best_epoch_),
-            "history_": self.history_,
-        }
 
-    def _module_tensors(self) -> dict[str, torch.Tensor]:
-        return persistence.module_tensors(self.module_)
-
-    @classmethod
-    def _from_saved(cls, params: dict, state: dict, tensors: dict):
-        """Rebuild a fitted extractor from a model file's parameters, state and
-        tensors, each checked (``ValueError`` or ``TypeError`` otherwise); the
-        module's sizes are read from the tensors, so nothing is built larger
-        than the file."""
-        from ..persistence import _history
-
-        own = set(cls._get_param_names())
-        unknown = set(params) - own - _ENCODER_NAMES
-        if unknown:
-            raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
-        extractor = cls()
-        extractor.set_params(**{k: v for k, v in params.items() if k in own})
-        extractor._validate_params()
-        # the encoder's settings, spelled flat in the file, to the component
-        flat = {k: v for k, v in params.items() if k not in own}
-        extractor._encoder_from_file(flat)
-        encoder = extractor._encoder()
-        extractor.encoder = encoder.short()
-        if not isinstance(state, dict) or set(state) != _STATE_KEYS:
-            raise ValueError(
-                f"the fitted state must have the keys {sorted(_STATE_KEYS)}"
-            )
-        language = state["language_"]
-        if not (
-            language is None
-            or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
-        ):
-            raise ValueError("language_ must be an ISO 639 code or null")
-        extractor.language_ = language
-        if not _is_int(state["best_epoch_"]):
-            raise ValueError("best_epoch_ must be an int >= 0")
-        extractor.best_epoch_ = state["best_epoch_"]
-        extractor.history_ = _history(state["history_"])
-        extractor.resolved_params_ = extractor._recipe(encoder)
-        inputs = state["inputs"]
-        if isinstance(inputs, dict) and inputs.get("kind") == "subwords":
-            inputs = dict(inputs)
-            config = inputs.pop("pretrained_config", None)
-        extractor.inputs_ = inputs_from_state(
-            inputs, lowercase=getattr(encoder, "lowercase", True), language=language
-        )
-        subwords = isinstance(extractor.inputs_, SubwordInputs)
-        if subwords != (encoder.kind == "pretrained"):
-            raise ValueError(f"the inputs do not match the encoder {encoder.kind!r}")
-        if subwords:
-            build = extractor._saved_pretrained(config)
-        else:
-            build = extractor._saved_words(tensors, encoder)
-        extractor.module_ = persistence.module_from_tensors(build, tensors).eval()
-        return extractor
-
-    def _saved_words(self, tensors: dict, encoder) -> _Build:
-        """The LSTM tagger the tensors fill, its sizes theirs (and the
-        ``encoder`` component's, checked)."""
-        vocab_size, embedding_dim = tensors["embedding.weight"].shape
-        if vocab_size != len(self.inputs_.vocabulary.words_):
-            raise ValueError("the embedding table does not match the vocabulary")
-        n_characters = self.inputs_.n_characters
-        if n_characters and tensors["char_embedding.weight"].shape[0] != n_characters:
-            raise ValueError("the character table does not match the characters")
-        hidden_size = tensors["forward_lstm.weight_hh_l0"].shape[1]
-        # the parameters say what the tensors are: get_params never lies
-        if self.resolved_params_["hidden_size"] != hidden_size:
-            raise ValueError(
-                f"the encoder's hidden_size ({encoder.hidden_size!r}) does not "
-                f"match its tensors ({hidden_size} units)"
-            )
-        if encoder.embedding_dim not in (None, embedding_dim):
-            raise ValueError(
-                f"the encoder's embedding_dim ({encoder.embedding_dim!r}) does not "
-                f"match its tensors ({embedding_dim})"
-            )
-        return _Build(
-            TermTagger,
-            vocab_size=vocab_size,
-            embedding_dim=embedding_dim,
-            n_characters=n_characters,
-            hidden_size=hidden_size,
-            dropout=self.resolved_params_["dropout"],
-        )
-
-    def _saved_pretrained(self, config) -> _Build:
-        """The pretrained tagger of the checkpoint ``config`` (checked)."""
-        from ..nn.encoders.pretrained import PretrainedEncoder
-
-        if not JSONObject().is_satisfied_by(config):
-            raise ValueError("pretrained_config must be a bounded JSON object")
-        PretrainedEncoder.check_config({"pretrained_config": config})
-        self.pretrained_config_ = config
-        return _Build(
-            PretrainedTagger,
-            pretrained_config=config,
-            dropout=self.resolved_params_["dropout"],
-        )
-
-    def __sklearn_tags__(self):
-        tags = text_tags(super().__sklearn_tags__())
-        tags.target_tags.required = True
-        tags.non_deterministic = True
-        return tags
+def token_tags(texts, encoded, spans) -> list[np.ndarray]:
+    """Each text's tokens' tags (:func:`~aspectattn.extraction.words.tag_words`),
+    ``-100`` on a special token; an error names a text without any word."""
+    tags = [
+        np.where(o[:, 1] > o[:, 0], tag_words(o, s), IGNORE)
+        for o, s in zip(encoded.offsets, spans, strict=True)
+    ]
+    empty = [i for i, t in enumerate(tags) if not (t != IGNORE).any()]
+    if empty:
+        raise InputError(f"X[{empty[0]}] ({_short(texts[empty[0]])}) has no words.")
+    return tags
 
 
 def _warn_overlaps(spans: list[list[tuple]]) -> None:
@@ -585,6 +653,15 @@ def _warn_overlaps(spans: list[list[tuple]]) -> None:
             AspectAttnWarning,
             stacklevel=3,
         )
+
+
+def _shape(tensors: dict, name: str, ndim: int) -> tuple:
+    """The shape of a model file's tensor ``name``, which must exist with
+    ``ndim`` dimensions."""
+    tensor = tensors.get(name)
+    if not isinstance(tensor, torch.Tensor) or tensor.ndim != ndim:
+        raise ValueError(f"the tensor {name!r} is missing or not {ndim}-d")
+    return tuple(tensor.shape)
 
 
 class _TagProba:

@@ -26,6 +26,7 @@ __all__ = [
     "read_terms",
     "classify_terms",
     "analyzed_terms",
+    "batch_terms",
     "PREDICT_BATCH",
     "CONTEXT_WORDS",
 ]
@@ -39,6 +40,10 @@ CONTEXT_WORDS = 12
 #: ``tag_proba(tokens (B, T), lengths (B,), chars (U, W), char_index (B, T)) ->
 #: (B, T, K)`` float probabilities of the tags (O, B, I) of every token.
 TagProba = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``term_proba(terms (n, 3)) -> (n, C)``: the polarities' probabilities of the
+#: terms found in the batch ``tag_proba`` read last, each given as its row in
+#: that batch and its first and last token's column.
+TermProba = Callable[[np.ndarray], np.ndarray]
 
 
 def read_terms(
@@ -49,6 +54,7 @@ def read_terms(
     whole_words: bool,
     language: str | None,
     max_tokens: int | None = None,
+    term_proba: TermProba | None = None,
 ) -> list[list[dict]]:
     """Each text's terms, found by ``tag_proba`` in ``encoded`` (the texts as the
     encoder reads them), in length-sorted batches of :data:`PREDICT_BATCH` texts
@@ -68,13 +74,18 @@ def read_terms(
     max_tokens : int, default=None
         Padded tokens per batch, at most: the encoder's ``batch_tokens``
         (:func:`~aspectattn.text.tokens.length_sorted_batches`).
+    term_proba : callable, default=None
+        The batch's terms -> their polarities' probabilities
+        (:data:`TermProba`), called after ``tag_proba`` on the same batch (a
+        joint model reads the states that call computed).
 
     Returns
     -------
     list of list of dict
         Per text, in text order: ``{"span": (start, end), "term": str,
         "score": float}``, ``text[start:end] == term``; the score is the mean
-        over the term's tokens of their probability of being in a term.
+        over the term's tokens of their probability of being in a term. With
+        ``term_proba``, ``"proba"`` too: the term's row of it (C,).
     """
     flat = encoded.taggable()  # (n_tokens,)
     lengths = encoded.ids.lengths
@@ -92,15 +103,27 @@ def read_terms(
         keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
         proba = proba[keep]  # (n_tokens, K)
         row, first, last, score = decode(proba.argmax(-1), 1 - proba[:, O], keep.sum(1))
-        for r, a, b, p in zip(index[row], first, last, score, strict=True):
+        polar = [None] * len(row)
+        if term_proba is not None and len(row):
+            polar = term_proba(batch_terms(keep, row, first, last))  # (n, C)
+        for r, a, b, p, q in zip(index[row], first, last, score, polar, strict=True):
             spans = encoded.offsets[r][taggable[r]]
             span = (int(spans[a, 0]), int(spans[b, 1]))
             if whole_words:
                 span = _whole_words(texts[r], span, words, r, language)
                 if span is None:
                     continue
-            _add(out[r], texts[r], span, float(p))
+            _add(out[r], texts[r], span, float(p), q)
     return out
+
+
+def batch_terms(keep: np.ndarray, row, first, last) -> np.ndarray:
+    """(n, 3) int64: each decoded term's row in the batch and its first and last
+    token's column, from ``decode``'s places among the row's ``keep`` (B, T)
+    tokens."""
+    _, cols = np.nonzero(keep)  # (n_tokens,), row after row
+    start = np.r_[0, np.cumsum(keep.sum(1))[:-1]]  # (B,)
+    return np.stack([row, cols[start[row] + first], cols[start[row] + last]], 1)
 
 
 def _whole_words(text: str, span, memo: dict, key, language) -> tuple | None:
@@ -119,13 +142,20 @@ def _whole_words(text: str, span, memo: dict, key, language) -> tuple | None:
     return int(touched[0, 0]), int(touched[-1, 1])
 
 
-def _add(found: list[dict], text: str, span: tuple[int, int], score: float) -> None:
+def _add(found: list[dict], text: str, span, score: float, proba=None) -> None:
     """Append a term to its text's, merged with the previous one when both
-    were widened to the same word (pieces of one word tagged as two terms)."""
+    were widened to the same word (pieces of one word tagged as two terms: their
+    scores, and polarities' probabilities, averaged)."""
     start, end = span
     if found and start < found[-1]["span"][1]:
-        start, score = found[-1]["span"][0], (found.pop()["score"] + score) / 2
-    found.append({"span": (start, end), "term": text[start:end], "score": score})
+        previous = found.pop()
+        start, score = previous["span"][0], (previous["score"] + score) / 2
+        if proba is not None:
+            proba = (previous["proba"] + proba) / 2
+    term = {"span": (start, end), "term": text[start:end], "score": score}
+    if proba is not None:
+        term["proba"] = proba
+    found.append(term)
 
 
 def classify_terms(texts: list[str], found: list[list[dict]], classifier):

@@ -65,6 +65,7 @@ class TermTagger(nn.Module):
         size = embedding_dim + self.char_filters
         self.forward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
         self.backward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
+        self.output_size = 2 * hidden_size
         self.tags = nn.Linear(2 * hidden_size, n_tags)
 
     def _characters(self, chars: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -78,6 +79,24 @@ class TermTagger(nn.Module):
         x = x * (chars[:, :1] > 0)  # a padding word (no characters): 0
         return x[index]  # (B, T, F)
 
+    def states(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        chars: torch.Tensor,
+        char_index: torch.Tensor,
+    ) -> torch.Tensor:
+        """tokens (B, T), lengths (B,), chars (U, W), char_index (B, T) -> the
+        words' states (B, T, 2H) (what the tags, and a joint model's polarities,
+        read)."""
+        x = self.embedding(tokens)  # (B, T, E)
+        if self.char_filters:
+            x = torch.cat([x, self._characters(chars, char_index)], dim=-1)
+        x = self.dropout(x)
+        forward = _run(self.forward_lstm, x)  # (B, T, H)
+        backward, _ = backward_states(self.backward_lstm, x, lengths)  # (B, T, H)
+        return torch.cat([forward, backward], dim=-1)  # (B, T, 2H)
+
     def forward(
         self,
         tokens: torch.Tensor,
@@ -87,13 +106,7 @@ class TermTagger(nn.Module):
     ) -> torch.Tensor:
         """tokens (B, T), lengths (B,), chars (U, W), char_index (B, T) -> tag
         logits (B, T, K)."""
-        x = self.embedding(tokens)  # (B, T, E)
-        if self.char_filters:
-            x = torch.cat([x, self._characters(chars, char_index)], dim=-1)
-        x = self.dropout(x)
-        forward = _run(self.forward_lstm, x)  # (B, T, H)
-        backward, _ = backward_states(self.backward_lstm, x, lengths)  # (B, T, H)
-        states = torch.cat([forward, backward], dim=-1)  # (B, T, 2H)
+        states = self.states(tokens, lengths, chars, char_index)  # (B, T, 2H)
         return self.tags(self.dropout(states))  # (B, T, K)
 
 
@@ -116,6 +129,7 @@ class PretrainedTagger(nn.Module):
 
         self.encoder = PretrainedEncoder(pretrained_config=pretrained_config)
         self.dropout = nn.Dropout(dropout)
+        self.output_size = self.encoder.output_size
         self.tags = nn.Linear(self.encoder.output_size, n_tags)
 
     @property
@@ -127,6 +141,18 @@ class PretrainedTagger(nn.Module):
         """Padded tokens per prediction batch, at most: the encoder's."""
         return self.encoder.batch_tokens
 
+    def states(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        chars: torch.Tensor | None = None,
+        char_index: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """tokens (B, T), lengths (B,) -> the sub-words' states (B, T, D); the
+        characters unused."""
+        states, _ = self.encoder(tokens, lengths)  # (B, T, D)
+        return states
+
     def forward(
         self,
         tokens: torch.Tensor,
@@ -136,5 +162,5 @@ class PretrainedTagger(nn.Module):
     ) -> torch.Tensor:
         """tokens (B, T), lengths (B,) -> tag logits (B, T, K); the characters
         unused."""
-        states, _ = self.encoder(tokens, lengths)  # (B, T, D)
+        states = self.states(tokens, lengths)  # (B, T, D)
         return self.tags(self.dropout(states))  # (B, T, K)

@@ -1,0 +1,583 @@
+"""The joint aspect-sentiment model: sentences in, each aspect term with its
+polarity out, from one encoder pass per sentence.
+
+The tagger of :class:`~aspectattn.AspectTermExtractor` (an LSTM over word
+vectors and characters, or a pretrained checkpoint fine-tuned end to end) with a
+second head on the same states: each term -- a gold one in training, a found
+one in prediction -- queries its sentence through the aspect attention of the
+design (:class:`~aspectattn.nn.joint.TermPolarity`). Both heads train together
+on ``(start, end, polarity)`` triples; the epoch kept is the one with the best
+end-to-end F1 on a validation share of the sentences.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+
+import numpy as np
+import torch
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .. import augment as augment_module
+from .._validation import check_pairs, check_texts
+from ..engine.batching import length_sorted_batches
+from ..estimators._base import AUGMENT_STREAM, resolve_device
+from ..exceptions import AspectAttnWarning, InputError
+from ..nn.joint import JointTagger
+from ..params._constraints import Interval, validate_params
+from ..persistence import register
+from ..reviews.mentions import check_min_probability
+from ..text.spans import char_spans
+from ..text.tokens import EncodedTexts
+from ._training import IGNORE, JointDataset, JointNet, ValidJointF1, batch_inputs
+from .aspects import AspectNames, check_aspect_names
+from .extractor import SpanTagger, token_tags
+from .inputs import SubwordInputs
+from .metrics import check_spans, span_f1
+from .reading import PREDICT_BATCH, analyzed_terms, read_terms
+
+__all__ = ["AspectSentimentExtractor", "GivenTerms"]
+
+#: The label of a term whose opinions disagree (SemEval's): it trains the tags
+#: only, as no single polarity is its answer.
+CONFLICT = "conflict"
+#: The copies ``augment`` can make, and what ``"auto"`` makes for English with
+#: the labels "positive" and "negative" (none otherwise: the copies reverse
+#: English opinion words and join with English connectives).
+AUGMENTATIONS = ("flip", "join", "flip+join")
+AUTO_AUGMENT = "flip+join"
+
+
+@register
+class AspectSentimentExtractor(SpanTagger):
+    """Find the aspect terms of sentences and tell each one's polarity, in one
+    encoder pass per sentence.
+
+    One encoder reads each sentence once: a linear layer tags its tokens (the
+    first of a term, a later one, no term's) and each term found queries the
+    same states through the design's aspect attention, the term as the query
+    ``v_a`` (with a learned bias for each word's distance from it), for its
+    polarity. Both heads train together, through skorch; the epoch kept is the
+    one with the best end-to-end F1 (a term counts when its span and its
+    polarity are right) on ``validation_fraction`` of the sentences.
+
+    Use it where :class:`~aspectattn.AspectSentimentPipeline` would run an
+    extractor and a classifier in series: one model to train, to ship and to
+    run, and each sentence encoded once instead of twice. The pipeline stays for
+    parts trained apart (say, a classifier trained on more pairs than there are
+    sentences with spans).
+
+    Parameters
+    ----------
+    encoder : LSTMEncoder, PretrainedEncoder or {"lstm", "pretrained"}, \
+            default="lstm"
+        As :class:`~aspectattn.AspectTermExtractor` takes it: a bidirectional
+        LSTM over word vectors and characters (fast; ``hidden_size`` ``"auto"``
+        is 100 units per direction), or a pretrained checkpoint fine-tuned end
+        to end (better, slower).
+    characters : bool, default=True
+        With the LSTM: read each word's characters too.
+    dropout, lr, batch_size, max_epochs, patience : "auto" or a value
+        The encoder's recipe where ``"auto"``, as
+        :class:`~aspectattn.AspectTermExtractor`'s
+        (:data:`~aspectattn.extraction.extractor.RECIPES`).
+    polarity_weight : float, default=1.0
+        The weight of the polarities' cross-entropy beside the tags' in the
+        loss.
+    augment : {"auto", "flip", "join", "flip+join"} or None, default="auto"
+        Train on copies of the training sentences too, as the classifiers do
+        (:mod:`aspectattn.augment`): ``"flip"``, each with the opinion word next
+        to one term swapped for its antonym (that term's polarity reversed, the
+        others' kept); ``"join"``, two sentences whose terms disagree joined
+        into one ("..., but ..."). Copies never enter the validation share.
+        ``"auto"``: ``"flip+join"`` for English (``language_``) with the labels
+        "positive" and "negative", else none.
+    validation_fraction : float, default=0.1
+        Share of the sentences held out to choose the epoch.
+    aspect_names : dict of str to str or None, default=None
+        For :meth:`analyze` (the review report): a term's aspect where the
+        grouping of :mod:`aspectattn.extraction.aspects` does not group it.
+    language : str, "auto" or None, default="auto"
+        The tokenizer's language (see :class:`~aspectattn.AspectTermExtractor`).
+    device : str, default="auto"
+        ``"auto"``: CUDA when available, else the CPU.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the vectors, the split, the weights and the batch order, without
+        touching any global random state.
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The polarities, as ``y`` names them (``"conflict"`` is not one).
+    module_ : torch.nn.Module
+        The trained model (:class:`~aspectattn.nn.joint.JointTagger`).
+    language_ : str or None
+    inputs_ : WordInputs or SubwordInputs
+    resolved_params_ : dict
+        What the ``"auto"`` settings stood for, the language among them.
+    best_epoch_ : int
+    history_ : list of dict
+        Per epoch: ``train_loss``, ``valid_loss``, ``valid_f1`` (end to end),
+        ``valid_span_f1`` (the terms alone).
+
+    See Also
+    --------
+    AspectSentimentPipeline : an extractor and a classifier trained apart.
+
+    Examples
+    --------
+    >>> from aspectattn import AspectSentimentExtractor
+    >>> texts = ["The pasta was great.", "Our waiter was rude.", "What a day!"] * 10
+    >>> y = [[(4, 9, "positive")], [(4, 10, "negative")], []] * 10
+    >>> model = AspectSentimentExtractor(lr=0.01, max_epochs=20, random_state=0)
+    >>> [found] = model.fit(texts, y).predict(["The pasta was great."])
+    >>> [(t["term"], t["polarity"]) for t in found]
+    [('pasta', 'positive')]
+    """
+
+    _parameter_constraints: dict = {
+        **SpanTagger._parameter_constraints,
+        "polarity_weight": [Interval(Real, 0, None, closed="neither")],
+        "augment": [None, StrOptions({"auto", *AUGMENTATIONS})],
+        "aspect_names": [None, dict],
+    }
+    _NET = JointNet
+    _SCORING = ValidJointF1
+    _HISTORY = (
+        "epoch",
+        "train_loss",
+        "valid_loss",
+        "valid_f1",
+        "valid_span_f1",
+        "valid_score",
+    )
+    _STATE_KEYS = SpanTagger._STATE_KEYS | {"classes_"}
+    _TAGGER = "tagger."
+
+    def __init__(
+        self,
+        *,
+        encoder="lstm",
+        characters=True,
+        dropout="auto",
+        lr="auto",
+        batch_size="auto",
+        max_epochs="auto",
+        patience="auto",
+        polarity_weight=1.0,
+        augment="auto",
+        validation_fraction=0.1,
+        aspect_names=None,
+        language="auto",
+        device="auto",
+        random_state=None,
+        verbose=0,
+    ):
+        self.encoder = encoder
+        self.characters = characters
+        self.dropout = dropout
+        self.lr = lr
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.polarity_weight = polarity_weight
+        self.augment = augment
+        self.validation_fraction = validation_fraction
+        self.aspect_names = aspect_names
+        self.language = language
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- fit --------------------------------------------------------------------
+    def fit(self, X, y):
+        """Learn to find the terms of ``X`` and their polarities.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Sentences (a review split into sentences trains best).
+        y : sequence of sequences of (start, end, polarity)
+            Each sentence's terms (an empty list for a sentence without any).
+            Terms labelled ``"conflict"`` train the tags only.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()  # (sklearn's messages first)
+        check_aspect_names(self.aspect_names)
+        return super().fit(X, y)
+
+    def _check_y(self, y, texts):
+        spans = check_spans(y, texts)
+        if any(len(s) != 3 for terms in spans for s in terms):
+            raise InputError(
+                "y must give each term's polarity: (start, end, polarity) triples "
+                "(AspectTermExtractor learns from spans alone)."
+            )
+        labels = [s[2] for terms in spans for s in terms if s[2] != CONFLICT]
+        if not labels:
+            raise InputError("y has no term with a polarity to learn.")
+        self.classes_ = np.unique(np.asarray(labels))
+        return spans
+
+    def _recipe(self, encoder) -> dict:
+        """The extractor's recipe, and the copies ``augment`` stands for."""
+        resolved = super()._recipe(encoder)
+        if hasattr(self, "classes_"):  # (a model file's: set with its classes)
+            resolved["augment"] = self._resolved_augment()
+        return resolved
+
+    def _resolved_augment(self) -> str | None:
+        has_labels = {"positive", "negative"} <= set(map(str, self.classes_.tolist()))
+        if self.augment != "auto":
+            if self.augment is not None and not has_labels:
+                raise InputError(
+                    f"augment={self.augment!r} makes terms labelled 'positive' and "
+                    f"'negative'; y's labels are {self.classes_.tolist()!r}."
+                )
+            return self.augment
+        return AUTO_AUGMENT if has_labels and self.language_ == "en" else None
+
+    def _copies(self, texts, spans, train, seed: int) -> tuple[list, list]:
+        """Flipped and joined copies of the ``train`` sentences (see
+        ``augment``), each with all its terms; none equal to a given sentence."""
+        augment = self.resolved_params_["augment"]
+        if augment is None:
+            return [], []
+        rows = [  # every term of the training sentences
+            (texts[i], texts[i][start:end], (start, end), label)
+            for i in np.flatnonzero(train)
+            for start, end, label in spans[i]
+        ]
+        columns = (
+            tuple(list(column) for column in zip(*rows, strict=True)) or ([],) * 4
+        )  # texts, terms, spans, labels
+        made = []
+        if "flip" in augment:
+            made += augment_module.flip_pairs(*columns, "positive", "negative")[:2]
+        if "join" in augment:
+            rng = np.random.default_rng([seed, AUGMENT_STREAM])
+            X, y, _ = augment_module.join_pairs(
+                *columns, "positive", "negative", random_state=rng
+            )
+            made += [X, y]
+        sentences: dict[str, dict] = {}
+        given = set(texts)
+        for X, y in zip(made[::2], made[1::2], strict=True):
+            for (text, _, (start, end)), label in zip(X, y, strict=True):
+                if text not in given:
+                    sentences.setdefault(text, {})[start, end] = label
+        if not sentences and self.augment != "auto":
+            warnings.warn(
+                f"augment={augment!r} in {type(self).__name__} made no new sentence "
+                "(no opinion word next to a term to flip, no sentences of opposite "
+                "polarity to join); training on the given ones only.",
+                AspectAttnWarning,
+                stacklevel=4,
+            )
+        return list(sentences), [
+            sorted((a, b, label) for (a, b), label in terms.items())
+            for terms in sentences.values()
+        ]
+
+    def _dataset(self, texts, encoded, spans) -> JointDataset:
+        """Each token's tag, and each term's first and last token and class."""
+        tags = token_tags(texts, encoded, spans)
+        terms = []
+        for offsets, found in zip(encoded.offsets, spans, strict=True):
+            rows = []
+            for start, end, polarity in found:
+                places = _term_tokens(offsets, start, end)
+                if places is not None:
+                    label = IGNORE
+                    if polarity != CONFLICT:
+                        label = int(np.searchsorted(self.classes_, polarity))
+                    rows.append((*places, label))
+            terms.append(np.asarray(rows, dtype=np.int64).reshape(-1, 3))
+        return JointDataset(encoded, EncodedTexts.from_lists(tags), terms)
+
+    def _module(self, build):
+        """The joint model: the tagger ``build`` makes, with a polarity head."""
+        dropout = self.resolved_params_["dropout"]
+        return _JointBuild(build, len(self.classes_), dropout)
+
+    def _net(self, kind, module, valid, rng, device):
+        net, tracker = super()._net(kind, module, valid, rng, device)
+        net.polarity_weight = self.polarity_weight
+        return net, tracker
+
+    # -- predict ----------------------------------------------------------------
+    def predict(self, X) -> list[list[dict]]:
+        """Each sentence's terms with their polarities.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        list of list of dict
+            Per sentence, in text order: ``{"span": (start, end), "term": str,
+            "polarity": label, "probability": float, "score": float}`` --
+            ``probability`` the polarity's, ``score`` the span's (the mean over
+            its tokens of their probability of being in a term), as
+            :meth:`AspectSentimentPipeline.predict` gives them.
+        """
+        found = self._read(X, polarity=True)
+        classes = self.classes_.tolist()  # (plain Python values)
+        for terms in found:
+            for term in terms:
+                proba = term.pop("proba")
+                best = int(proba.argmax())
+                term["polarity"] = classes[best]
+                term["probability"] = float(proba[best])
+                term["score"] = term.pop("score")  # (the pipeline's key order)
+        return found
+
+    def predict_spans(self, X) -> list[list[dict]]:
+        """Each text's terms with their span scores, as
+        :meth:`AspectTermExtractor.predict_spans` gives them (the polarity head
+        is not run): the joint model as a pipeline's extractor."""
+        return self._read(X, polarity=False)
+
+    def _read(self, X, polarity: bool) -> list[list[dict]]:
+        check_is_fitted(self, "module_")
+        texts = check_texts(X, "X")
+        device = self._device()
+        proba = _JointProba(self.module_.to(device), device)
+        try:
+            return read_terms(
+                texts,
+                self.inputs_.encode(texts),
+                proba,
+                whole_words=isinstance(self.inputs_, SubwordInputs),
+                language=self.language_,
+                max_tokens=self.module_.batch_tokens,
+                term_proba=proba.terms if polarity else None,
+            )
+        finally:
+            self.module_.cpu()
+
+    def _device(self):
+        # (set_params after fit is not validated: a bad device never moves the
+        # fitted module)
+        validate_params(self, {"device": self._parameter_constraints["device"]})
+        return resolve_device(self.device)
+
+    def predict_polarity_proba(self, X) -> np.ndarray:
+        """The polarities' probabilities of given terms, each sentence encoded
+        once however many of its terms ``X`` holds.
+
+        Parameters
+        ----------
+        X : sequence of (text, term) pairs or (text, term, (start, end)) triples
+            As :class:`~aspectattn.AspectAttentionClassifier` reads terms: a
+            term without its span is read where it first occurs in its text.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs, n_classes)
+            Columns in the order of :attr:`classes_`.
+        """
+        check_is_fitted(self, "module_")
+        texts, terms, _, spans = check_pairs(X, return_spans=True)
+        spans = char_spans(texts, terms, spans)
+        unique = list(dict.fromkeys(texts))
+        row = {text: i for i, text in enumerate(unique)}
+        encoded = self.inputs_.encode(unique)
+        places = np.asarray(
+            [
+                _given_tokens(encoded.offsets[row[t]], *span, i)
+                for i, (t, span) in enumerate(zip(texts, spans, strict=True))
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 2)  # (P, 2): each pair's first and last token
+        sentence = np.asarray([row[t] for t in texts], dtype=np.int64)  # (P,)
+        out = np.zeros((len(texts), len(self.classes_)), dtype=np.float32)
+        device = self._device()
+        module = self.module_.to(device)
+        try:
+            lengths = encoded.ids.lengths
+            cut = length_sorted_batches(
+                lengths, PREDICT_BATCH, None, module.batch_tokens
+            )
+            for index in cut:
+                position = np.full(len(unique), -1)
+                position[index] = np.arange(len(index))
+                pairs = np.flatnonzero(position[sentence] >= 0)
+                if not len(pairs):
+                    continue
+                terms = np.column_stack([position[sentence[pairs]], places[pairs]])
+                out[pairs] = _given_proba(module, encoded, index, terms, device)
+        finally:
+            self.module_.cpu()
+        return out
+
+    def predict_polarity(self, X) -> np.ndarray:
+        """The polarity of given terms (see :meth:`predict_polarity_proba`)."""
+        return self.classes_[self.predict_polarity_proba(X).argmax(axis=1)]
+
+    def given_terms(self) -> GivenTerms:
+        """The fitted model as a classifier of given terms (``predict`` and
+        ``predict_proba`` of pairs, ``classes_``): what
+        :func:`~aspectattn.evaluation.score_behaviour` and
+        :func:`~aspectattn.evaluation.aspect_robustness_score` score."""
+        check_is_fitted(self, "module_")
+        return GivenTerms(self)
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """Per text, its terms as the review analysis reads them, as
+        :meth:`AspectSentimentPipeline.analyze` gives them."""
+        check_min_probability(min_probability)  # (before any prediction)
+        check_aspect_names(self.aspect_names)
+        check_is_fitted(self, "module_")
+        texts = check_texts(X, "X")
+        return analyzed_terms(
+            texts,
+            self.predict(texts),
+            AspectNames(self.aspect_names, self.language_),
+            min_probability,
+        )
+
+    def score(self, X, y) -> float:
+        """End-to-end micro F1: a predicted term counts when its span and its
+        polarity are both a gold term's."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
+
+    # -- the model file ---------------------------------------------------------
+    def _fitted_state(self) -> dict:
+        check_aspect_names(self.aspect_names)  # (a file load would refuse)
+        return {**super()._fitted_state(), "classes_": self.classes_.tolist()}
+
+    def _saved_module(self, build, state: dict, tensors: dict):
+        """The joint model around the tagger ``build``: its classes the
+        state's, as many as the polarity head's rows."""
+        check_aspect_names(self.aspect_names)
+        classes = state["classes_"]
+        if (
+            not isinstance(classes, list)
+            or not classes
+            or len({type(c) for c in classes}) != 1
+            or not all(isinstance(c, (str, int)) and c is not True for c in classes)
+            or len(set(classes)) != len(classes)
+            or classes != sorted(classes)
+        ):
+            raise ValueError("classes_ must be sorted, distinct strings or ints")
+        weight = tensors.get("polarity.classes.weight")
+        if not isinstance(weight, torch.Tensor) or weight.shape[:1] != (len(classes),):
+            raise ValueError("the polarity head does not match classes_")
+        self.classes_ = np.asarray(classes)
+        self.resolved_params_["augment"] = self._resolved_augment()
+        return _JointBuild(build, len(classes), self.resolved_params_["dropout"])
+
+
+class GivenTerms:
+    """A fitted :class:`AspectSentimentExtractor` as a classifier of given
+    terms: ``predict`` and ``predict_proba`` of ``(text, term[, span])`` pairs,
+    ``classes_``, ``aspect_type_ = "term"`` (what the behavioural suite and the
+    robustness probes read)."""
+
+    aspect_type_ = "term"
+
+    def __init__(self, model: AspectSentimentExtractor):
+        self.model = model
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.model.classes_
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.model.predict_polarity_proba(X)
+
+    def predict(self, X) -> np.ndarray:
+        return self.model.predict_polarity(X)
+
+
+def _term_tokens(offsets: np.ndarray, start: int, end: int) -> tuple | None:
+    """The first and last token (``offsets`` (n, 2), their character spans) a
+    term's characters ``[start, end)`` overlap; None: none does."""
+    inside = np.flatnonzero(
+        (offsets[:, 1] > offsets[:, 0])
+        & (offsets[:, 0] < end)
+        & (offsets[:, 1] > start)
+    )
+    return (int(inside[0]), int(inside[-1])) if len(inside) else None
+
+
+def _given_tokens(offsets: np.ndarray, start: int, end: int, i: int) -> tuple:
+    """A given term's first and last token; a term after the last token read
+    (a text cut at :data:`~aspectattn.extraction.inputs.MAX_TOKENS`) is read at
+    that token, the nearest the model has, as the classifiers read it."""
+    places = _term_tokens(offsets, start, end)
+    if places is not None:
+        return places
+    words = np.flatnonzero(offsets[:, 1] > offsets[:, 0])
+    if len(words) and start >= offsets[words[-1], 1]:
+        return int(words[-1]), int(words[-1])
+    raise InputError(f"The term span ({start}, {end}) of pair {i} holds no word.")
+
+
+def _given_proba(module, encoded, index, terms, device) -> np.ndarray:
+    """The polarities' probabilities (P, C) of ``terms`` (P, 3) in the texts
+    ``index`` of ``encoded``, from one pass over them."""
+    inputs = batch_inputs(encoded, index)
+    characters = inputs.pop("characters")
+    inputs |= {"chars": characters.chars, "char_index": characters.index}
+    with torch.inference_mode():
+        inputs = {k: v.to(device) for k, v in inputs.items()}
+        states = module.states(**inputs)  # (B, T, D)
+        logits = module.polarity_logits(
+            states, inputs["lengths"], torch.from_numpy(terms).to(device)
+        )
+        return logits.float().softmax(-1).cpu().numpy()  # (P, C)
+
+
+class _JointProba:
+    """The joint model in torch as :func:`~aspectattn.extraction.reading.read_terms`
+    calls it: a padded batch (numpy) to its tag probabilities (B, T, K), then
+    (``terms``) the batch's found terms to their polarities' (n, C), from the
+    states of that same pass."""
+
+    def __init__(self, module: torch.nn.Module, device):
+        self.module, self.device = module, device
+        self.states = self.lengths = None
+
+    def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
+        inputs = {
+            "tokens": torch.from_numpy(ids),
+            "lengths": torch.from_numpy(lengths),
+            "chars": torch.from_numpy(chars),
+            "char_index": torch.from_numpy(char_index),
+        }
+        with torch.inference_mode():
+            inputs = {k: v.to(self.device) for k, v in inputs.items()}
+            self.states = self.module.states(**inputs)  # (B, T, D)
+            self.lengths = inputs["lengths"]
+            logits = self.module.tag_logits(self.states)  # (B, T, K)
+            return logits.float().softmax(-1).cpu().numpy()
+
+    def terms(self, terms: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            logits = self.module.polarity_logits(
+                self.states, self.lengths, torch.from_numpy(terms).to(self.device)
+            )
+            return logits.float().softmax(-1).cpu().numpy()  # (n, C)
+
+
+class _JointBuild:
+    """The joint model's constructor: the tagger's, and the polarity head's size
+    (a plain object: no closure)."""
+
+    def __init__(self, tagger, n_classes: int, dropout: float):
+        self.tagger, self.n_classes, self.dropout = tagger, n_classes, dropout
+
+    def __call__(self) -> JointTagger:
+        return JointTagger(
+            tagger=self.tagger(), n_classes=self.n_classes, dropout=self.dropout
+        )

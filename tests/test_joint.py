@@ -1,0 +1,258 @@
+"""The joint aspect-sentiment model (aspectattn.extraction.joint): one encoder
+pass gives the terms and their polarities, on sentences whose terms disagree."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from conftest import BAD, FOOD, GOOD, SERVICE
+from sklearn.base import clone
+from sklearn.utils._param_validation import InvalidParameterError
+from test_extraction import FAST_EXTRACTOR
+
+from aspectattn import AspectSentimentExtractor, InputError
+from aspectattn.evaluation import aspect_robustness_score
+from aspectattn.extraction.reading import batch_terms
+from aspectattn.persistence import ModelFileError, load, save, to_payload
+
+FAST = {**FAST_EXTRACTOR, "max_epochs": 25, "patience": 25}
+
+
+def make_opinions(n: int, seed: int = 0):
+    """Sentences of one or two terms (a dish, a member of staff), each praised
+    or criticised at random: only the words around a term tell its polarity,
+    and two terms of a sentence disagree half the time."""
+    rng = np.random.default_rng(seed)
+    texts, y = [], []
+    for _ in range(n):
+        terms = [rng.choice(FOOD)] + (
+            [rng.choice(SERVICE)] if rng.random() < 0.6 else []
+        )
+        rng.shuffle(terms)
+        text, spans = "", []
+        for k, term in enumerate(terms):
+            good = rng.random() < 0.5
+            text += " but " if k else ""
+            start = len(text) + 4
+            text += f"the {term} was {rng.choice(GOOD if good else BAD)}"
+            spans.append((start, start + len(term), "positive" if good else "negative"))
+        texts.append(text[0].upper() + text[1:] + ".")
+        y.append(spans)
+    return texts, y
+
+
+@pytest.fixture(scope="module")
+def opinions():
+    return make_opinions(200, seed=0)
+
+
+@pytest.fixture(scope="module")
+def joint(opinions):
+    return AspectSentimentExtractor(**FAST).fit(*opinions)
+
+
+def test_terms_and_polarities_of_sentences_whose_terms_disagree(joint):
+    texts, y = make_opinions(60, seed=1)
+    assert joint.score(texts, y) > 0.9
+    [found] = joint.predict(["The pasta was great but the waiter was rude."])
+    assert [(t["term"], t["polarity"]) for t in found] == [
+        ("pasta", "positive"),
+        ("waiter", "negative"),
+    ]
+    [flipped] = joint.predict(["The pasta was rude but the waiter was great."])
+    assert [t["polarity"] for t in flipped] == ["negative", "positive"]
+    assert set(found[0]) == {"span", "term", "polarity", "probability", "score"}
+    assert 0.5 < found[0]["probability"] <= 1 and 0 < found[0]["score"] <= 1
+
+
+def test_one_encoder_pass_per_sentence_serves_terms_and_polarities(joint, monkeypatch):
+    """predict encodes each batch once: the polarity head reads the states the
+    tags came from (no second pass, no pass per term)."""
+    calls = []
+    states = joint.module_.states
+    monkeypatch.setattr(
+        joint.module_, "states", lambda *a, **k: calls.append(1) or states(*a, **k)
+    )
+    texts, _ = make_opinions(300, seed=2)  # 2 batches of 256 texts at most
+    found = joint.predict(texts)
+    assert len(calls) == 2
+    assert sum(map(len, found)) > len(texts)  # (most sentences have two terms)
+    calls.clear()
+    pairs = [
+        (t, t[a:b], (a, b))
+        for t, spans in zip(*make_opinions(300, 3), strict=True)
+        for a, b, _ in spans
+    ]
+    joint.predict_polarity(pairs)
+    sentences = len({p[0] for p in pairs})  # each read once, 256 to a batch
+    assert len(calls) == -(-sentences // 256) < len(pairs) / 256
+
+
+def test_given_terms_are_read_as_the_classifiers_read_them(joint):
+    text = "The pasta was great but the waiter was rude."
+    with_spans = [(text, "pasta", (4, 9)), (text, "waiter", (28, 34))]
+    proba = joint.predict_polarity_proba(with_spans)
+    assert proba.shape == (2, 2) and np.allclose(proba.sum(1), 1)
+    assert joint.predict_polarity(with_spans).tolist() == ["positive", "negative"]
+    # a term without its span is read where it first occurs
+    assert np.allclose(joint.predict_polarity_proba([(text, "waiter")]), proba[1:])
+    # the classifier's view scores like the classifiers
+    view = joint.given_terms()
+    assert view.classes_.tolist() == ["negative", "positive"]
+    texts, y = make_opinions(40, seed=4)
+    X = [
+        (t, t[a:b], (a, b))
+        for t, spans in zip(texts, y, strict=True)
+        for a, b, _ in spans
+    ]
+    labels = [p for spans in y for *_, p in spans]
+    assert aspect_robustness_score(view, X, labels)["accuracy"] > 0.9
+    with pytest.raises(InputError, match="does not occur"):
+        joint.predict_polarity([(text, "sushi")])
+    with pytest.raises(InputError, match="holds"):
+        joint.predict_polarity([(text, "pasta", (0, 3))])
+
+
+def test_predict_spans_is_the_extractors_answer_and_analyze_the_reports(joint):
+    text = "The pasta was great but the waiter was rude."
+    [spans] = joint.predict_spans([text])
+    [found] = joint.predict([text])
+    assert [s["span"] for s in spans] == [t["span"] for t in found]
+    assert set(spans[0]) == {"span", "term", "score"}
+    [terms] = joint.analyze([text])
+    assert [(t["aspect"], t["label"]) for t in terms] == [
+        ("pasta", "positive"),
+        ("waiter", "negative"),
+    ]
+
+
+def test_y_must_give_polarities_and_conflict_trains_the_tags_only(opinions):
+    texts, y = opinions
+    with pytest.raises(InputError, match="polarity"):
+        AspectSentimentExtractor(**FAST).fit(texts, [[s[:2] for s in t] for t in y])
+    conflict = [[(a, b, "conflict") for a, b, _ in t] for t in y]
+    with pytest.raises(InputError, match="no term with a polarity"):
+        AspectSentimentExtractor(**FAST).fit(texts, conflict)
+    mixed = [
+        t if i % 4 else [(a, b, "conflict") for a, b, _ in t] for i, t in enumerate(y)
+    ]
+    model = AspectSentimentExtractor(**{**FAST, "max_epochs": 2}).fit(texts, mixed)
+    assert model.classes_.tolist() == ["negative", "positive"]
+    with pytest.raises(InvalidParameterError, match="polarity_weight"):
+        AspectSentimentExtractor(polarity_weight=0).fit(texts, y)
+    with pytest.raises(InvalidParameterError, match="aspect_names"):
+        AspectSentimentExtractor(aspect_names=["x"]).fit(texts, y)
+
+
+def test_integer_polarities_are_given_back_as_given(opinions):
+    texts, y = opinions
+    numeric = [[(a, b, 1 if p == "positive" else -1) for a, b, p in t] for t in y]
+    model = AspectSentimentExtractor(**FAST).fit(texts, numeric)
+    assert model.classes_.tolist() == [-1, 1]
+    [found] = model.predict(["The pasta was great."])
+    assert found[0]["polarity"] == 1 and type(found[0]["polarity"]) is int
+
+
+def test_pickle_clone_and_model_file_give_the_same_answers(joint, tmp_path):
+    texts = ["The pasta was great but the waiter was rude.", "What a day!"]
+    expected = joint.predict(texts)
+    assert pickle.loads(pickle.dumps(joint)).predict(texts) == expected
+    save(joint, tmp_path / "joint.aam")
+    loaded = load(tmp_path / "joint.aam")
+    assert type(loaded) is AspectSentimentExtractor
+    assert loaded.predict(texts) == expected
+    assert loaded.classes_.tolist() == joint.classes_.tolist()
+    assert clone(joint).get_params()["polarity_weight"] == joint.polarity_weight
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [
+        ["negative"],
+        ["positive", "negative"],
+        ["negative", "negative"],
+        [True, False],
+        "x",
+    ],
+)
+def test_a_model_file_whose_classes_do_not_match_its_head_is_refused(
+    joint, tmp_path, classes
+):
+    import json
+
+    import torch
+
+    payload = to_payload(joint)
+    metadata = json.loads(payload["metadata"])
+    metadata["fitted"]["classes_"] = classes
+    payload["metadata"] = json.dumps(metadata)
+    from aspectattn.persistence import _digest
+
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    torch.save(payload, tmp_path / "bad.aam")
+    with pytest.raises(ModelFileError, match="classes_|polarity head"):
+        load(tmp_path / "bad.aam")
+
+
+def test_batch_terms_maps_decoded_places_to_the_batchs_columns():
+    keep = np.array(
+        [[False, True, True, True, False], [False, True, True, False, False]]
+    )
+    row, first, last = np.array([0, 1]), np.array([1, 0]), np.array([2, 1])
+    assert batch_terms(keep, row, first, last).tolist() == [[0, 2, 3], [1, 1, 2]]
+
+
+def test_a_pretrained_encoder_reads_each_sentence_once_too(tiny_checkpoint):
+    from aspectattn.encoders import PretrainedEncoder
+
+    texts, y = make_opinions(40, seed=5)
+    model = AspectSentimentExtractor(
+        encoder=PretrainedEncoder(str(tiny_checkpoint)), max_epochs=1, random_state=0
+    ).fit(texts, y)
+    found = model.predict(texts[:3])
+    assert all(
+        t["term"] == text[slice(*t["span"])]
+        for text, ts in zip(texts[:3], found, strict=True)
+        for t in ts
+    )
+    assert model.predict_polarity_proba(
+        [(texts[0], texts[0][slice(*y[0][0][:2])])]
+    ).shape == (1, 2)
+
+
+def test_copies_come_from_the_training_sentences_alone(joint, opinions):
+    """augment="auto" is the classifiers' flip+join for English with positive
+    and negative labels; a copy is made only of sentences on the training side
+    of the split, with all its terms, never equal to a given sentence."""
+    texts, y = opinions
+    assert joint.resolved_params_["augment"] == "flip+join"
+    train = np.array(["pasta" in t for t in texts])  # the training side
+    made, spans = joint._copies(texts, y, train, seed=0)
+    assert len(made) > train.sum() / 2 and not set(made) & set(texts)
+    for text, terms in zip(made, spans, strict=True):
+        # (flipped: a training sentence, one word swapped; joined: two of them)
+        assert text.lower().count("pasta") >= 1 + (" but the" in text and ", " in text)
+        assert [text[a:b] for a, b, _ in terms] == [
+            w for w in text.strip(".").replace(",", "").split() if w in FOOD + SERVICE
+        ]
+    assert joint.resolved_params_ == load_roundtrip(joint).resolved_params_
+
+
+def load_roundtrip(model):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        save(model, Path(d) / "m.aam")
+        return load(Path(d) / "m.aam")
+
+
+def test_copies_need_positive_and_negative_labels(opinions):
+    texts, y = opinions
+    numeric = [[(a, b, 1 if p == "positive" else -1) for a, b, p in t] for t in y]
+    auto = AspectSentimentExtractor(**{**FAST, "max_epochs": 1}).fit(texts, numeric)
+    assert auto.resolved_params_["augment"] is None
+    with pytest.raises(InputError, match="augment='flip'"):
+        AspectSentimentExtractor(**FAST, augment="flip").fit(texts, numeric)
