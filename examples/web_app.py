@@ -14,6 +14,11 @@ pipeline file (``--model pipeline.aam``)::
     aspectattn train semeval2014-laptops --out terms.aam
     python examples/web_app.py --model terms.aam --extractor extractor.aam
 
+or the joint model, which finds the terms and their polarities in one pass::
+
+    aspectattn train semeval2014-laptops --joint --out joint.aam
+    python examples/web_app.py --model joint.aam
+
     curl -X POST localhost:8000/predict -H 'Content-Type: application/json' \
          -d '{"pairs": [["The pasta was great but the waiter was rude", "service"]]}'
 
@@ -26,7 +31,8 @@ Endpoints:
   optional: every category the model knows);
 * ``POST /explain`` like ``/predict``;
 * ``POST /analyze`` with ``{"texts": [...]}`` when the model is a category detector
-  (:class:`~aspectattn.AspectCategoryClassifier`) or comes with an extractor: the
+  (:class:`~aspectattn.AspectCategoryClassifier`), comes with an extractor or is
+  the joint model (:class:`~aspectattn.AspectSentimentExtractor`): the
   aspects each text mentions, with label, probability and the words to show
   (attention; with an extractor, the term's words, and its ``term`` and
   character ``span``);
@@ -56,6 +62,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from aspectattn import (
     AspectAttnError,
     AspectCategoryClassifier,
+    AspectSentimentExtractor,
     AspectSentimentPipeline,
     AspectTermExtractor,
 )
@@ -139,10 +146,12 @@ def create_app(
     max_text_chars: int = MAX_TEXT_CHARS,
     extractor_path: str | None = None,
 ) -> Flask:
-    # once, at start-up: a pair classifier, a detector, or a pipeline (an
-    # extractor and its term classifier in one file)
+    # once, at start-up: a pair classifier, a detector, a pipeline (an
+    # extractor and its term classifier in one file) or the joint model (both in
+    # one model)
     model = load(model_path)
-    pipeline = model if isinstance(model, AspectSentimentPipeline) else None
+    joint = isinstance(model, AspectSentimentExtractor)
+    pipeline = model if isinstance(model, AspectSentimentPipeline) or joint else None
     if isinstance(model, AspectTermExtractor):
         raise ValueError(
             f"--model {model_path} is an aspect term extractor: pass it as "
@@ -151,21 +160,25 @@ def create_app(
     if pipeline is not None:
         if extractor_path is not None:
             raise ValueError(
-                f"--model {model_path} holds a pipeline (an extractor and a "
-                "classifier): drop --extractor"
+                f"--model {model_path} finds the terms itself (a pipeline, or the "
+                "joint model): drop --extractor"
             )
-        model = pipeline.classifier_  # /predict and /explain: its classifier
+        # /predict: its classifier, or the joint model given the terms
+        model = pipeline.given_terms() if joint else pipeline.classifier_
     detector = isinstance(model, AspectCategoryClassifier)
     classes = [str(c) for c in (model.classes_[0] if detector else model.classes_)]
     # what finds the aspects of a text: the detector, or the extractor with the
     # term classifier
     analyzer = model if detector else pipeline
     # the reviews' language, for sentence splitting: the model's tokenizer's
-    language = getattr(model.text_pipeline_.tokenizer, "language", "en")
     if extractor_path is not None:
         analyzer = _pipeline(model, load(extractor_path))
-    if analyzer is not None and not detector:
+    if joint:
+        language = analyzer.language_
+    elif analyzer is not None and not detector:
         language = analyzer.extractor_.language_
+    else:
+        language = getattr(model.text_pipeline_.tokenizer, "language", "en")
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_bytes
 
@@ -243,7 +256,8 @@ def create_app(
                 "status": "ok",
                 "kind": "detector" if detector else "pairs",
                 "classes": classes,
-                "aspects": [str(a) for a in model.aspects_],
+                # (the joint model knows no list of aspects: it finds them)
+                "aspects": [str(a) for a in getattr(model, "aspects_", [])],
                 "aspect_type": model.aspect_type_,
                 "extractor": analyzer is not None and not detector,
             }
@@ -306,8 +320,16 @@ def create_app(
     def page():
         return PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
 
+    def not_joint(endpoint: str) -> None:
+        if joint:
+            raise BadRequest(
+                f"{endpoint} reads a pair classifier; this is the joint "
+                "aspect-sentiment model: use /analyze, or /predict for given terms"
+            )
+
     @app.post("/predict_aspects")
     def predict_aspects():
+        not_joint("/predict_aspects")
         if detector:
             raise BadRequest("this model is a category detector: use /analyze")
         data = body()
@@ -330,6 +352,7 @@ def create_app(
 
     @app.post("/explain")
     def explain():
+        not_joint("/explain")
         results = model.explain(pairs_from_request())
         return jsonify(
             {

@@ -1299,6 +1299,7 @@ def kinds(tmp_path_factory, detector):
 
     from aspectattn import (
         AspectAttentionClassifier,
+        AspectSentimentExtractor,
         AspectSentimentPipeline,
         AspectTermExtractor,
     )
@@ -1314,6 +1315,8 @@ def kinds(tmp_path_factory, detector):
     save(extractor, d / "extractor.aam")
     save(terms, d / "terms.aam")
     save(AspectSentimentPipeline.from_fitted(extractor, terms), d / "pipeline.aam")
+    joint = AspectSentimentExtractor(**{**FAST_EXTRACTOR, "max_epochs": 2})
+    save(joint.fit(texts, y), d / "joint.aam")
     detector.save(d / "detector.aam")
     X, yc = make_pairs(40, seed=0)
     AspectAttentionClassifier(**fast).fit(X, yc).save(d / "categories.aam")
@@ -1345,6 +1348,7 @@ KINDS = {
     "detector": ("detector.aam", "s.txt", "pairs.csv"),
     "extractor": ("extractor.aam", "terms.xml", "terms.xml"),
     "pipeline": ("pipeline.aam", "terms.xml", "terms.xml"),
+    "joint": ("joint.aam", "terms.xml", "terms.xml"),
 }
 REFUSED = {
     ("categories", "analyze"): "is a pair classifier; analyze needs",
@@ -1358,6 +1362,10 @@ REFUSED = {
     ("extractor", "check"): "is an aspect term extractor, which gives no pol",
     ("extractor", "analyze"): "give it as --extractor",
     ("pipeline", "predict --aspects"): "finds each sentence's aspect terms",
+    ("joint", "predict --aspects"): "finds each sentence's aspect terms",
+    ("joint", "predict --quantize int8"): "has no int8 form",
+    ("joint", "explain"): "is a joint aspect-sentiment model: explain reads",
+    ("joint", "export"): "is a joint aspect-sentiment model, which has no ONNX",
 }
 
 
@@ -1387,7 +1395,7 @@ def test_every_command_on_every_kind_works_or_says_why_not_in_one_line(kinds, ki
         assert "Traceback" not in result.stderr
 
 
-def test_a_web_app_serves_a_pipeline_file_and_refuses_an_extractor(kinds):
+def test_a_web_app_serves_a_pipeline_or_joint_file_and_refuses_an_extractor(kinds):
     import importlib.util
 
     pytest.importorskip("flask")
@@ -1408,6 +1416,18 @@ def test_a_web_app_serves_a_pipeline_file_and_refuses_an_extractor(kinds):
     ]
     with pytest.raises(ValueError, match="pass it as --extractor"):
         web_app.create_app(str(kinds / "extractor.aam"))
+    # the joint model answers /analyze from its one pass, /predict given terms
+    client = web_app.create_app(str(kinds / "joint.aam")).test_client()
+    assert client.get("/health").get_json()["extractor"] is True
+    answer = client.post("/analyze", json={"texts": [text]})
+    found = load(kinds / "joint.aam").analyze([text])[0]
+    assert [a["term"] for a in answer.get_json()["results"][0]] == [
+        f["term"] for f in found
+    ]
+    pairs = {"pairs": [[text, "soup"]]}
+    assert client.post("/predict", json=pairs).status_code == 200
+    refused = client.post("/explain", json=pairs)
+    assert refused.status_code == 400 and "joint" in refused.get_json()["error"]
 
 
 def test_train_extractor_reads_its_flags_or_refuses_them(kinds):
@@ -1430,6 +1450,19 @@ def test_train_extractor_reads_its_flags_or_refuses_them(kinds):
     bad = run(*base, "--out", "/proc/x.aam", cwd=kinds, check=False)
     assert bad.returncode == 2 and "cannot be written" in bad.stderr
     assert "epoch" not in bad.stderr  # refused before training
+
+
+def test_train_joint_writes_the_joint_model_that_predict_reads(kinds):
+    base = ["train", "terms.xml", "--joint", "--epochs", "1", "--quiet"]
+    base += ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    report = json.loads(run(*base, "--out", "j.aam", cwd=kinds).stdout)
+    assert report["joint"] is True and report["extractor"] is False
+    rows = list(csv.DictReader(io.StringIO(run("predict", "j.aam", "s.txt",
+                                               cwd=kinds).stdout)))  # fmt: skip
+    assert set(rows[0]) == {"text", "start", "end", "term", "score", "polarity",
+                            "probability"}  # fmt: skip
+    both = run(*base, "--extractor", "--out", "x.aam", cwd=kinds, check=False)
+    assert both.returncode == 2 and "not both --extractor and --joint" in both.stderr
 
 
 def test_an_output_link_into_a_directory_that_takes_no_file_is_refused_first():

@@ -287,9 +287,14 @@ def load_model(path: str, trust_pickle: bool = False, quantize: str | None = Non
     predict with ``quantize`` ("int8" or None)."""
     model = _read_model(path, trust_pickle)
     if quantize is not None:
-        if is_extractor(model):
+        if is_extractor(model) or is_joint(model):
+            kind = (
+                "a joint aspect-sentiment model"
+                if is_joint(model)
+                else ("an aspect term extractor")
+            )
             raise CLIError(
-                f"{path} is an aspect term extractor, which has no {quantize} form "
+                f"{path} is {kind}, which has no {quantize} form "
                 "in torch (aspectattn export --int8 gives it one in ONNX)"
             )
         # (a pipeline's classifier: its extractor has no int8 form)
@@ -306,6 +311,14 @@ def pair_model(model, path, command: str):
             f"{command} reads a pair classifier (or a pipeline's); 'aspectattn "
             "predict' lists the terms it finds"
         )
+    if is_joint(model):
+        if command == "explain":
+            raise CLIError(
+                f"{path} is a joint aspect-sentiment model: explain reads a pair "
+                "classifier's attention (aspectattn analyze shows the joint "
+                "model's terms in their sentences)"
+            )
+        return model.given_terms()
     return model.classifier_ if is_pipeline(model) else model
 
 
@@ -363,9 +376,17 @@ def is_extractor(model) -> bool:
 
 
 def is_pipeline(model) -> bool:
-    from ..extraction import AspectSentimentPipeline
+    """Whether ``model`` gives each sentence's terms with their polarities: a
+    two-part pipeline or the joint model."""
+    from ..extraction import AspectSentimentExtractor, AspectSentimentPipeline
 
-    return isinstance(model, AspectSentimentPipeline)
+    return isinstance(model, (AspectSentimentPipeline, AspectSentimentExtractor))
+
+
+def is_joint(model) -> bool:
+    from ..extraction import AspectSentimentExtractor
+
+    return isinstance(model, AspectSentimentExtractor)
 
 
 def load_table(source: str, args):

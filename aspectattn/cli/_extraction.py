@@ -61,7 +61,9 @@ def load_spans(source: str, args):
 
 
 def train_extractor(args) -> int:
-    from ..extraction import AspectTermExtractor
+    """``train --extractor`` (an extractor) or ``train --joint`` (the joint
+    aspect-sentiment model), on the same flags."""
+    from ..extraction import AspectSentimentExtractor, AspectTermExtractor
     from ..persistence import save
 
     check_outputs([args.data], [args.out, args.history_plot])
@@ -73,12 +75,11 @@ def train_extractor(args) -> int:
     texts, y = load_spans(args.data, args)
     settings = {param: getattr(args, flag) for flag, param in EXTRACTOR_FLAGS.items()}
     settings["encoder"] = _encoder(args)
-    extractor = AspectTermExtractor(**settings, verbose=0 if args.quiet else 1)
+    kind = AspectSentimentExtractor if args.joint else AspectTermExtractor
+    extractor = kind(**settings, verbose=0 if args.quiet else 1)
     if not args.quiet:
-        print(
-            f"training an aspect term extractor on {len(texts)} sentences",
-            file=sys.stderr,
-        )
+        what = "a joint aspect-sentiment model" if args.joint else "an extractor"
+        print(f"training {what} on {len(texts)} sentences", file=sys.stderr)
     extractor.fit(texts, y)
     with output_path(Path(args.out)) as tmp:
         save(extractor, tmp)
@@ -90,7 +91,8 @@ def train_extractor(args) -> int:
         json.dumps(
             {
                 "model": str(args.out),
-                "extractor": True,
+                "extractor": not args.joint,
+                "joint": bool(args.joint),
                 "sentences": len(texts),
                 "terms": sum(map(len, y)),
                 "language": extractor.language_,

@@ -9,6 +9,7 @@ from ._common import (
     CLIError,
     _read_model,
     add_model_options,
+    is_joint,
     is_pipeline,
 )
 
@@ -38,6 +39,11 @@ def run(args) -> int:
 
     clf = _read_model(args.model, args.trust_pickle)
     quantize = "int8" if args.int8 else None
+    if is_joint(clf):
+        raise CLIError(
+            f"{args.model} is a joint aspect-sentiment model, which has no ONNX "
+            "export: serve its model file (aspectattn.persistence.load)"
+        )
     if not is_pipeline(clf):
         directory = export_onnx(clf, args.out, quantize=quantize)
         print(

@@ -145,6 +145,13 @@ def _what_to_train(p) -> None:
         "--language, --epochs, --lr, --batch-size, --dropout, "
         "--validation-fraction and --seed",
     )
+    p.add_argument(
+        "--joint",
+        action="store_true",
+        help="train the joint aspect-sentiment model (the terms and each one's "
+        "polarity, from one encoder pass per sentence) on a data set or XML/APC "
+        "file with term spans and polarities; it reads the flags --extractor reads",
+    )
 
 
 def _distillation_options(p) -> None:
@@ -179,11 +186,17 @@ _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False
 
 
 def run(args) -> int:
-    if args.extractor:
-        if args.detector or args.teacher or args.unlabelled:
+    if args.extractor or args.joint:
+        flag = "--joint" if args.joint else "--extractor"
+        if (
+            args.detector
+            or args.teacher
+            or args.unlabelled
+            or args.extractor == args.joint
+        ):
             raise CLIError(
-                "--extractor trains an extractor alone: no --detector, no --teacher, "
-                "no --unlabelled"
+                f"{flag} trains a model of terms alone: no --detector, --teacher, "
+                "--unlabelled, and not both --extractor and --joint"
             )
         from ._extraction import train_extractor
 
