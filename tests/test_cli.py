@@ -1365,7 +1365,6 @@ REFUSED = {
     ("joint", "predict --aspects"): "finds each sentence's aspect terms",
     ("joint", "predict --quantize int8"): "has no int8 form",
     ("joint", "explain"): "is a joint aspect-sentiment model: explain reads",
-    ("joint", "export"): "is a joint aspect-sentiment model, which has no ONNX",
 }
 
 

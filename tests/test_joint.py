@@ -140,6 +140,9 @@ def test_y_must_give_polarities_and_conflict_trains_the_tags_only(opinions):
     ]
     model = AspectSentimentExtractor(**{**FAST, "max_epochs": 2}).fit(texts, mixed)
     assert model.classes_.tolist() == ["negative", "positive"]
+    positive = [[(a, b, "positive") for a, b, _ in t] for t in y]
+    with pytest.raises(InputError, match="one polarity"):
+        AspectSentimentExtractor(**FAST).fit(texts, positive)
     with pytest.raises(InvalidParameterError, match="polarity_weight"):
         AspectSentimentExtractor(polarity_weight=0).fit(texts, y)
     with pytest.raises(InvalidParameterError, match="aspect_names"):

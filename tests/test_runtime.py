@@ -889,3 +889,135 @@ def test_an_extractors_inputs_must_match_its_graphs_tables(extractors, key, tmp_
     table = "char_embedding" if key == "characters" else "embedding"
     with pytest.raises(ExportFileError, match=rf"model.{table}.weight has \d+ rows"):
         load_onnx(directory)
+
+
+# -- the joint model: two graphs, one pass ---------------------------------------
+@pytest.fixture(scope="module")
+def joint():
+    from test_joint import FAST, make_opinions
+
+    from aspectattn import AspectSentimentExtractor
+
+    return AspectSentimentExtractor(**FAST, aspect_names={"salad": "greens"}).fit(
+        *make_opinions(200, seed=0)
+    )
+
+
+JOINT_TEXTS = [
+    "The pasta was great but the waiter was rude.",
+    "What a day!",
+    "The salad was bland.",
+    "...",
+]
+
+
+def test_the_joint_export_answers_as_the_joint_model(joint, tmp_path):
+    from test_joint import make_opinions
+
+    from aspectattn.serving.runtime import OnnxAspectSentiment
+
+    directory = export_onnx(joint, tmp_path / "joint")
+    assert sorted(p.name for p in directory.iterdir()) == [
+        "model.json",
+        "model.onnx",
+        "polarity.onnx",
+    ]
+    served = load_onnx(directory)
+    assert isinstance(served, OnnxAspectSentiment)
+    found, expected = served.predict(JOINT_TEXTS), joint.predict(JOINT_TEXTS)
+    _same_terms(found, expected)
+    assert [[t["polarity"] for t in x] for x in found] == [
+        [t["polarity"] for t in x] for x in expected
+    ]
+    ours = [t["probability"] for x in found for t in x]
+    assert np.allclose(ours, [t["probability"] for x in expected for t in x], atol=TOL)
+    texts, y = make_opinions(40, seed=6)
+    pairs = [
+        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
+    ]
+    assert np.allclose(
+        served.predict_polarity_proba(pairs), joint.predict_polarity_proba(pairs),
+        atol=TOL,
+    )  # fmt: skip
+    assert served.score(texts, y) == joint.score(texts, y) > 0.9
+    [terms] = served.analyze(["The salad was bland."])
+    assert [(t["aspect"], t["label"]) for t in terms] == [("greens", "negative")]
+    assert served.given_terms().classes_.tolist() == ["negative", "positive"]
+
+
+RUN_JOINT_WITHOUT_TORCH = """
+import json, sys
+for name in ("torch", "skorch", "sklearn", "scipy", "gensim", "pandas"):
+    sys.modules[name] = None  # importing any of them now fails
+from aspectattn.serving.runtime import load_onnx
+print(json.dumps(load_onnx(sys.argv[1]).predict(json.loads(sys.argv[2]))))
+"""
+
+
+def test_the_joint_runtime_needs_no_torch(joint, tmp_path):
+    export_onnx(joint, tmp_path / "joint")
+    out = _without_torch(RUN_JOINT_WITHOUT_TORCH, tmp_path / "joint", JOINT_TEXTS)
+    assert [[t["polarity"] for t in x] for x in out] == [
+        [t["polarity"] for t in x] for x in joint.predict(JOINT_TEXTS)
+    ]
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"polarity_sha256": "0" * 64}, "polarity.onnx does not match the checksum"),
+        ({"polarity_sha256": "x"}, "64 hex digits"),
+        (
+            {
+                "classes": {
+                    "values": ["negative", "neutral", "positive"],
+                    "dtype": "<U8",
+                }
+            },
+            "model.json lists 3 classes",
+        ),
+        ({"aspect_names": ["x"]}, "aspect_names must be None or a dict"),
+        ({"kind": "terms"}, "must be an object with keys"),
+    ],
+)
+def test_bad_joint_metadata_is_a_clear_error(joint, tmp_path, fields, message):
+    directory = export_onnx(joint, tmp_path / "joint")
+    _edit_meta(directory, **fields)
+    with pytest.raises(ExportFileError, match=message):
+        load_onnx(directory)
+
+
+def test_a_joint_export_without_its_polarity_graph_is_refused(joint, tmp_path):
+    directory = export_onnx(joint, tmp_path / "joint")
+    (directory / "polarity.onnx").unlink()
+    with pytest.raises(ExportFileError, match="polarity.onnx"):
+        load_onnx(directory)
+
+
+def test_a_pretrained_joint_model_exports_int8(tiny_checkpoint, tmp_path):
+    """int8 reaches the encoder's matrix products inside the joint model's
+    tagger (its nodes' scope is /model/tagger/encoder/)."""
+    import onnx
+    from test_joint import make_opinions
+
+    from aspectattn import AspectSentimentExtractor
+    from aspectattn.serving.export import encoder_products
+
+    texts, y = make_opinions(40, seed=5)
+    joint = AspectSentimentExtractor(
+        encoder=PretrainedEncoder(str(tiny_checkpoint)), max_epochs=1, random_state=0
+    ).fit(texts, y)
+    directory = export_onnx(joint, tmp_path / "float")
+    assert encoder_products(onnx.load(str(directory / "model.onnx")).graph)
+    served = load_onnx(export_onnx(joint, tmp_path / "int8", quantize="int8"))
+    graph = onnx.load(str(tmp_path / "int8" / "model.onnx")).graph
+    assert any(n.op_type == "MatMulInteger" for n in graph.node)
+    pairs = [
+        (t, t[a:b], (a, b)) for t, s in zip(texts, y, strict=True) for a, b, _ in s
+    ]
+    assert (
+        np.abs(
+            served.predict_polarity_proba(pairs) - joint.predict_polarity_proba(pairs)
+        ).max()
+        < 0.05
+    )

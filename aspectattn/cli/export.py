@@ -21,8 +21,8 @@ HELP = "write a model as ONNX for aspectattn.serving.runtime (numpy + onnxruntim
 def add_arguments(p) -> None:
     p.add_argument(
         "model",
-        help="model file (.aam): pair classifier, detector, term extractor or "
-        "pipeline (its two parts, each to a folder of OUT)",
+        help="model file (.aam): pair classifier, detector, term extractor, "
+        "joint model or pipeline (its two parts, each to a folder of OUT)",
     )
     p.add_argument("out", help="directory for model.onnx and model.json")
     add_model_options(p, quantize=False)
@@ -39,12 +39,7 @@ def run(args) -> int:
 
     clf = _read_model(args.model, args.trust_pickle)
     quantize = "int8" if args.int8 else None
-    if is_joint(clf):
-        raise CLIError(
-            f"{args.model} is a joint aspect-sentiment model, which has no ONNX "
-            "export: serve its model file (aspectattn.persistence.load)"
-        )
-    if not is_pipeline(clf):
+    if is_joint(clf) or not is_pipeline(clf):  # (the joint model: one export)
         directory = export_onnx(clf, args.out, quantize=quantize)
         print(
             f"wrote {directory / 'model.onnx'} and {directory / 'model.json'} "

@@ -21,24 +21,29 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import augment as augment_module
-from .._validation import check_pairs, check_texts
-from ..engine.batching import length_sorted_batches
+from .._validation import check_texts
 from ..estimators._base import AUGMENT_STREAM, resolve_device
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.joint import JointTagger
 from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..reviews.mentions import check_min_probability
-from ..text.spans import char_spans
 from ..text.tokens import EncodedTexts
 from ._training import IGNORE, JointDataset, JointNet, ValidJointF1, batch_inputs
 from .aspects import AspectNames, check_aspect_names
 from .extractor import SpanTagger, token_tags
 from .inputs import SubwordInputs
 from .metrics import check_spans, span_f1
-from .reading import PREDICT_BATCH, analyzed_terms, read_terms
+from .reading import (
+    GivenTerms,
+    analyzed_terms,
+    given_terms_proba,
+    read_terms,
+    term_tokens,
+    with_polarities,
+)
 
-__all__ = ["AspectSentimentExtractor", "GivenTerms"]
+__all__ = ["AspectSentimentExtractor"]
 
 #: The label of a term whose opinions disagree (SemEval's): it trains the tags
 #: only, as no single polarity is its answer.
@@ -223,6 +228,11 @@ class AspectSentimentExtractor(SpanTagger):
         if not labels:
             raise InputError("y has no term with a polarity to learn.")
         self.classes_ = np.unique(np.asarray(labels))
+        if len(self.classes_) < 2:
+            raise InputError(
+                f"y's terms have one polarity ({self.classes_[0]!r}): telling "
+                "polarities apart needs at least two."
+            )
         return spans
 
     def _recipe(self, encoder) -> dict:
@@ -292,7 +302,7 @@ class AspectSentimentExtractor(SpanTagger):
         for offsets, found in zip(encoded.offsets, spans, strict=True):
             rows = []
             for start, end, polarity in found:
-                places = _term_tokens(offsets, start, end)
+                places = term_tokens(offsets, start, end)
                 if places is not None:
                     label = IGNORE
                     if polarity != CONFLICT:
@@ -328,16 +338,7 @@ class AspectSentimentExtractor(SpanTagger):
             its tokens of their probability of being in a term), as
             :meth:`AspectSentimentPipeline.predict` gives them.
         """
-        found = self._read(X, polarity=True)
-        classes = self.classes_.tolist()  # (plain Python values)
-        for terms in found:
-            for term in terms:
-                proba = term.pop("proba")
-                best = int(proba.argmax())
-                term["polarity"] = classes[best]
-                term["probability"] = float(proba[best])
-                term["score"] = term.pop("score")  # (the pipeline's key order)
-        return found
+        return with_polarities(self._read(X, polarity=True), self.classes_)
 
     def predict_spans(self, X) -> list[list[dict]]:
         """Each text's terms with their span scores, as
@@ -385,38 +386,18 @@ class AspectSentimentExtractor(SpanTagger):
             Columns in the order of :attr:`classes_`.
         """
         check_is_fitted(self, "module_")
-        texts, terms, _, spans = check_pairs(X, return_spans=True)
-        spans = char_spans(texts, terms, spans)
-        unique = list(dict.fromkeys(texts))
-        row = {text: i for i, text in enumerate(unique)}
-        encoded = self.inputs_.encode(unique)
-        places = np.asarray(
-            [
-                _given_tokens(encoded.offsets[row[t]], *span, i)
-                for i, (t, span) in enumerate(zip(texts, spans, strict=True))
-            ],
-            dtype=np.int64,
-        ).reshape(-1, 2)  # (P, 2): each pair's first and last token
-        sentence = np.asarray([row[t] for t in texts], dtype=np.int64)  # (P,)
-        out = np.zeros((len(texts), len(self.classes_)), dtype=np.float32)
         device = self._device()
         module = self.module_.to(device)
         try:
-            lengths = encoded.ids.lengths
-            cut = length_sorted_batches(
-                lengths, PREDICT_BATCH, None, module.batch_tokens
+            return given_terms_proba(
+                X,
+                self.inputs_,
+                len(self.classes_),
+                _GivenRun(module, device),
+                module.batch_tokens,
             )
-            for index in cut:
-                position = np.full(len(unique), -1)
-                position[index] = np.arange(len(index))
-                pairs = np.flatnonzero(position[sentence] >= 0)
-                if not len(pairs):
-                    continue
-                terms = np.column_stack([position[sentence[pairs]], places[pairs]])
-                out[pairs] = _given_proba(module, encoded, index, terms, device)
         finally:
             self.module_.cpu()
-        return out
 
     def predict_polarity(self, X) -> np.ndarray:
         """The polarity of given terms (see :meth:`predict_polarity_proba`)."""
@@ -462,13 +443,15 @@ class AspectSentimentExtractor(SpanTagger):
         classes = state["classes_"]
         if (
             not isinstance(classes, list)
-            or not classes
+            or len(classes) < 2
             or len({type(c) for c in classes}) != 1
             or not all(isinstance(c, (str, int)) and c is not True for c in classes)
             or len(set(classes)) != len(classes)
             or classes != sorted(classes)
         ):
-            raise ValueError("classes_ must be sorted, distinct strings or ints")
+            raise ValueError(
+                "classes_ must be 2 or more sorted, distinct strings or ints"
+            )
         weight = tensors.get("polarity.classes.weight")
         if not isinstance(weight, torch.Tensor) or weight.shape[:1] != (len(classes),):
             raise ValueError("the polarity head does not match classes_")
@@ -477,65 +460,26 @@ class AspectSentimentExtractor(SpanTagger):
         return _JointBuild(build, len(classes), self.resolved_params_["dropout"])
 
 
-class GivenTerms:
-    """A fitted :class:`AspectSentimentExtractor` as a classifier of given
-    terms: ``predict`` and ``predict_proba`` of ``(text, term[, span])`` pairs,
-    ``classes_``, ``aspect_type_ = "term"`` (what the behavioural suite and the
-    robustness probes read)."""
+class _GivenRun:
+    """The joint model in torch as
+    :func:`~aspectattn.extraction.reading.given_terms_proba` runs it: the texts
+    ``index`` of ``encoded`` and their terms (P, 3) to the polarities'
+    probabilities (P, C), from one pass over the texts."""
 
-    aspect_type_ = "term"
+    def __init__(self, module: torch.nn.Module, device):
+        self.module, self.device = module, device
 
-    def __init__(self, model: AspectSentimentExtractor):
-        self.model = model
-
-    @property
-    def classes_(self) -> np.ndarray:
-        return self.model.classes_
-
-    def predict_proba(self, X) -> np.ndarray:
-        return self.model.predict_polarity_proba(X)
-
-    def predict(self, X) -> np.ndarray:
-        return self.model.predict_polarity(X)
-
-
-def _term_tokens(offsets: np.ndarray, start: int, end: int) -> tuple | None:
-    """The first and last token (``offsets`` (n, 2), their character spans) a
-    term's characters ``[start, end)`` overlap; None: none does."""
-    inside = np.flatnonzero(
-        (offsets[:, 1] > offsets[:, 0])
-        & (offsets[:, 0] < end)
-        & (offsets[:, 1] > start)
-    )
-    return (int(inside[0]), int(inside[-1])) if len(inside) else None
-
-
-def _given_tokens(offsets: np.ndarray, start: int, end: int, i: int) -> tuple:
-    """A given term's first and last token; a term after the last token read
-    (a text cut at :data:`~aspectattn.extraction.inputs.MAX_TOKENS`) is read at
-    that token, the nearest the model has, as the classifiers read it."""
-    places = _term_tokens(offsets, start, end)
-    if places is not None:
-        return places
-    words = np.flatnonzero(offsets[:, 1] > offsets[:, 0])
-    if len(words) and start >= offsets[words[-1], 1]:
-        return int(words[-1]), int(words[-1])
-    raise InputError(f"The term span ({start}, {end}) of pair {i} holds no word.")
-
-
-def _given_proba(module, encoded, index, terms, device) -> np.ndarray:
-    """The polarities' probabilities (P, C) of ``terms`` (P, 3) in the texts
-    ``index`` of ``encoded``, from one pass over them."""
-    inputs = batch_inputs(encoded, index)
-    characters = inputs.pop("characters")
-    inputs |= {"chars": characters.chars, "char_index": characters.index}
-    with torch.inference_mode():
-        inputs = {k: v.to(device) for k, v in inputs.items()}
-        states = module.states(**inputs)  # (B, T, D)
-        logits = module.polarity_logits(
-            states, inputs["lengths"], torch.from_numpy(terms).to(device)
-        )
-        return logits.float().softmax(-1).cpu().numpy()  # (P, C)
+    def __call__(self, encoded, index, terms) -> np.ndarray:
+        inputs = batch_inputs(encoded, index)
+        characters = inputs.pop("characters")
+        inputs |= {"chars": characters.chars, "char_index": characters.index}
+        with torch.inference_mode():
+            inputs = {k: v.to(self.device) for k, v in inputs.items()}
+            states = self.module.states(**inputs)  # (B, T, D)
+            logits = self.module.polarity_logits(
+                states, inputs["lengths"], torch.from_numpy(terms).to(self.device)
+            )
+            return logits.float().softmax(-1).cpu().numpy()  # (P, C)
 
 
 class _JointProba:

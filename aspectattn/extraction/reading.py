@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._validation import check_pairs
+from ..exceptions import InputError
+from ..text.spans import char_spans
 from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
@@ -24,6 +27,10 @@ from .words import O, decode, word_offsets
 
 __all__ = [
     "read_terms",
+    "with_polarities",
+    "term_tokens",
+    "given_terms_proba",
+    "GivenTerms",
     "classify_terms",
     "analyzed_terms",
     "batch_terms",
@@ -156,6 +163,113 @@ def _add(found: list[dict], text: str, span, score: float, proba=None) -> None:
     if proba is not None:
         term["proba"] = proba
     found.append(term)
+
+
+def with_polarities(found: list[list[dict]], classes) -> list[list[dict]]:
+    """The terms :func:`read_terms` found with ``term_proba``, each one's
+    ``"proba"`` made ``"polarity"`` (its most probable class of ``classes``,
+    a plain Python value) and ``"probability"``: the pipeline's dictionaries."""
+    classes = np.asarray(classes).tolist()
+    out = []
+    for terms in found:
+        row = []
+        for term in terms:
+            best = int(term["proba"].argmax())
+            row.append(
+                {
+                    "span": term["span"],
+                    "term": term["term"],
+                    "polarity": classes[best],
+                    "probability": float(term["proba"][best]),
+                    "score": term["score"],
+                }
+            )
+        out.append(row)
+    return out
+
+
+def term_tokens(offsets: np.ndarray, start: int, end: int) -> tuple | None:
+    """The first and last token (``offsets`` (n, 2), their character spans) a
+    term's characters ``[start, end)`` overlap; None: none does."""
+    inside = np.flatnonzero(
+        (offsets[:, 1] > offsets[:, 0])
+        & (offsets[:, 0] < end)
+        & (offsets[:, 1] > start)
+    )
+    return (int(inside[0]), int(inside[-1])) if len(inside) else None
+
+
+def _given_tokens(offsets: np.ndarray, start: int, end: int, i: int) -> tuple:
+    """A given term's first and last token; a term after the last token read
+    (a text cut at :data:`~aspectattn.extraction.inputs.MAX_TOKENS`) is read at
+    that token, the nearest the model has, as the classifiers read it."""
+    places = term_tokens(offsets, start, end)
+    if places is not None:
+        return places
+    words = np.flatnonzero(offsets[:, 1] > offsets[:, 0])
+    if len(words) and start >= offsets[words[-1], 1]:
+        return int(words[-1]), int(words[-1])
+    raise InputError(f"The term span ({start}, {end}) of pair {i} holds no word.")
+
+
+#: ``run(encoded, index (B,), terms (P, 3)) -> (P, C)``: the polarities'
+#: probabilities of ``terms`` (each one's row in the batch of the texts ``index``
+#: of ``encoded``, its first and last token) from one pass over those texts.
+GivenRun = Callable[[Encoded, np.ndarray, np.ndarray], np.ndarray]
+
+
+def given_terms_proba(X, inputs, n_classes: int, run: GivenRun, max_tokens=None):
+    """The polarities' probabilities (P, C) of given terms: ``X``, ``(text,
+    term)`` pairs or ``(text, term, (start, end))`` triples, as the classifiers
+    read terms (a term without its span where it first occurs); each distinct
+    text encoded by ``inputs`` and read once, in length-sorted batches of
+    :data:`PREDICT_BATCH` texts and at most ``max_tokens`` padded tokens, however
+    many of its terms ``X`` holds."""
+    texts, terms, _, spans = check_pairs(X, return_spans=True)
+    spans = char_spans(texts, terms, spans)
+    unique = list(dict.fromkeys(texts))
+    row = {text: i for i, text in enumerate(unique)}
+    encoded = inputs.encode(unique)
+    places = np.asarray(
+        [
+            _given_tokens(encoded.offsets[row[t]], *span, i)
+            for i, (t, span) in enumerate(zip(texts, spans, strict=True))
+        ],
+        dtype=np.int64,
+    ).reshape(-1, 2)  # (P, 2): each pair's first and last token
+    sentence = np.asarray([row[t] for t in texts], dtype=np.int64)  # (P,)
+    out = np.zeros((len(texts), n_classes), dtype=np.float64)
+    cut = length_sorted_batches(encoded.ids.lengths, PREDICT_BATCH, None, max_tokens)
+    for index in cut:
+        position = np.full(len(unique), -1)
+        position[index] = np.arange(len(index))
+        pairs = np.flatnonzero(position[sentence] >= 0)
+        if len(pairs):
+            terms = np.column_stack([position[sentence[pairs]], places[pairs]])
+            out[pairs] = run(encoded, index, terms)
+    return out
+
+
+class GivenTerms:
+    """A joint aspect-sentiment model (the estimator, or its ONNX export) as a
+    classifier of given terms: ``predict`` and ``predict_proba`` of ``(text,
+    term[, span])`` pairs, ``classes_``, ``aspect_type_ = "term"`` -- what the
+    behavioural suite and the robustness probes read."""
+
+    aspect_type_ = "term"
+
+    def __init__(self, model):
+        self.model = model
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.model.classes_
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.model.predict_polarity_proba(X)
+
+    def predict(self, X) -> np.ndarray:
+        return self.model.predict_polarity(X)
 
 
 def classify_terms(texts: list[str], found: list[list[dict]], classifier):

@@ -16,6 +16,7 @@ __all__ = [
     "OnnxCategoryClassifier",
     "OnnxTermExtractor",
     "OnnxSentimentPipeline",
+    "OnnxAspectSentiment",
 ]
 
 __getattr__, __dir__ = lazy_names(
@@ -27,6 +28,7 @@ __getattr__, __dir__ = lazy_names(
         "OnnxCategoryClassifier": ".runtime",
         "OnnxTermExtractor": ".runtime",
         "OnnxSentimentPipeline": ".runtime",
+        "OnnxAspectSentiment": ".runtime",
     },
     globals(),
 )

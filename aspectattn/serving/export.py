@@ -164,9 +164,11 @@ def export_onnx(estimator, directory, quantize: str | None = None) -> Path:
 
     Parameters
     ----------
-    estimator : AspectAttentionClassifier, AspectCategoryClassifier or \
-AspectTermExtractor
-        Fitted, with any encoder.
+    estimator : AspectAttentionClassifier, AspectCategoryClassifier, \
+AspectTermExtractor or AspectSentimentExtractor
+        Fitted, with any encoder. The joint model writes two graphs:
+        ``model.onnx`` (its encoder pass: the tags and the states) and
+        ``polarity.onnx`` (its polarity head, which reads those states).
     directory : str or path-like
         Created if missing; the two files in it are replaced.
     quantize : {None, "int8"}, default=None
@@ -220,11 +222,16 @@ AspectTermExtractor
             AspectAttnWarning,
             stacklevel=2,
         )
+    from ..extraction.joint import AspectSentimentExtractor
+
+    extra = {}
     if isinstance(estimator, AspectTermExtractor):
         export = _extractor_export(estimator)
+    elif isinstance(estimator, AspectSentimentExtractor):
+        export, extra["polarity"] = _joint_export(estimator)
     else:
         export = _classifier_export(estimator)
-    return _write(Path(directory), estimator.module_, export, quantize)
+    return _write(Path(directory), estimator.module_, export, quantize, extra)
 
 
 class _Export(NamedTuple):
@@ -326,50 +333,117 @@ def _extractor_export(extractor) -> _Export:
     )
 
 
-def _write(directory: Path, module: nn.Module, export: _Export, quantize) -> Path:
-    """Trace ``export``'s graph to ``directory/model.onnx`` and write its
-    ``model.json``."""
+class _JointTagGraph(nn.Module):
+    """The joint model's encoder pass: every token's tag logits, and the states
+    its polarity graph (:class:`_PolarityGraph`) reads."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens, lengths, chars=None, char_index=None):
+        # tokens (B, T), lengths (B,), chars (U, W), char_index (B, T)
+        states = self.model.states(tokens, lengths, chars, char_index)  # (B, T, D)
+        return self.model.tag_logits(states), states  # (B, T, K), (B, T, D)
+
+
+class _PolarityGraph(nn.Module):
+    """The joint model's polarity head: the found terms' polarity logits from
+    the states of their sentences."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, states, lengths, terms):
+        # states (B, T, D), lengths (B,), terms (P, 3) -> logits (P, C)
+        return self.model.polarity_logits(states, lengths, terms)
+
+
+def _joint_export(model) -> tuple[_Export, _Export]:
+    """The joint model's two graphs and fields: the encoder pass (tags and
+    states) as an extractor's, and the polarity head."""
+    from ..extraction.aspects import check_aspect_names
+
+    tags = _extractor_export(model)
+    states = torch.zeros(2, 3, model.module_.tagger.output_size)
+    lengths, terms = torch.tensor([3, 2]), torch.tensor([[0, 0, 1], [1, 1, 1]])
+    polarity = _Export(
+        _PolarityGraph(model.module_),
+        (states, lengths, terms),
+        ["states", "lengths", "terms"],
+        ("logits",),
+        {
+            "states": {0: "sentences", 1: "tokens"},
+            "lengths": {0: "sentences"},
+            "terms": {0: "terms"},
+            "logits": {0: "terms"},
+        },
+        {},
+    )
+    meta = {**tags.meta, "kind": "joint", "classes": labels_state(model.classes_)}
+    meta["aspect_names"] = check_aspect_names(model.aspect_names)
+    axes = {**tags.axes, "states": {0: "sentences", 1: "tokens"}}
+    graph = _JointTagGraph(model.module_)
+    main = tags._replace(
+        graph=graph, outputs=("logits", "states"), axes=axes, meta=meta
+    )
+    return main, polarity
+
+
+def _write(
+    directory: Path, module: nn.Module, export: _Export, quantize, extra=None
+) -> Path:
+    """Trace ``export``'s graph to ``directory/model.onnx`` (and each graph of
+    ``extra``, name -> export, to ``directory/<name>.onnx``: float32, as they
+    read no encoder) and write their ``model.json``."""
     directory.mkdir(parents=True, exist_ok=True)
-    names, outputs = export.names, list(export.outputs)
-    # Both files are written beside the export's own and renamed over them once
-    # whole: a failed (full disk) or interrupted export leaves the previous pair.
+    graphs = {"model": export, **(extra or {})}
+    # Every file is written beside the export's own and renamed over it once
+    # whole: a failed (full disk) or interrupted export leaves the previous ones.
     with contextlib.ExitStack() as stack:
-        onnx_path = stack.enter_context(output_path(directory / "model.onnx"))
+        paths = {
+            name: stack.enter_context(output_path(directory / f"{name}.onnx"))
+            for name in graphs
+        }
         json_path = stack.enter_context(output_path(directory / "model.json"))
         was_training = module.training
         device = next(module.parameters()).device
         try:
-            export.graph.cpu().eval()
-            with warnings.catch_warnings(), torch.no_grad():
-                # The TorchScript exporter: exact on these graphs, and it needs no
-                # onnxscript; its deprecation and tracer warnings are not the user's.
-                warnings.simplefilter("ignore")
-                torch.onnx.export(
-                    export.graph,
-                    export.args,
-                    str(onnx_path),
-                    input_names=names,
-                    output_names=outputs,
-                    dynamic_axes={
-                        k: v for k, v in export.axes.items() if k in names + outputs
-                    },
-                    opset_version=OPSET,
-                    dynamo=False,
-                )
+            for name, graph in graphs.items():
+                _trace(graph, paths[name])
         finally:
             module.to(device).train(was_training)
-        if quantize == "int8" and quantize_graph(onnx_path):
+        if quantize == "int8" and quantize_graph(paths["model"]):
             # a graph onnxruntime cannot run is refused here, not at the first
             # prediction (the previous export stays)
-            _check_runs(onnx_path, export.args, names)
-        meta = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            **export.meta,
-            "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
-        }
+            _check_runs(paths["model"], export.args, export.names)
+        meta = {"format": FORMAT, "format_version": FORMAT_VERSION, **export.meta}
+        for name, path in paths.items():
+            key = "onnx_sha256" if name == "model" else f"{name}_sha256"
+            meta[key] = hashlib.sha256(path.read_bytes()).hexdigest()
         json_path.write_text(json.dumps(meta), encoding="utf-8")
     return directory
+
+
+def _trace(export: _Export, path: Path) -> None:
+    """Trace ``export``'s graph (in eval mode, on the CPU) to ``path``."""
+    names, outputs = export.names, list(export.outputs)
+    export.graph.cpu().eval()
+    with warnings.catch_warnings(), torch.no_grad():
+        # The TorchScript exporter: exact on these graphs, and it needs no
+        # onnxscript; its deprecation and tracer warnings are not the user's.
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            export.graph,
+            export.args,
+            str(path),
+            input_names=names,
+            output_names=outputs,
+            dynamic_axes={k: v for k, v in export.axes.items() if k in names + outputs},
+            opset_version=OPSET,
+            dynamo=False,
+        )
 
 
 def _check_runs(path: Path, args, names) -> None:
@@ -391,8 +465,9 @@ def _check_runs(path: Path, args, names) -> None:
 KEEP_FLOAT: tuple[str, ...] = ()
 #: The scope of the encoder's nodes: ``/encoder/...`` where a graph calls the
 #: encoder itself (one pass per sentence, the detector), ``/model/encoder/...``
-#: where it calls the whole model (:class:`_PairGraph`).
-ENCODER_SCOPE = re.compile(r"^/(?:model/)?encoder/")
+#: where it calls the whole model (:class:`_PairGraph`, an extractor's tagger),
+#: ``/model/tagger/encoder/...`` in the joint model's.
+ENCODER_SCOPE = re.compile(r"^/(?:model/)?(?:tagger/)?encoder/")
 
 
 def encoder_products(graph) -> list[str]:

@@ -32,6 +32,7 @@ import json
 import re
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,9 +40,21 @@ from .._fields import _labels, _strings, open_regular
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
 from ..extraction.aspects import AspectNames, check_aspect_names
-from ..extraction.inputs import WordInputs, inputs_from_state
+from ..extraction.inputs import (
+    WordInputs,
+    batch_characters,
+    inputs_from_state,
+    token_rows,
+)
 from ..extraction.metrics import check_spans, span_f1
-from ..extraction.reading import analyzed_terms, classify_terms, read_terms
+from ..extraction.reading import (
+    GivenTerms,
+    analyzed_terms,
+    classify_terms,
+    given_terms_proba,
+    read_terms,
+    with_polarities,
+)
 from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
@@ -54,6 +67,7 @@ __all__ = [
     "OnnxCategoryClassifier",
     "OnnxTermExtractor",
     "OnnxSentimentPipeline",
+    "OnnxAspectSentiment",
     "ExportFileError",
 ]
 
@@ -62,7 +76,7 @@ FORMAT = "aspectattn-onnx"  # written by aspectattn.serving.export (which needs 
 #: version 3 to extractors'; earlier exports (without it) are read as before.
 FORMAT_VERSION = 3
 #: The first version whose ``model.json`` holds ``batch_tokens``, per kind.
-_BUDGET_SINCE = {"pairs": 2, "categories": 2, "terms": 3}
+_BUDGET_SINCE = {"pairs": 2, "categories": 2, "terms": 3, "joint": 3}
 #: Largest ``batch_tokens`` read.
 MAX_BATCH_TOKENS = 2**20
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
@@ -94,6 +108,9 @@ _TERM_KEYS = {
     "onnx_sha256",
     "batch_tokens",
 }
+#: The fields of the joint model's export (``kind="joint"``): an extractor's,
+#: its classes, and the checksum of its polarity graph (``polarity.onnx``).
+_JOINT_KEYS = _TERM_KEYS | {"classes", "aspect_names", "polarity_sha256"}
 
 
 class ExportFileError(AspectAttnError, ValueError):
@@ -136,9 +153,9 @@ def _check_meta(meta) -> dict:
             f"not an {FORMAT} export of version 1 to {FORMAT_VERSION} "
             "(export it again with this version of aspectattn)"
         )
-    if meta.get("kind") not in ("pairs", "categories", "terms"):
-        raise ValueError("kind must be 'pairs', 'categories' or 'terms'")
-    keys = _TERM_KEYS if meta["kind"] == "terms" else _KEYS
+    if meta.get("kind") not in ("pairs", "categories", "terms", "joint"):
+        raise ValueError("kind must be 'pairs', 'categories', 'terms' or 'joint'")
+    keys = {"terms": _TERM_KEYS, "joint": _JOINT_KEYS}.get(meta["kind"], _KEYS)
     if meta["format_version"] < _BUDGET_SINCE[meta["kind"]]:
         keys = keys - {"batch_tokens"}
     if set(meta) != keys:
@@ -152,7 +169,9 @@ def _check_meta(meta) -> dict:
         raise ValueError(
             f"batch_tokens must be null or an integer from 1 to {MAX_BATCH_TOKENS}"
         )
-    if meta["kind"] == "terms":
+    if meta["kind"] == "joint":
+        _check_sha(meta["polarity_sha256"])
+    if meta["kind"] in ("terms", "joint"):
         if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
             raise ValueError("lowercase and whole_words must be true or false")
         language = meta["language"]
@@ -199,7 +218,8 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
 
     Returns
     -------
-    OnnxPairClassifier, OnnxCategoryClassifier or OnnxTermExtractor
+    OnnxPairClassifier, OnnxCategoryClassifier, OnnxTermExtractor or \
+OnnxAspectSentiment
 
     Raises
     ------
@@ -213,27 +233,58 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
     raw = _read(directory / "model.json", MAX_JSON_BYTES)
     try:
         meta = _check_meta(json.loads(raw.decode("utf-8")))
-        if meta["kind"] == "terms":
+        if meta["kind"] in ("terms", "joint"):
             inputs = inputs_from_state(
                 meta["inputs"], lowercase=meta["lowercase"], language=meta["language"]
             )
+            if meta["kind"] == "joint":
+                classes = _labels(meta["classes"])
+                check_aspect_names(meta["aspect_names"], "model.json's aspect_names")
         else:
             pipeline = pipeline_from_state(meta["text_pipeline"])
             classes = _labels(meta["classes"])
             aspects = np.asarray(_strings(meta["aspects"], "aspects"), dtype=object)
     except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
         raise ExportFileError(f"{directory / 'model.json'}: {exc}") from None
-    graph = _read(directory / "model.onnx", MAX_ONNX_BYTES)
-    if hashlib.sha256(graph).hexdigest() != meta["onnx_sha256"]:
-        raise ExportFileError(
-            f"{directory / 'model.onnx'} does not match the checksum in model.json"
+    session = _session(ort, directory, "model", meta["onnx_sha256"], threads, providers)
+    if meta["kind"] == "terms":
+        _check_tables(inputs, session.shapes, directory)
+        extractor = OnnxTermExtractor(session.session, meta, inputs)
+        extractor._check_graph()
+        return extractor
+    if meta["kind"] == "joint":
+        _check_tables(inputs, session.shapes, directory, "model.tagger.")
+        polarity = _session(
+            ort, directory, "polarity", meta["polarity_sha256"], threads, providers
         )
+        model = OnnxAspectSentiment(
+            session.session, polarity.session, meta, inputs, classes
+        )
+        model._check_graph()
+        return model
+    cls = OnnxPairClassifier if meta["kind"] == "pairs" else OnnxCategoryClassifier
+    model = cls(session.session, meta, pipeline, classes, aspects)
+    model._check_graph()
+    return model
+
+
+class _Session(NamedTuple):
+    session: object
+    shapes: dict
+
+
+def _session(ort, directory: Path, name: str, sha: str, threads, providers):
+    """The onnxruntime session of ``directory/<name>.onnx``, whose checksum
+    must be ``sha`` and whose graph one the exporter makes; and its
+    initialisers' shapes."""
+    path = directory / f"{name}.onnx"
+    graph = _read(path, MAX_ONNX_BYTES)
+    if hashlib.sha256(graph).hexdigest() != sha:
+        raise ExportFileError(f"{path} does not match the checksum in model.json")
     try:  # the checksum finds damage, not crafting: only the exporter's graphs
         shapes = check_graph(graph)
-        if meta["kind"] == "terms":
-            _check_tables(inputs, shapes)
     except GraphError as exc:
-        raise ExportFileError(f"{directory / 'model.onnx'}: {exc}") from None
+        raise ExportFileError(f"{path}: {exc}") from None
     options = ort.SessionOptions()
     if threads is not None:
         options.intra_op_num_threads = threads
@@ -248,17 +299,9 @@ def load_onnx(directory, *, threads: int | None = None, providers=None):
             )
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ExportFileError(
-                f"{directory / 'model.onnx'} is not a graph onnxruntime can load: "
-                f"{str(exc)[:300]}"
+                f"{path} is not a graph onnxruntime can load: {str(exc)[:300]}"
             ) from None
-    if meta["kind"] == "terms":
-        extractor = OnnxTermExtractor(session, meta, inputs)
-        extractor._check_graph()
-        return extractor
-    cls = OnnxPairClassifier if meta["kind"] == "pairs" else OnnxCategoryClassifier
-    model = cls(session, meta, pipeline, classes, aspects)
-    model._check_graph()
-    return model
+    return _Session(session, shapes)
 
 
 def _session_run(session, feeds: dict):
@@ -481,22 +524,24 @@ class OnnxCategoryClassifier(_OnnxModel):
         )
 
 
-def _check_tables(inputs, shapes: dict) -> None:
-    """The extractor's word and character tables hold one row per word and
-    character ``model.json`` lists (a shorter list loaded, and read every later
-    word as another: the answers changed in silence)."""
+def _check_tables(inputs, shapes: dict, directory: Path, prefix="model.") -> None:
+    """The tagger's word and character tables (their names start with
+    ``prefix``) hold one row per word and character ``model.json`` lists (a
+    shorter list loaded, and read every later word as another: the answers
+    changed in silence)."""
     if not isinstance(inputs, WordInputs):
         return
     tables = {
-        "model.embedding.weight": len(inputs.vocabulary.words_),
-        "model.char_embedding.weight": inputs.n_characters or None,
+        f"{prefix}embedding.weight": len(inputs.vocabulary.words_),
+        f"{prefix}char_embedding.weight": inputs.n_characters or None,
     }
     for name, rows in tables.items():
         shape = shapes.get(name)
         if (shape is None) != (rows is None) or (shape and shape[0] != rows):
-            raise GraphError(
-                f"the graph's {name} has {shape[0] if shape else 'no'} rows; "
-                f"model.json's inputs give {rows or 'none'}"
+            raise ExportFileError(
+                f"{directory / 'model.onnx'}: the graph's {name} has "
+                f"{shape[0] if shape else 'no'} rows; model.json's inputs give "
+                f"{rows or 'none'}"
             )
 
 
@@ -566,6 +611,123 @@ class OnnxTermExtractor:
         ``(start, end)`` spans of each text's terms."""
         texts = check_texts(X, "X")
         return span_f1(check_spans(y, texts), self.predict(texts))
+
+
+class OnnxAspectSentiment:
+    """An exported :class:`~aspectattn.AspectSentimentExtractor`: each text's
+    aspect terms with their polarities from one pass of its encoder graph
+    (``model.onnx``: the tags, and the states the polarity graph
+    ``polarity.onnx`` reads), read exactly as the estimator reads them.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    inputs_ : WordInputs or SubwordInputs
+    language_ : str or None
+    """
+
+    def __init__(self, session, polarity, meta, inputs, classes):
+        self.session, self.polarity = session, polarity
+        self.inputs_, self.classes_ = inputs, classes
+        self.language_ = meta["language"]
+        self._whole_words = meta["whole_words"]
+        self._batch_tokens = meta["batch_tokens"]
+        self._chars = bool(inputs.n_characters)
+        self._states = self._lengths = None
+        names = check_aspect_names(meta["aspect_names"])
+        self.names = AspectNames(names, self.language_)
+
+    def _check_graph(self) -> None:
+        expected = ("tokens", "lengths")
+        expected += ("chars", "char_index") if self._chars else ()
+        for session, names, outputs in (
+            (self.session, expected, ("logits", "states")),
+            (self.polarity, ("states", "lengths", "terms"), ("logits",)),
+        ):
+            found = tuple(i.name for i in session.get_inputs())
+            gives = tuple(o.name for o in session.get_outputs())
+            if found != names or gives != outputs:
+                raise ExportFileError(
+                    f"a graph takes {found} and gives {gives}; the joint model "
+                    f"needs {names} and {outputs}"
+                )
+        tags = list(self.session.get_outputs()[0].shape)
+        polarity = list(self.polarity.get_outputs()[0].shape)
+        if len(tags) != 3 or tags[2] != 3 or polarity[1:] != [len(self.classes_)]:
+            raise ExportFileError(
+                f"the graphs give tags of shape {tags} and polarities of shape "
+                f"{polarity}; model.json lists {len(self.classes_)} classes"
+            )
+
+    def _tag_proba(self, ids, lengths, chars, char_index) -> np.ndarray:
+        feeds = {"tokens": ids, "lengths": lengths}
+        if self._chars:
+            feeds |= {"chars": chars, "char_index": char_index}
+        logits, self._states = _session_run(self.session, feeds)
+        self._lengths = lengths
+        return softmax(logits.astype(np.float64), axis=-1)  # (B, T, 3)
+
+    def _term_proba(self, terms: np.ndarray) -> np.ndarray:
+        feeds = {"states": self._states, "lengths": self._lengths, "terms": terms}
+        (logits,) = _session_run(self.polarity, feeds)
+        return softmax(logits.astype(np.float64), axis=-1)  # (P, C)
+
+    def _given(self, encoded, index, terms) -> np.ndarray:
+        ids, lengths = encoded.ids.pad(index)
+        rows = token_rows(encoded.ids, index)
+        chars, char_index = batch_characters(
+            lengths, encoded.forms[rows], encoded.chars
+        )
+        self._tag_proba(ids, lengths, chars, char_index)
+        return self._term_proba(terms)
+
+    def _read(self, texts, polarity: bool) -> list[list[dict]]:
+        return read_terms(
+            texts,
+            self.inputs_.encode(texts),
+            self._tag_proba,
+            whole_words=self._whole_words,
+            language=self.language_,
+            max_tokens=self._batch_tokens,
+            term_proba=self._term_proba if polarity else None,
+        )
+
+    def predict(self, X) -> list[list[dict]]:
+        """Each sentence's terms: ``{"span", "term", "polarity", "probability",
+        "score"}``, as :meth:`aspectattn.AspectSentimentExtractor.predict`."""
+        texts = check_texts(X, "X")
+        return with_polarities(self._read(texts, polarity=True), self.classes_)
+
+    def predict_spans(self, X) -> list[list[dict]]:
+        """Each text's terms with their span scores (the polarity graph not
+        run)."""
+        return self._read(check_texts(X, "X"), polarity=False)
+
+    def predict_polarity_proba(self, X) -> np.ndarray:
+        """The polarities' probabilities of given ``(text, term[, span])``
+        pairs, as :meth:`aspectattn.AspectSentimentExtractor.predict_polarity_proba`."""
+        return given_terms_proba(
+            X, self.inputs_, len(self.classes_), self._given, self._batch_tokens
+        )
+
+    def predict_polarity(self, X) -> np.ndarray:
+        return self.classes_[self.predict_polarity_proba(X).argmax(axis=1)]
+
+    def given_terms(self) -> GivenTerms:
+        """The export as a classifier of given terms (see
+        :meth:`aspectattn.AspectSentimentExtractor.given_terms`)."""
+        return GivenTerms(self)
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """As :meth:`aspectattn.AspectSentimentExtractor.analyze`."""
+        check_min_probability(min_probability)
+        texts = check_texts(X, "X")
+        return analyzed_terms(texts, self.predict(texts), self.names, min_probability)
+
+    def score(self, X, y) -> float:
+        """End-to-end micro F1, as :meth:`aspectattn.AspectSentimentExtractor.score`."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
 
 
 class OnnxSentimentPipeline:
