@@ -50,6 +50,8 @@ RESULTS = {
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
+    "joint": ("The joint model: terms and polarities in one pass", "joint"),
+    "joint_speed": ("The joint model: speed", "joint"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
 }
 
