@@ -5,8 +5,7 @@ restaurants.
     ASPECTATTN_DATA=../shared/data python -m benchmarks.joint \
         [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
     ASPECTATTN_DATA=../shared/data python -m benchmarks.joint --table
-    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \
-        python -m benchmarks.joint --speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks.joint --speed
 
 Each run fits one candidate with one seed on the same 90% of a data set's
 training sentences as ``benchmarks.extraction`` (the model draws its own
@@ -28,16 +27,17 @@ The rule: among the LSTM candidates, those whose mean validation end-to-end F1
 is, on both data sets, within one standard deviation of the best one's; of
 them, the best mean validation ARS averaged over both (the aspect-level
 behaviour), then the best validation F1. ``--speed`` times ``predict`` of
-every laptop sentence: the joint model, the two-part pipeline and the
-extractor alone on the same encoder, in the same run, after a first pass that
-warms up, best of 3, on ``$OMP_NUM_THREADS`` threads.
+every laptop sentence, the LSTM and MiniLM: the joint model (torch, and its
+ONNX export), the two-part pipeline, the extractor alone and the bare encoder
+on the same encoder, in the same run, on 1 and 2 threads; run it with nothing
+else running.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -172,39 +172,139 @@ NOTE = (
 EXPERIMENT = Experiment("joint", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, None, choose)
 
 
+#: The tiers ``--speed`` times: the joint model's and the pipeline's parts'
+#: settings (fitted briefly: what ``predict`` costs does not depend on how long
+#: it trained) and the sentences they are fitted on.
+SPEED_TIERS = {
+    "LSTM": ({"max_epochs": 2}, None),
+    "MiniLM": ({"max_epochs": 1}, 300),
+}
+
+
 def speed() -> None:
-    """Sentences per second of ``predict`` on every laptop sentence: the joint
-    model, the two-part pipeline and the extractor alone (the LSTM defaults,
-    fitted for two epochs: what ``predict`` costs does not depend on how long
-    it trained), in one run."""
+    """Sentences per second of ``predict`` on every laptop sentence, for the
+    LSTM and MiniLM: the joint model (torch; its ONNX export, float32 and int8
+    for MiniLM), the two-part pipeline, the extractor alone and the bare encoder
+    (the inputs and the encoder's forward pass, nothing decoded: the limit), in
+    one run, on 1 and 2 threads, after a first pass that warms up, best of 3
+    (MiniLM: of 1)."""
+    import tempfile
+
     import torch
 
-    threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
-    torch.set_num_threads(threads)
+    from aspectattn.serving import export_onnx, load_onnx
+
     train, valid, test = load("laptops")
     texts = train[0] + valid[0] + test[0]
-    fast = {"max_epochs": 2, "random_state": 0}
-    joint = AspectSentimentExtractor(**fast).fit(*train)
-    pipeline = AspectSentimentPipeline(
-        AspectTermExtractor(**fast), AspectAttentionClassifier(**fast)
-    ).fit(*train)
-    models = {
-        "joint model": joint,
-        "two-part pipeline": pipeline,
-        "extractor alone": pipeline.extractor_,
-    }
-    out = {"threads": threads, "sentences": len(texts)}
-    for name, model in models.items():
-        model.predict(texts)  # warm up
-        best = min(_timed(model, texts) for _ in range(3))
-        out[f"{name} sentences/s"] = len(texts) / best
-        print(out, flush=True)
-    (RESULTS / f"joint_speed_{threads}.json").write_text(json.dumps(out, indent=1))
+    out = {"sentences": len(texts), "rows": []}
+    for tier, (settings, n_train) in SPEED_TIERS.items():
+        encoder = {}
+        if tier == "MiniLM":
+            path = str(get_data_home() / "all-MiniLM-L6-v2")
+            encoder = {"encoder": PretrainedEncoder(path)}
+        data = train if n_train is None else (train[0][:n_train], train[1][:n_train])
+        fast = {**settings, "random_state": 0}
+        joint = AspectSentimentExtractor(**encoder, **fast).fit(*data)
+        pipeline = AspectSentimentPipeline(
+            AspectTermExtractor(**encoder, **fast),
+            AspectAttentionClassifier(**encoder, **fast),
+        ).fit(*data)
+        folder = Path(tempfile.mkdtemp())
+        models = {
+            "joint model": joint.predict,
+            "two-part pipeline": pipeline.predict,
+            "extractor alone": pipeline.extractor_.predict,
+            "bare encoder": _BareEncoder(joint),
+        }
+        for quantize in (None, "int8") if tier == "MiniLM" else (None,):
+            name = f"joint model, ONNX {quantize or 'float32'}"
+            models[name] = export_onnx(joint, folder / name, quantize=quantize)
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            row = {"tier": tier, "threads": threads}
+            for name, predict in models.items():
+                if isinstance(predict, Path):  # an export: served with onnxruntime
+                    predict = load_onnx(predict, threads=threads).predict
+                predict(texts)  # warm up
+                repeats = 3 if tier == "LSTM" else 1
+                row[name] = len(texts) / min(
+                    _timed(predict, texts) for _ in range(repeats)
+                )
+                print(row, flush=True)
+            out["rows"].append(row)
+    (RESULTS / "joint_speed.json").write_text(json.dumps(out, indent=1))
+    (RESULTS / "joint_speed.md").write_text(speed_table(out) + "\n")
 
 
-def _timed(model, texts) -> float:
+class _BareEncoder:
+    """The joint model's inputs and encoder pass alone, in its batches: what no
+    model reading these texts with this encoder can go below."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, texts) -> None:
+        import torch
+
+        from aspectattn.extraction._training import batch_inputs
+        from aspectattn.extraction.reading import PREDICT_BATCH
+        from aspectattn.text.tokens import length_sorted_batches
+
+        module = self.model.module_
+        encoded = self.model.inputs_.encode(texts)
+        cut = length_sorted_batches(
+            encoded.ids.lengths, PREDICT_BATCH, None, module.batch_tokens
+        )
+        with torch.inference_mode():
+            for index in cut:
+                inputs = batch_inputs(encoded, index)
+                characters = inputs.pop("characters")
+                module.states(
+                    **inputs, chars=characters.chars, char_index=characters.index
+                )
+
+
+def speed_table(out: dict) -> str:
+    names = list(
+        dict.fromkeys(
+            k for row in out["rows"] for k in row if k not in ("tier", "threads")
+        )
+    )
+    lines = [
+        "| tier | threads | "
+        + " | ".join(names)
+        + " | joint / pipeline | joint / bare encoder |",
+        "|---" * (4 + len(names)) + "|",
+    ]
+    for row in out["rows"]:
+        cells = [f"{row[n]:,.0f}" if n in row else "-" for n in names]
+        ratios = [
+            row["joint model"] / row["two-part pipeline"],
+            row["joint model"] / row["bare encoder"],
+        ]
+        lines.append(
+            f"| {row['tier']} | {row['threads']} | "
+            + " | ".join(cells)
+            + " | "
+            + " | ".join(f"{r:.2f}" for r in ratios)
+            + " |"
+        )
+    return "\n".join(lines) + (
+        f"\n\nSentences per second of `predict` on the {out['sentences']:,} "
+        "SemEval-2014 laptop sentences (each once), best of 3 (MiniLM: one "
+        "pass) after a first that warms up, all in one run on this project's "
+        "2-core CPU with nothing else running. Bare encoder: the model's inputs "
+        "(tokenizing) and the encoder's forward pass in the model's batches, "
+        "nothing decoded -- the limit a model of this encoder reads sentences at. "
+        "The models fitted briefly (LSTM: 2 epochs on 90% of the training "
+        "sentences; MiniLM: one epoch on 300): what predict costs does not "
+        "depend on how long they trained."
+    )
+
+
+def _timed(predict, texts) -> float:
     start = time.perf_counter()
-    model.predict(texts)
+    predict(texts)
     return time.perf_counter() - start
 
 

@@ -140,7 +140,8 @@ class ValidSpanF1(Callback):
     :class:`BestWeights` reads it): the F1 less :data:`LOSS_WEIGHT` times the
     validation loss, so that between epochs of equal F1 the lower loss wins --
     and a model that finds no term yet but learns (its loss falls) is not
-    stopped for want of progress."""
+    stopped for want of progress. A subclass says what a batch's gold and found
+    terms are (``_terms``) and what it records of them (``_f1``)."""
 
     def __init__(self, dataset: TagDataset):
         self.dataset = dataset
@@ -153,21 +154,30 @@ class ValidSpanF1(Callback):
             self.dataset.lengths, PREDICT_BATCH, None, module.batch_tokens
         )
         for index in cut:
-            X, tags = self.dataset.__getitems__(index)
+            X, y = self.dataset.__getitems__(index)
             with torch.no_grad():
-                inputs = module_inputs(X)
-                logits = module(**{k: v.to(net.device) for k, v in inputs.items()})
-            real = tags != IGNORE  # (B, T): the tagged tokens
-            lengths = real.sum(1).numpy()
-            predicted = logits.argmax(-1).cpu()[real].numpy()
-            for key, flat in ((gold, tags[real].numpy()), (found, predicted)):
-                row, first, last, _ = decode(flat, np.ones(len(flat)), lengths)
-                key.update(zip(index[row], first, last, strict=True))
-        correct = len(gold & found)
-        f1 = 2 * correct / (len(gold) + len(found)) if correct else 0.0
+                batch_gold, batch_found = self._terms(module, X, y, net.device)
+            gold.update((index[r], *rest) for r, *rest in batch_gold)
+            found.update((index[r], *rest) for r, *rest in batch_found)
+        f1 = self._f1(net, gold, found)
         net.history.record("valid_f1", f1)
         loss = net.history[-1, "valid_loss"]
         net.history.record("valid_score", f1 - LOSS_WEIGHT * loss)
+
+    def _terms(self, module, X, tags, device) -> tuple[list, list]:
+        """The batch's gold and found terms: (row, first, last) token."""
+        inputs = module_inputs(X)
+        logits = module(**{k: v.to(device) for k, v in inputs.items()})
+        real = tags != IGNORE  # (B, T): the tagged tokens
+        lengths = real.sum(1).numpy()
+        predicted = logits.argmax(-1).cpu()[real].numpy()
+        return tuple(
+            list(zip(*decode(flat, np.ones(len(flat)), lengths)[:3], strict=True))
+            for flat in (tags[real].numpy(), predicted)
+        )
+
+    def _f1(self, net, gold: set, found: set) -> float:
+        return _f1(gold, found)
 
 
 class JointDataset(TagDataset):
@@ -220,63 +230,48 @@ class JointNet(TaggerNet):
         return loss
 
 
-class ValidJointF1(Callback):
+class ValidJointF1(ValidSpanF1):
     """Record ``valid_f1``, the end-to-end F1 of the validation sentences (a
     term counts when its span and its polarity are a gold term's; gold terms
     without a polarity, ``conflict``, count neither as gold nor, when found, as
     errors), ``valid_span_f1`` (the spans alone), and ``valid_score``, what
-    picks the epoch: the end-to-end F1 less :data:`LOSS_WEIGHT` times the
-    validation loss (see :class:`ValidSpanF1`)."""
+    picks the epoch (see :class:`ValidSpanF1`)."""
 
-    def __init__(self, dataset: JointDataset):
-        self.dataset = dataset
+    def _terms(self, module, X, y, device) -> tuple[list, list]:
+        """The batch's gold and found terms: (row, first, last, class)."""
+        terms = X["terms"].terms.numpy()
+        gold = [(*t, c) for t, c in zip(terms, y["polarity"].numpy(), strict=True)]
+        return gold, _found_terms(module, X, y["tags"], device)
 
-    def on_epoch_end(self, net, **kwargs):
-        module = net.module_
-        module.eval()
-        gold, found = set(), set()
-        cut = length_sorted_batches(
-            self.dataset.lengths, PREDICT_BATCH, None, module.batch_tokens
-        )
-        for index in cut:
-            X, y = self.dataset.__getitems__(index)
-            terms = X["terms"].terms.numpy()
-            for (k, a, b), c in zip(terms, y["polarity"].numpy(), strict=True):
-                gold.add((index[k], a, b, c))
-            found.update(_found_terms(module, X, y["tags"], index, net.device))
+    def _f1(self, net, gold: set, found: set) -> float:
         unscored = {g[:3] for g in gold if g[3] == IGNORE}
         gold = {g for g in gold if g[3] != IGNORE}
         found = {f for f in found if f[:3] not in unscored}
-        net.history.record(
-            "valid_span_f1", _f1({g[:3] for g in gold}, {f[:3] for f in found})
-        )
-        f1 = _f1(gold, found)
-        net.history.record("valid_f1", f1)
-        loss = net.history[-1, "valid_loss"]
-        net.history.record("valid_score", f1 - LOSS_WEIGHT * loss)
+        spans = _f1({g[:3] for g in gold}, {f[:3] for f in found})
+        net.history.record("valid_span_f1", spans)
+        return _f1(gold, found)
 
 
-def _found_terms(module, X, tags, index, device) -> list[tuple]:
-    """(sentence, first token, last token, class) of the terms the joint
-    ``module`` finds in a batch, and their polarities, from one pass."""
-    with torch.no_grad():
-        inputs = {k: v.to(device) for k, v in module_inputs(X).items()}
-        inputs.pop("terms")
-        states = module.states(**inputs)  # (B, T, D)
-        predicted = module.tag_logits(states).argmax(-1).cpu()  # (B, T)
-        real = tags != IGNORE  # (B, T): the tagged tokens
-        lengths = real.sum(1).numpy()
-        row, first, last, _ = decode(
-            predicted[real].numpy(), np.ones(int(real.sum())), lengths
-        )
-        if not len(row):
-            return []
-        places = batch_terms(real.numpy(), row, first, last)  # (n, 3)
-        logits = module.polarity_logits(
-            states, inputs["lengths"], torch.from_numpy(places).to(device)
-        )
-        classes = logits.argmax(-1).cpu().numpy()
-    return [(index[r], a, b, c) for (r, a, b), c in zip(places, classes, strict=True)]
+def _found_terms(module, X, tags, device) -> list[tuple]:
+    """(row, first token, last token, class) of the terms the joint ``module``
+    finds in a batch, and their polarities, from one pass."""
+    inputs = {k: v.to(device) for k, v in module_inputs(X).items()}
+    inputs.pop("terms")
+    states = module.states(**inputs)  # (B, T, D)
+    predicted = module.tag_logits(states).argmax(-1).cpu()  # (B, T)
+    real = tags != IGNORE  # (B, T): the tagged tokens
+    lengths = real.sum(1).numpy()
+    row, first, last, _ = decode(
+        predicted[real].numpy(), np.ones(int(real.sum())), lengths
+    )
+    if not len(row):
+        return []
+    places = batch_terms(real.numpy(), row, first, last)  # (n, 3)
+    logits = module.polarity_logits(
+        states, inputs["lengths"], torch.from_numpy(places).to(device)
+    )
+    classes = logits.argmax(-1).cpu().numpy()
+    return [(*place, c) for place, c in zip(places.tolist(), classes, strict=True)]
 
 
 def _f1(gold: set, found: set) -> float:
