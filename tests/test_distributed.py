@@ -121,7 +121,17 @@ def _term_pipeline():
     ).fit(texts, y)
 
 
-@pytest.mark.parametrize("kind", ["detector", "extractor"])
+def _joint():
+    """The joint model: the terms and their polarities from one pass."""
+    from test_joint import FAST as JOINT
+    from test_joint import make_opinions
+
+    from aspectattn import AspectSentimentExtractor
+
+    return AspectSentimentExtractor(**JOINT).fit(*make_opinions(120, seed=0))
+
+
+@pytest.mark.parametrize("kind", ["detector", "extractor", "joint"])
 def test_review_analysis_on_dask_equals_local(client, kind):
     """Partition-wise analysis on a LocalCluster: the same counts per aspect, group
     and period, the same most confident examples, the same sentence table -- with
@@ -137,7 +147,7 @@ def test_review_analysis_on_dask_equals_local(client, kind):
         texts, Y = make_table(150, 0)
         detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 4}).fit(texts, Y)
     else:
-        detector = _term_pipeline()
+        detector = _term_pipeline() if kind == "extractor" else _joint()
     sentences, _ = make_table(120, 1)
     reviews = pd.DataFrame(
         {

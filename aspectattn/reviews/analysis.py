@@ -136,9 +136,11 @@ def iter_analysis(
 
 
 def _model_language(model) -> str | None:
-    """The language a model's tokenizer reads: the detector's, or a pipeline's
-    extractor's."""
+    """The language a model's tokenizer reads: the detector's, a pipeline's
+    extractor's, or the joint model's own."""
     extractor = getattr(model, "extractor_", None)
+    if extractor is None and hasattr(model, "inputs_"):  # the joint model
+        extractor = model
     if extractor is not None:
         return getattr(extractor, "language_", "en")
     tokenizer = getattr(getattr(model, "text_pipeline_", None), "tokenizer", None)
