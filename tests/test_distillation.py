@@ -569,3 +569,19 @@ def test_a_taught_model_works_in_a_pipeline_and_pickles():
     again = pickle.loads(pickle.dumps(pipe))
     np.testing.assert_array_equal(again.predict_proba(X), pipe.predict_proba(X))
     assert pipe.score(X, y) == pipe.named_steps["model"].student_.score(X, y)
+
+
+def test_the_students_fit_takes_a_teaching_as_the_meta_estimator_gives_it():
+    """DistilledClassifier calls nothing private: the student's public fit with
+    teaching= gives the same student, and anything but a Teaching is refused."""
+    from aspectattn import Teaching
+
+    X, y = _data(40)
+    y = list(y[:30]) + [-1] * 10
+    student = AspectAttentionClassifier(**FAST)
+    teacher = LexiconTeacher()
+    meta = DistilledClassifier(student, teacher, weight=0.3).fit(X, y)
+    direct = clone(student).fit(X, y, teaching=Teaching(teacher, 0.3, 2.0))
+    assert np.array_equal(direct.predict_proba(X), meta.predict_proba(X))
+    with pytest.raises(TypeError, match="teaching must be None or an aspectattn"):
+        clone(student).fit(X, y, teaching=teacher)

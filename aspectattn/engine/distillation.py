@@ -29,6 +29,7 @@ from ..nn.ops import distillation_loss
 
 __all__ = [
     "Teaching",
+    "check_teaching",
     "fitted_teacher",
     "teacher_labels",
     "check_minus_one_marks",
@@ -45,15 +46,37 @@ _FLOOR = 1e-8
 
 @dataclass(frozen=True)
 class Teaching:
-    """What a student's ``fit`` learns from besides the labels: a ``teacher``
-    (fitted, or to fit on the training side of the student's validation split),
-    the ``weight`` of its probabilities in a labelled sample's loss and the
-    ``temperature`` that softens them. Samples marked unlabelled are allowed
-    only with one."""
+    """What a student's ``fit`` learns from besides the labels
+    (``fit(X, y, teaching=Teaching(teacher))``, as
+    :class:`~aspectattn.DistilledClassifier` calls it).
+
+    Parameters
+    ----------
+    teacher : estimator
+        Fitted (used as it is), or fitted on the training side of the student's
+        validation split; it gives ``predict_proba`` of the student's samples
+        and of the copies the student's ``augment`` makes.
+    weight : float, default=0.5
+        The weight of its probabilities in a labelled sample's loss (a sample
+        labelled ``-1`` learns from them alone).
+    temperature : float, default=2.0
+        Softens them (and the student's) in the loss.
+    """
 
     teacher: object
     weight: float = 0.5
     temperature: float = 2.0
+
+
+def check_teaching(teaching) -> Teaching | None:
+    """``teaching`` as a student's ``fit`` takes it: None or a :class:`Teaching`."""
+    if teaching is None or isinstance(teaching, Teaching):
+        return teaching
+    raise TypeError(
+        "teaching must be None or an aspectattn.Teaching (a teacher, its weight "
+        f"and temperature); got a {type(teaching).__name__}. Pass a teacher with "
+        "DistilledClassifier(student, teacher)."
+    )
 
 
 def fitted_teacher(teacher, X, y, name: str):

@@ -37,7 +37,11 @@ from .. import params as P
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.distillation import check_minus_one_marks, table_teacher_targets
+from ..engine.distillation import (
+    check_minus_one_marks,
+    check_teaching,
+    table_teacher_targets,
+)
 from ..exceptions import InputError
 from ..nn.categories import CategoryModel
 from ..reviews.mentions import check_min_probability, mentioned_aspects
@@ -317,20 +321,25 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     _module_class = CategoryModel
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y):
+    def fit(self, X, Y, teaching=None):
         """Train on texts ``X`` and the table ``Y`` (one column per category).
 
         Parameters
         ----------
         X : sequence of str
         Y : DataFrame or array-like of shape (n_texts, n_categories)
-            A polarity or ``not_mentioned`` per cell.
+            A polarity or ``not_mentioned`` per cell; with ``teaching``, a row
+            of ``-1`` (or None/NaN) marks a text nobody labelled.
+        teaching : Teaching or None, default=None
+            A teacher's probabilities to learn from beside the labels
+            (:class:`~aspectattn.Teaching`: what
+            :class:`~aspectattn.DistilledClassifier` passes).
 
         Returns
         -------
         self
         """
-        return self._fit(X, Y)
+        return self._fit(X, Y, check_teaching(teaching))
 
     def _training_data(self, X, Y, teaching) -> TrainingData:
         texts = check_texts(X, what="X")

@@ -149,7 +149,7 @@ class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         validate_params(self, self._parameter_constraints)
         student = clone(self._student())
         teaching = Teaching(self.teacher, self.weight, self.temperature)
-        self.student_ = student._fit(X, y, teaching)
+        self.student_ = student.fit(X, y, teaching=teaching)
         self.classes_ = self.student_.classes_
         self.n_features_in_ = self.student_.n_features_in_
         if hasattr(self.student_, "feature_names_in_"):

@@ -34,7 +34,7 @@ from .._validation import (
 )
 from ..engine import inference
 from ..engine.batching import PairDataset
-from ..engine.distillation import check_minus_one_marks, teacher_targets
+from ..engine.distillation import check_minus_one_marks, check_teaching, teacher_targets
 from ..exceptions import InputError
 from ..nn.model import AspectAttentionModel
 from ..nn.ops import uses_position
@@ -366,19 +366,26 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     _module_class = AspectAttentionModel
 
     # ------------------------------------------------------------------------- fitting
-    def fit(self, X, y):
+    def fit(self, X, y, teaching=None):
         """Train on ``(text, aspect)`` pairs ``X`` with labels ``y``.
 
         Parameters
         ----------
         X : sequence of (str, str) pairs or DataFrame
         y : array-like of shape (n_pairs,)
+            With ``teaching``, ``-1`` (or None/NaN) marks a pair nobody
+            labelled: it learns from the teacher alone.
+        teaching : Teaching or None, default=None
+            A teacher's probabilities to learn from beside the labels
+            (:class:`~aspectattn.Teaching`: what
+            :class:`~aspectattn.DistilledClassifier` passes); the teacher also
+            labels the copies ``augment`` makes.
 
         Returns
         -------
         self : AspectAttentionClassifier
         """
-        return self._fit(X, y)
+        return self._fit(X, y, check_teaching(teaching))
 
     def _training_data(self, X, y, teaching) -> TrainingData:
         texts, aspects, feature_names, spans = check_pairs(
