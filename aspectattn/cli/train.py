@@ -187,16 +187,15 @@ _FINAL_STATES = {"auto": "auto", "sentence": True, "term": "term", "none": False
 
 def run(args) -> int:
     if args.extractor or args.joint:
-        flag = "--joint" if args.joint else "--extractor"
-        if (
-            args.detector
-            or args.teacher
-            or args.unlabelled
-            or args.extractor == args.joint
-        ):
+        if args.extractor and args.joint:
             raise CLIError(
-                f"{flag} trains a model of terms alone: no --detector, --teacher, "
-                "--unlabelled, and not both --extractor and --joint"
+                "--extractor trains an extractor, --joint the joint model: not both"
+            )
+        if args.detector or args.teacher or args.unlabelled:
+            flag = "--joint" if args.joint else "--extractor"
+            raise CLIError(
+                f"{flag} trains a model of terms alone: no --detector, no "
+                "--teacher, no --unlabelled"
             )
         from ._extraction import train_extractor
 
