@@ -61,7 +61,7 @@ from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
 from aspectattn.extraction.extractor import TAGGER_LSTM_SIZE
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from benchmarks.common import RESULTS, build, glove
-from benchmarks.runner import Experiment
+from benchmarks.runner import Experiment, within_one_std
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
 #: (SemEval-2016 restaurants), which report the defaults.
@@ -164,13 +164,7 @@ def choose(rows: list[dict]) -> None:
     ]
     if not names:
         return
-    floors = {}  # the best mean validation F1 less its standard deviation
-    for data in ENGLISH:
-        mean, std = max((cell[data, c]["valid_f1"] for c in names), key=lambda v: v[0])
-        floors[data] = mean - std
-    eligible = [
-        c for c in names if all(cell[d, c]["valid_f1"][0] >= floors[d] for d in ENGLISH)
-    ]
+    eligible = within_one_std(cell, names, ENGLISH, "valid_f1")
     chosen = min(
         eligible,
         key=lambda c: (

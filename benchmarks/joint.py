@@ -53,7 +53,7 @@ from aspectattn.evaluation import aspect_robustness_score, score_behaviour
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from benchmarks.common import RESULTS
 from benchmarks.extraction import load
-from benchmarks.runner import Experiment
+from benchmarks.runner import Experiment, within_one_std
 
 DATA = ("laptops", "restaurants")
 SEEDS = (0, 1, 2)
@@ -134,13 +134,7 @@ def choose(rows: list[dict]) -> None:
     names = [c for c in LSTM if all((d, c) in cell for d in DATA)]
     if not names:
         return
-    floors = {}
-    for data in DATA:
-        mean, std = max((cell[data, c]["valid_f1"] for c in names), key=lambda v: v[0])
-        floors[data] = mean - std
-    eligible = [
-        c for c in names if all(cell[d, c]["valid_f1"][0] >= floors[d] for d in DATA)
-    ]
+    eligible = within_one_std(cell, names, DATA, "valid_f1")
     chosen = max(
         eligible,
         key=lambda c: (

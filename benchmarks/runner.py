@@ -37,6 +37,7 @@ __all__ = [
     "write_results",
     "summarize_by",
     "mean_std_table",
+    "within_one_std",
 ]
 
 
@@ -122,6 +123,17 @@ def mean_std_table(rows: list[dict], keys, note: str) -> str:
             f"| {row['data']} | {name} | {row['n']} | " + " | ".join(cells) + " |"
         )
     return "\n".join([*lines, "", note])
+
+
+def within_one_std(cell: dict, names, data, key: str) -> list:
+    """Of the candidates ``names``, those whose mean ``key`` is, on every data
+    set of ``data``, at least the best candidate's mean less its standard
+    deviation (``cell[data, name][key]``: a row's ``(mean, std)``)."""
+    floors = {}
+    for d in data:
+        mean, std = max((cell[d, c][key] for c in names), key=lambda v: v[0])
+        floors[d] = mean - std
+    return [c for c in names if all(cell[d, c][key][0] >= floors[d] for d in data)]
 
 
 # ------------------------------------------------------------- the experiment
