@@ -160,8 +160,8 @@ NOTE = (
     "1.5 (laptops), 56.9 ± 1.0 (restaurants). Published (test, end to end): "
     "laptops Li et al. 2019 57.9, BERT-E2E-ABSA 61.1, RACL 62.6; restaurants Li "
     "et al. 67.1, BERT-E2E-ABSA 74.0, RACL 70.7. The MiniLM row (the pretrained "
-    "tier's defaults: reported, not among the rule's candidates) ran one seed on "
-    "restaurants, on two threads (CPU time); the LSTM rows on this project's "
+    "tier's defaults: reported, not among the rule's candidates) ran one seed per "
+    "data set, on two threads (CPU time); the LSTM rows on this project's "
     "2-core CPU, one thread each."
 )
 
