@@ -116,6 +116,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("distillation", "EXPERIMENT"),
         ("pretrained", "EXPERIMENT"),
         ("extraction", "EXPERIMENT"),
+        ("joint", "EXPERIMENT"),
         ("quantize", "EXPERIMENT"),
         ("behaviour", "EXPERIMENT"),
         ("behaviour", "CATEGORY_EXPERIMENT"),
