@@ -242,7 +242,7 @@ class _BareEncoder:
     def __call__(self, texts) -> None:
         import torch
 
-        from aspectattn.extraction._training import batch_inputs
+        from aspectattn.extraction.inputs import padded_batch
         from aspectattn.extraction.reading import PREDICT_BATCH
         from aspectattn.text.tokens import length_sorted_batches
 
@@ -253,11 +253,8 @@ class _BareEncoder:
         )
         with torch.inference_mode():
             for index in cut:
-                inputs = batch_inputs(encoded, index)
-                characters = inputs.pop("characters")
-                module.states(
-                    **inputs, chars=characters.chars, char_index=characters.index
-                )
+                batch = (torch.from_numpy(a) for a in padded_batch(encoded, index))
+                module.states(*batch)
 
 
 def speed_table(out: dict) -> str:

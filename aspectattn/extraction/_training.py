@@ -16,7 +16,7 @@ from torch.utils.data import Dataset
 
 from ..engine.batching import length_sorted_batches
 from ..text.tokens import EncodedTexts
-from .inputs import Encoded, batch_characters, token_rows
+from .inputs import Encoded, padded_batch, token_rows
 from .reading import PREDICT_BATCH, batch_terms
 from .words import decode
 
@@ -68,13 +68,11 @@ class TagDataset(Dataset):
 
 
 def batch_inputs(encoded: Encoded, index) -> dict:
-    """The tagger's inputs for the texts at ``index``, as tensors: token ids
-    (B, T), lengths (B,), the batch's distinct forms' character ids (U, W) and
-    each token's form (B, T)
-    (:func:`~aspectattn.extraction.inputs.batch_characters`)."""
-    ids, lengths = encoded.ids.pad(index)
-    forms = encoded.forms[token_rows(encoded.ids, index)]
-    chars, char_index = batch_characters(lengths, forms, encoded.chars)
+    """The tagger's inputs for the texts at ``index``, as tensors
+    (:func:`~aspectattn.extraction.inputs.padded_batch`): token ids (B, T),
+    lengths (B,), the batch's distinct forms' character ids (U, W) and each
+    token's form (B, T)."""
+    ids, lengths, chars, char_index = padded_batch(encoded, index)
     return {
         "tokens": torch.from_numpy(ids),
         "lengths": torch.from_numpy(lengths),

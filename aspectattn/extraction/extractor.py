@@ -671,15 +671,19 @@ class _TagProba:
     def __init__(self, module: torch.nn.Module, device):
         self.module, self.device = module, device
 
+    def _inputs(self, ids, lengths, chars, char_index) -> dict:
+        """A padded batch (numpy) as the module's keyword arguments, on its
+        device."""
+        inputs = {"tokens": ids, "lengths": lengths}
+        inputs |= {"chars": chars, "char_index": char_index}
+        return {k: torch.from_numpy(v).to(self.device) for k, v in inputs.items()}
+
+    def _logits(self, inputs: dict) -> torch.Tensor:
+        return self.module(**inputs)  # (B, T, K)
+
     def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
-        inputs = {
-            "tokens": torch.from_numpy(ids),
-            "lengths": torch.from_numpy(lengths),
-            "chars": torch.from_numpy(chars),
-            "char_index": torch.from_numpy(char_index),
-        }
         with torch.inference_mode():
-            logits = self.module(**{k: v.to(self.device) for k, v in inputs.items()})
+            logits = self._logits(self._inputs(ids, lengths, chars, char_index))
             return logits.float().softmax(-1).cpu().numpy()  # (B, T, K)
 
 

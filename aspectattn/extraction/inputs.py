@@ -33,6 +33,7 @@ __all__ = [
     "inputs_from_state",
     "token_rows",
     "batch_characters",
+    "padded_batch",
 ]
 
 #: Tokens read per text; a term after them is not found (split long reviews into
@@ -95,6 +96,16 @@ def batch_characters(
     table = chars[used]  # (U, W')
     width = max(int((table > 0).sum(1).max(initial=1)), 1)
     return table[:, :width], index.reshape(real.shape)
+
+
+def padded_batch(encoded: Encoded, index) -> tuple[np.ndarray, ...]:
+    """The texts at ``index`` of ``encoded`` as a model reads them: token ids
+    (B, T) padded to the longest, lengths (B,), and the batch's characters
+    (:func:`batch_characters`: (U, W) and (B, T))."""
+    ids, lengths = encoded.ids.pad(index)
+    forms = encoded.forms[token_rows(encoded.ids, index)]
+    chars, char_index = batch_characters(lengths, forms, encoded.chars)
+    return ids, lengths, chars, char_index
 
 
 def _without_characters(ids: EncodedTexts, offsets: list) -> Encoded:

@@ -29,10 +29,10 @@ from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..reviews.mentions import check_min_probability
 from ..text.tokens import EncodedTexts
-from ._training import IGNORE, JointDataset, JointNet, ValidJointF1, batch_inputs
+from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
-from .extractor import SpanTagger, token_tags
-from .inputs import SubwordInputs
+from .extractor import SpanTagger, _TagProba, token_tags
+from .inputs import SubwordInputs, padded_batch
 from .metrics import check_spans, span_f1
 from .reading import (
     GivenTerms,
@@ -393,7 +393,7 @@ class AspectSentimentExtractor(SpanTagger):
                 X,
                 self.inputs_,
                 len(self.classes_),
-                _GivenRun(module, device),
+                _JointProba(module, device).given,
                 module.batch_tokens,
             )
         finally:
@@ -460,58 +460,38 @@ class AspectSentimentExtractor(SpanTagger):
         return _JointBuild(build, len(classes), self.resolved_params_["dropout"])
 
 
-class _GivenRun:
-    """The joint model in torch as
-    :func:`~aspectattn.extraction.reading.given_terms_proba` runs it: the texts
-    ``index`` of ``encoded`` and their terms (P, 3) to the polarities'
-    probabilities (P, C), from one pass over the texts."""
-
-    def __init__(self, module: torch.nn.Module, device):
-        self.module, self.device = module, device
-
-    def __call__(self, encoded, index, terms) -> np.ndarray:
-        inputs = batch_inputs(encoded, index)
-        characters = inputs.pop("characters")
-        inputs |= {"chars": characters.chars, "char_index": characters.index}
-        with torch.inference_mode():
-            inputs = {k: v.to(self.device) for k, v in inputs.items()}
-            states = self.module.states(**inputs)  # (B, T, D)
-            logits = self.module.polarity_logits(
-                states, inputs["lengths"], torch.from_numpy(terms).to(self.device)
-            )
-            return logits.float().softmax(-1).cpu().numpy()  # (P, C)
-
-
-class _JointProba:
+class _JointProba(_TagProba):
     """The joint model in torch as :func:`~aspectattn.extraction.reading.read_terms`
     calls it: a padded batch (numpy) to its tag probabilities (B, T, K), then
     (``terms``) the batch's found terms to their polarities' (n, C), from the
-    states of that same pass."""
+    states of that same pass; and (``given``) as
+    :func:`~aspectattn.extraction.reading.given_terms_proba` runs it."""
 
-    def __init__(self, module: torch.nn.Module, device):
-        self.module, self.device = module, device
-        self.states = self.lengths = None
+    states = lengths = None
 
-    def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
-        inputs = {
-            "tokens": torch.from_numpy(ids),
-            "lengths": torch.from_numpy(lengths),
-            "chars": torch.from_numpy(chars),
-            "char_index": torch.from_numpy(char_index),
-        }
-        with torch.inference_mode():
-            inputs = {k: v.to(self.device) for k, v in inputs.items()}
-            self.states = self.module.states(**inputs)  # (B, T, D)
-            self.lengths = inputs["lengths"]
-            logits = self.module.tag_logits(self.states)  # (B, T, K)
-            return logits.float().softmax(-1).cpu().numpy()
+    def _read_states(self, inputs: dict) -> None:
+        self.states = self.module.states(**inputs)  # (B, T, D)
+        self.lengths = inputs["lengths"]
+
+    def _logits(self, inputs: dict) -> torch.Tensor:
+        self._read_states(inputs)
+        return self.module.tag_logits(self.states)  # (B, T, K)
 
     def terms(self, terms: np.ndarray) -> np.ndarray:
+        """The polarities' probabilities (n, C) of ``terms`` (n, 3) in the batch
+        read last."""
         with torch.inference_mode():
             logits = self.module.polarity_logits(
                 self.states, self.lengths, torch.from_numpy(terms).to(self.device)
             )
             return logits.float().softmax(-1).cpu().numpy()  # (n, C)
+
+    def given(self, encoded, index, terms) -> np.ndarray:
+        """The texts ``index`` of ``encoded`` read once (no tags), then their
+        given ``terms`` (P, 3)."""
+        with torch.inference_mode():
+            self._read_states(self._inputs(*padded_batch(encoded, index)))
+        return self.terms(terms)
 
 
 class _JointBuild:

@@ -40,12 +40,7 @@ from .._fields import _labels, _strings, open_regular
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
 from ..extraction.aspects import AspectNames, check_aspect_names
-from ..extraction.inputs import (
-    WordInputs,
-    batch_characters,
-    inputs_from_state,
-    token_rows,
-)
+from ..extraction.inputs import WordInputs, inputs_from_state, padded_batch
 from ..extraction.metrics import check_spans, span_f1
 from ..extraction.reading import (
     GivenTerms,
@@ -673,12 +668,7 @@ class OnnxAspectSentiment:
         return softmax(logits.astype(np.float64), axis=-1)  # (P, C)
 
     def _given(self, encoded, index, terms) -> np.ndarray:
-        ids, lengths = encoded.ids.pad(index)
-        rows = token_rows(encoded.ids, index)
-        chars, char_index = batch_characters(
-            lengths, encoded.forms[rows], encoded.chars
-        )
-        self._tag_proba(ids, lengths, chars, char_index)
+        self._tag_proba(*padded_batch(encoded, index))  # (the states it keeps)
         return self._term_proba(terms)
 
     def _read(self, texts, polarity: bool) -> list[list[dict]]:
