@@ -291,26 +291,9 @@ def classify_terms(texts: list[str], found: list[list[dict]], classifier):
     ]
     if not pairs:
         return [[] for _ in texts]
-    proba = classifier.predict_proba(pairs)  # (P, C)
-    best = proba.argmax(axis=1)
-    polarities = classifier.classes_[best].tolist()  # (plain Python values)
-    k = iter(range(len(pairs)))
-    out = []
-    for terms in found:
-        row = []
-        for term in terms:
-            i = next(k)
-            row.append(
-                {
-                    "span": term["span"],
-                    "term": term["term"],
-                    "polarity": polarities[i],
-                    "probability": float(proba[i, best[i]]),
-                    "score": term["score"],
-                }
-            )
-        out.append(row)
-    return out
+    proba = iter(classifier.predict_proba(pairs))  # (P, C)
+    found = [[{**term, "proba": next(proba)} for term in terms] for terms in found]
+    return with_polarities(found, classifier.classes_)
 
 
 def analyzed_terms(
