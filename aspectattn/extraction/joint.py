@@ -28,6 +28,7 @@ from ..nn.joint import JointTagger
 from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..reviews.mentions import check_min_probability
+from ..text.spans import term_tokens
 from ..text.tokens import EncodedTexts
 from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
@@ -39,7 +40,6 @@ from .reading import (
     analyzed_terms,
     given_terms_proba,
     read_terms,
-    term_tokens,
     with_polarities,
 )
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_pairs
 from ..exceptions import InputError
-from ..text.spans import char_spans
+from ..text.spans import char_spans, term_tokens
 from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
@@ -28,7 +28,6 @@ from .words import O, decode, word_offsets
 __all__ = [
     "read_terms",
     "with_polarities",
-    "term_tokens",
     "given_terms_proba",
     "GivenTerms",
     "classify_terms",
@@ -186,17 +185,6 @@ def with_polarities(found: list[list[dict]], classes) -> list[list[dict]]:
             )
         out.append(row)
     return out
-
-
-def term_tokens(offsets: np.ndarray, start: int, end: int) -> tuple | None:
-    """The first and last token (``offsets`` (n, 2), their character spans) a
-    term's characters ``[start, end)`` overlap; None: none does."""
-    inside = np.flatnonzero(
-        (offsets[:, 1] > offsets[:, 0])
-        & (offsets[:, 0] < end)
-        & (offsets[:, 1] > start)
-    )
-    return (int(inside[0]), int(inside[-1])) if len(inside) else None
 
 
 def _given_tokens(offsets: np.ndarray, start: int, end: int, i: int) -> tuple:

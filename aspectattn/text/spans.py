@@ -32,6 +32,7 @@ __all__ = [
     "check_span",
     "char_spans",
     "spans_from_offsets",
+    "term_tokens",
     "token_spans",
 ]
 
@@ -122,14 +123,26 @@ def spans_from_offsets(spans: list, offsets: list) -> np.ndarray:
     out = np.empty((len(spans), 2), dtype=np.int64)
     for i, ((start, end), tokens) in enumerate(zip(spans, offsets, strict=True)):
         bounds = np.asarray(tokens, dtype=np.int64).reshape(-1, 2)  # (T, 2)
-        real = bounds[:, 1] > bounds[:, 0]  # (T,) not a special token
-        hit = np.flatnonzero(real & (bounds[:, 1] > start) & (bounds[:, 0] < end))
-        if len(hit):
-            out[i] = (hit[0], hit[-1] + 1)
+        places = term_tokens(bounds, start, end)
+        if places is not None:
+            out[i] = (places[0], places[1] + 1)
         else:
-            last = int(np.flatnonzero(real)[-1]) + 1 if real.any() else 0
+            real = np.flatnonzero(bounds[:, 1] > bounds[:, 0])  # not special tokens
+            last = int(real[-1]) + 1 if len(real) else 0
             out[i] = (last, last + 1)
     return out
+
+
+def term_tokens(offsets: np.ndarray, start: int, end: int) -> tuple | None:
+    """The first and last token (``offsets`` (n, 2), their character spans;
+    special tokens ``(0, 0)``, never one) that a term's characters ``[start,
+    end)`` overlap; None: none does."""
+    inside = np.flatnonzero(
+        (offsets[:, 1] > offsets[:, 0])
+        & (offsets[:, 0] < end)
+        & (offsets[:, 1] > start)
+    )
+    return (int(inside[0]), int(inside[-1])) if len(inside) else None
 
 
 def token_spans(
