@@ -7,12 +7,15 @@ entity is the group's most common one (a group that joins ``service`` and
 
     ASPECTATTN_DATA=../shared/data python -m benchmarks.term_grouping
 
-Rows: the terms as written; lower-cased (the tokenizer's folding); and the
-report's grouping (:func:`aspectattn.extraction.aspects.aspect_key`: lower case,
-spaces collapsed, the English plural, names kept). Also listed: the groups the
-plural rule made (terms it joined), keys that still differ only by a final
-``s`` or ``es`` (merges the rule left undone or rightly refused), and the terms
-of SemEval-2014 laptops (no categories there) that the rule keeps as names.
+Rows: the terms as written; lower-cased (the tokenizer's folding); each
+sentence's key (:func:`aspectattn.extraction.aspects.aspect_key`: lower case,
+spaces collapsed, the English plural, names kept); and the report's aspects
+(:func:`~aspectattn.extraction.aspects.group_aspects` over all the keys:
+spellings that differ in spaces and punctuation, a name with its singular). Also listed: the groups the plural rule made
+(terms it joined), keys that still differ only by a final ``s`` or ``es``
+(merges the rule left undone or rightly refused), the aspects that
+``group_aspects`` joins on both data sets, and the terms of SemEval-2014
+laptops (no categories there) that the rule keeps as names.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 
 from aspectattn.datasets import get_data_home
-from aspectattn.extraction.aspects import aspect_key, opens_sentence
+from aspectattn.extraction.aspects import aspect_key, group_aspects, opens_sentence
 from benchmarks.common import RESULTS
 
 FILES = (
@@ -61,13 +64,40 @@ def measure(found: list[tuple[str, bool, str]], key) -> dict:
     }
 
 
+def report_aspects(keys: list[str]) -> tuple[dict, list]:
+    """(key -> the report's aspect, the aspects of more than one key) of the
+    keys of every mention (its counts, as a summary holds them)."""
+    groups = group_aspects(Counter(keys))
+    joined = [(name, members) for name, members in groups.items() if len(members) > 1]
+    return {k: name for name, members in groups.items() for k in members}, joined
+
+
+def laptop_terms() -> list[tuple[str, bool]]:
+    """(term as written, whether its sentence opens with it) of every gold term
+    of SemEval-2014 laptops, train and test."""
+    from aspectattn.datasets import fetch_term_spans
+
+    out = []
+    for split in ("train", "test"):
+        texts, spans = fetch_term_spans("semeval2014-laptops", split)
+        for text, terms in zip(texts, spans, strict=True):
+            out += [(text[a:b], opens_sentence(text, a)) for a, b, *_ in terms]
+    return out
+
+
 def main() -> None:
     found = mentions()
+    aspect_of, restaurant_joins = report_aspects(
+        [aspect_key(t, "en", opens) for t, opens, _ in found]
+    )
     rows = {
         "as written": measure(found, lambda t, _: t),
         "lower-cased": measure(found, lambda t, _: aspect_key(t, None)),
         "the report's (case, spaces, English plural)": measure(
             found, lambda t, opens: aspect_key(t, "en", opens)
+        ),
+        "the report's aspects (and spellings: group_aspects)": measure(
+            found, lambda t, opens: aspect_of[aspect_key(t, "en", opens)]
         ),
     }
     joined: dict[str, set] = defaultdict(set)
@@ -76,22 +106,22 @@ def main() -> None:
     plural_merges = sorted((k, sorted(v)) for k, v in joined.items() if len(v) > 1)
     keys = set(joined)
     apart = sorted((k, k + end) for k in keys for end in ("s", "es") if k + end in keys)
-    from aspectattn.datasets import fetch_term_spans
-
     names: Counter = Counter()
-    for split in ("train", "test"):
-        texts, spans = fetch_term_spans("semeval2014-laptops", split)
-        for text, terms in zip(texts, spans, strict=True):
-            for start, end, *_ in terms:
-                term, opens = text[start:end], opens_sentence(text, start)
-                if aspect_key(term, "en", opens) != aspect_key(term.lower(), "en"):
-                    names[term] += 1
+    laptops = laptop_terms()
+    for term, opens in laptops:
+        if aspect_key(term, "en", opens) != aspect_key(term.lower(), "en"):
+            names[term] += 1
+    laptop_keys = [aspect_key(term, "en", opens) for term, opens in laptops]
+    _, laptop_joins = report_aspects(laptop_keys)
     results = {
         "mentions": len(found),
         "laptop_names": dict(names.most_common()),
         "rows": rows,
         "plural_merges": plural_merges,
         "still_apart": apart,
+        "restaurant_aspects_joined": restaurant_joins,
+        "laptop_keys": len(set(laptop_keys)),
+        "laptop_aspects_joined": laptop_joins,
     }
     lines = [
         f"Gold opinion targets of SemEval-2015 restaurants, train and test: "
@@ -114,6 +144,16 @@ def main() -> None:
         "",
         f"Keys still apart that differ by a final s/es ({len(apart)}): "
         + "; ".join(f"{a} / {b}" for a, b in apart)
+        + ".",
+        "",
+        f"The report's aspects joined on restaurants ({len(restaurant_joins)}): "
+        + "; ".join(f"{k} ← {', '.join(v)}" for k, v in restaurant_joins)
+        + ".",
+        "",
+        f"On the gold terms of SemEval-2014 laptops, train and test "
+        f"({len(set(laptop_keys))} keys), the report's aspects join "
+        f"{len(laptop_joins)}: "
+        + "; ".join(f"{k} ← {', '.join(v)}" for k, v in laptop_joins)
         + ".",
         "",
         f"SemEval-2014 laptops, train and test: {sum(names.values())} term "

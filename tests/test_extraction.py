@@ -549,6 +549,41 @@ def test_terms_that_name_one_aspect_are_grouped():
     assert names("windows", opens_sentence=False) == "operating system"
 
 
+def test_spellings_of_one_aspect_are_grouped_over_an_analysis():
+    from aspectattn.extraction.aspects import group_aspects, variant_key
+
+    assert variant_key("track pad") == variant_key("track-pads") == "trackpad"
+    assert variant_key("os x") == "osx" and variant_key("windows") == "window"
+    assert variant_key("écran tactile", "fr") == "écrantactile"  # no plural rule
+    assert variant_key("wi-fi", None) == "wifi" and variant_key(":)") == ":)"
+    counts = {
+        "os x": 1,
+        "osx": 3,
+        "windows": 5,
+        "window": 2,
+        "set up": 1,
+        "setup": 1,
+        "os": 9,  # an acronym is not joined by its letters
+        "operating system": 4,
+        "screen": 6,
+    }
+    groups = group_aspects(counts)
+    assert groups["osx"] == ["osx", "os x"]
+    assert groups["windows"] == ["windows", "window"]
+    assert groups["setup"] == ["setup", "set up"]  # a tie: the shorter names it
+    assert groups["os"] == ["os"] and groups["operating system"] == ["operating system"]
+    assert sorted(k for keys in groups.values() for k in keys) == sorted(counts)
+    # the user's names: each names its group and no two of them are joined
+    named = group_aspects({"o s": 1, "os": 5, "o.s.": 1}, named={"o s", "os"})
+    assert named == {"o s": ["o s"], "os": ["os", "o.s."]}
+    # another language: spaces and punctuation, never an English plural
+    assert group_aspects({"pantallas": 2, "pantalla": 1}, "es") == {
+        "pantalla": ["pantalla"],
+        "pantallas": ["pantallas"],
+    }
+    assert group_aspects({"wi-fi": 1, "wifi": 2}, "es") == {"wifi": ["wifi", "wi-fi"]}
+
+
 def test_the_pipeline_feeds_the_review_report(pipeline, tmp_path):
     from aspectattn.reviews import analyze_reviews, write_report
 

@@ -303,3 +303,86 @@ def test_english_abbreviations_end_no_sentence_in_english_only():
     text = "Dr. Smith was nice. The soup was bland."
     assert len(split_sentences([text], language="en")[1]) == 2
     assert len(split_sentences([text], language=None)[1]) == 3
+
+
+class _TermModel:
+    """A term model as the review analysis sees one (the ONNX runtimes' shape):
+    its ``names`` key each listed word it finds, ``analyze`` answers it
+    positive, or negative after "bad"."""
+
+    WORDS = ("trackpad", "track pad", "OS X", "OSX", "screen")
+
+    def __init__(self, aspect_names=None):
+        from aspectattn.extraction.aspects import AspectNames
+
+        self.names = AspectNames(aspect_names, "en")
+
+    def analyze(self, sentences, min_probability=0.5):
+        out = []
+        for text in sentences:
+            entries = []
+            for word in self.WORDS:
+                start = text.find(word)
+                if start >= 0:
+                    entries.append(
+                        {
+                            "text": text,
+                            "aspect": self.names(word, start == 0),
+                            "label": "negative" if "bad" in text else "positive",
+                            "probability": 0.9,
+                            "mention_probability": 0.8,
+                            "tokens": [word],
+                            "weights": [1.0],
+                        }
+                    )
+            out.append(entries)
+        return out
+
+
+def test_a_term_models_spellings_are_one_aspect_in_the_figures_and_report():
+    reviews = [
+        "Great trackpad. The OS X is fine.",
+        "A bad track pad. The OSX is fine.",
+        "The screen is fine.",
+        "The track pad is fine.",
+    ]
+    table, summary = analyze_reviews(reviews, _TermModel())
+    # the sentence table keeps each sentence's own key; the figures group them
+    assert set(table["aspect"]) == {
+        "trackpad",
+        "track pad",
+        "os x",
+        "osx",
+        "screen",
+    }
+    assert summary.aspects() == {
+        "osx": ["osx", "os x"],
+        "screen": ["screen"],
+        "track pad": ["track pad", "trackpad"],
+    }
+    figures = summary.table().set_index("aspect")
+    assert figures.loc["track pad", "mentions"] == 3
+    assert figures.loc["track pad", "share_negative"] == pytest.approx(1 / 3)
+    assert figures.loc["osx", "terms"] == ["osx", "os x"]
+    assert len(summary.top_examples("track pad", "positive")) == 2
+    page = render_report(summary)
+    assert "Its terms: <bdi>osx</bdi>, <bdi>os x</bdi>" in page
+    assert page.count("Its terms") == 2  # not for the screen, a term of its own
+    # merged partitions group as the whole does
+    parts = [
+        analyze_reviews(part, _TermModel())[1] for part in (reviews[:2], reviews[2:])
+    ]
+    merged = parts[0].merge(parts[1])
+    assert merged.aspects() == summary.aspects()
+    pd.testing.assert_frame_equal(merged.table(), summary.table())
+    # the user's names are kept apart
+    named = analyze_reviews(reviews, _TermModel({"OS X": "software"}))[1]
+    assert named.aspects()["software"] == ["software"]
+    assert named.aspects()["osx"] == ["osx"]
+
+
+def test_a_detectors_categories_are_never_grouped(detector):
+    _, summary = analyze_reviews(reviews_frame(), detector)
+    assert summary.terms is None
+    assert all(keys == [name] for name, keys in summary.aspects().items())
+    assert summary.table()["terms"].map(len).eq(1).all()

@@ -9,17 +9,31 @@ capital and then small letters where the sentence does not begin with it
 (``Windows``, ``Pages``, ``Mavericks`` stay themselves; an acronym's plural,
 ``DVDs``, is a plural). A user's table (term -> aspect, its terms keyed the
 same way) names groups beyond that: ``{"battery": "battery life"}``.
+
+Over a whole analysis, :func:`group_aspects` then joins the keys a person would
+read as one aspect: the spellings that differ only in spaces and punctuation
+(``track pad``, ``trackpad``; ``os x``, ``osx``), in English a plural with its
+singular whatever the case (``Windows``, ``window``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable, Mapping
 
 from .._validation import _short
 from ..exceptions import InputError
 from ..text.tokens import Tokenizer
 
-__all__ = ["aspect_key", "AspectNames", "opens_sentence", "check_aspect_names"]
+__all__ = [
+    "aspect_key",
+    "AspectNames",
+    "opens_sentence",
+    "check_aspect_names",
+    "variant_key",
+    "group_aspects",
+]
 
 _SPACES = re.compile(r"\s+")
 #: English endings that are not a plural's ``s``.
@@ -120,3 +134,68 @@ class AspectNames:
     def __call__(self, term: str, opens_sentence: bool | None = None) -> str:
         key = aspect_key(term, self.language, opens_sentence)
         return self.table.get(key, key)
+
+
+def variant_key(key: str, language: str | None = "en") -> str:
+    """What the spellings of one aspect share: ``key`` (an :func:`aspect_key`)
+    without its spaces, hyphens and other punctuation -- letters, digits and
+    marks of any script stay -- and, in English, made singular even where it is a
+    name: ``"track pad"``, ``"track-pads"`` and ``"trackpad"`` give
+    ``"trackpad"``; ``"windows"`` gives ``"window"``. A key of punctuation alone
+    is itself."""
+    compact = "".join(c for c in key if unicodedata.category(c)[0] in "LNM")
+    if not compact:
+        return key
+    return _singular(compact) if language == "en" else compact
+
+
+def group_aspects(
+    counts: Mapping[str, int], language: str | None = "en", named: Iterable = ()
+) -> dict[str, list[str]]:
+    """Aspect keys grouped into the aspects a person would read.
+
+    Two keys join when their :func:`variant_key` is the same: ``track pad`` and
+    ``trackpad``, ``os x`` and ``osx``, ``windows`` and ``window``. The user's
+    own aspect names (``named``) are never joined with each other. Acronyms are
+    not joined by their letters: the gold laptop terms hold four expansions of
+    ``os`` (``operating system``, ``online service``...) and the one expansion
+    of ``ram`` there is ``representive at microsoft``.
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        Each key and its mentions.
+    language : str or None
+        The keys' language: only English makes plurals singular.
+    named : iterable of str
+        The aspect names of the user's ``aspect_names`` table.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each aspect's name -- the user's name in its group, else its most
+        mentioned key (then the shortest, then the first in alphabetical order)
+        -- and its keys, most mentioned first.
+
+    Examples
+    --------
+    >>> from aspectattn.extraction.aspects import group_aspects
+    >>> group_aspects({"os x": 1, "osx": 2, "track pad": 1, "trackpad": 3})
+    {'osx': ['osx', 'os x'], 'trackpad': ['trackpad', 'track pad']}
+    """
+    named = set(named)
+    by_variant: dict = {}
+    for key in counts:
+        by_variant.setdefault(variant_key(key, language), []).append(key)
+
+    def rank(key):
+        return (-counts[key], len(key), key)
+
+    groups = {}
+    for keys in by_variant.values():
+        keys.sort(key=rank)
+        names = [key for key in keys if key in named]
+        for name in names[1:]:  # a second name of the user's stays its own
+            groups[name] = [name]
+        groups[names[0] if names else keys[0]] = [k for k in keys if k not in names[1:]]
+    return dict(sorted(groups.items()))

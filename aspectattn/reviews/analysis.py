@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation import _short
 from ..exceptions import InputError
+from ..extraction.aspects import AspectNames
 from ._pandas import pandas_module as _pandas
 from .dates import DateRule
 from .mentions import check_min_probability
@@ -88,6 +89,7 @@ def iter_analysis(
         chunks = [pd.DataFrame({text_column: list(reviews)})]
     else:
         chunks = reviews
+    terms = _term_aspects(model)
     offset = 0
     for chunk in chunks:
         if not isinstance(chunk, pd.DataFrame):
@@ -131,6 +133,7 @@ def iter_analysis(
             n_reviews=len(chunk),
             n_sentences=len(sentences),
             n_skipped_sentences=n_skipped,
+            terms=terms,
         )
         yield table
 
@@ -145,6 +148,19 @@ def _model_language(model) -> str | None:
         return getattr(extractor, "language_", "en")
     tokenizer = getattr(getattr(model, "text_pipeline_", None), "tokenizer", None)
     return getattr(tokenizer, "language", "en")
+
+
+def _term_aspects(model) -> dict | None:
+    """What the summary needs to group a term model's aspects (its language and
+    the user's aspect names), or None for a category detector, whose aspects
+    are its categories."""
+    names = getattr(model, "names", None)  # the ONNX runtimes' AspectNames
+    if isinstance(names, AspectNames):
+        return {"language": names.language, "named": set(names.table.values())}
+    if hasattr(model, "extractor_") or hasattr(model, "inputs_"):
+        table = getattr(model, "aspect_names", None) or {}
+        return {"language": _model_language(model), "named": set(table.values())}
+    return None
 
 
 #: The sentence table's columns, before the review ids, dates and groups join.

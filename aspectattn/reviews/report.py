@@ -3,8 +3,10 @@
 :func:`write_report` draws, from a :class:`~aspectattn.reviews.ReviewSummary`:
 sentiment per aspect (stacked bars with the mentions and 95% intervals), trends of
 the positive share over time where the reviews have dates, a table per group where
-they have groups, and for each aspect its most confident positive and negative
-sentences with the words the aspect attended to shaded. Charts are inline SVG;
+they have groups, and for each aspect the terms it holds (a term model's spellings
+of one aspect grouped: :meth:`~aspectattn.reviews.ReviewSummary.aspects`) and its
+most confident positive and negative sentences with the words the aspect
+attended to shaded. Charts are inline SVG;
 every piece of review text is HTML-escaped.
 """
 
@@ -34,6 +36,7 @@ text-align:right} td:first-child,th:first-child{text-align:left}
 .swatch{display:inline-block;width:.9em;height:.9em;margin-right:.3em;
 vertical-align:middle}
 .example{margin:.3em 0 .3em 1em} .prob{color:#777;font-size:.85em}
+.terms{color:#555;font-size:.9em;margin:-.6em 0 .4em}
 mark{background:none;padding:0 .05em;border-radius:2px}
 """
 
@@ -217,8 +220,16 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
             f"<th>mentions</th>{header}</tr>{rows}</table>"
         ]
     parts.append("<h2>Examples</h2>")
-    for aspect in overall["aspect"] if len(overall) else []:
+    for aspect, terms in (
+        zip(overall["aspect"], overall["terms"], strict=True) if len(overall) else []
+    ):
         parts.append(f"<h3 dir='auto'>{_esc(aspect)}</h3>")
+        if len(terms) > 1:
+            parts.append(
+                "<p class='terms'>Its terms: "
+                + ", ".join(f"<bdi>{_esc(term)}</bdi>" for term in terms)
+                + "</p>"
+            )
         for label in labels:
             for example in summary.top_examples(aspect, label):
                 parts.append(

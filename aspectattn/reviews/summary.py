@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..extraction.aspects import group_aspects
 from ._pandas import pandas_module as _pandas
 
 __all__ = ["ReviewSummary", "wilson_interval", "EXAMPLES_PER_LABEL"]
@@ -64,6 +65,9 @@ class ReviewSummary:
         self.n_sentences = 0
         self.n_unparsed_dates = 0  # non-empty dates that could not be read
         self.n_skipped_sentences = 0  # sentences without a token the model reads
+        #: A term model's language and user's aspect names (None for categories):
+        #: its keys are grouped into aspects when the figures are read
+        self.terms: dict | None = None
         self._seen = 0
 
     def update(self, table):
@@ -73,6 +77,7 @@ class ReviewSummary:
         self.n_sentences += int(table.attrs.get("n_sentences", 0))
         self.n_unparsed_dates += int(table.attrs.get("n_unparsed_dates", 0))
         self.n_skipped_sentences += int(table.attrs.get("n_skipped_sentences", 0))
+        self._take_terms(table.attrs.get("terms"))
         keys = list(zip(table["aspect"], table["label"], strict=True))
         self.counts.update(keys)
         if "group" in table:
@@ -115,6 +120,7 @@ class ReviewSummary:
         self.n_sentences += other.n_sentences
         self.n_unparsed_dates += other.n_unparsed_dates
         self.n_skipped_sentences += getattr(other, "n_skipped_sentences", 0)
+        self._take_terms(getattr(other, "terms", None))
         self.counts.update(other.counts)
         self.group_counts.update(other.group_counts)
         self.period_counts.update(other.period_counts)
@@ -123,6 +129,27 @@ class ReviewSummary:
             for item in items:
                 _keep(heap, item)
         return self
+
+    def _take_terms(self, terms: dict | None) -> None:
+        if terms is None:
+            return
+        if self.terms is None:
+            self.terms = {"language": terms["language"], "named": set()}
+        self.terms["named"] |= set(terms["named"])
+
+    def aspects(self) -> dict[str, list[str]]:
+        """Each aspect and the keys it holds, most mentioned first: a term
+        model's keys grouped by
+        :func:`~aspectattn.extraction.aspects.group_aspects` (``os`` with
+        ``operating system``, ``trackpad`` with ``track pad``), a detector's
+        categories each itself. Read from all the counts at once, so a summary
+        merged from partitions groups as the whole would."""
+        mentions = Counter()
+        for (aspect, _), n in self.counts.items():
+            mentions[aspect] += n
+        if self.terms is None:
+            return {aspect: [aspect] for aspect in sorted(mentions)}
+        return group_aspects(mentions, self.terms["language"], self.terms["named"])
 
     @property
     def labels(self) -> list[str]:
@@ -134,7 +161,8 @@ class ReviewSummary:
 
         Returns
         -------
-        DataFrame with columns [by,] ``aspect``, ``mentions`` and, per label,
+        DataFrame with columns [by,] ``aspect``, ``mentions``, ``terms`` (the
+        keys the aspect holds: :meth:`aspects`) and, per label,
         ``share_<label>``, ``low_<label>``, ``high_<label>``.
         """
         pd = _pandas()
@@ -147,13 +175,15 @@ class ReviewSummary:
         else:
             raise ValueError(f"by must be None, 'group' or 'period'; got {by!r}")
         labels = self.labels
+        groups = self.aspects()
+        aspect_of = {key: name for name, keys in groups.items() for key in keys}
         cells: dict = {}
         for (key, aspect, label), n in source.items():
-            cells.setdefault((key, aspect), Counter())[label] += n
+            cells.setdefault((key, aspect_of[aspect]), Counter())[label] += n
         rows = []
         for (key, aspect), counter in sorted(cells.items(), key=_sort_key):
             total = sum(counter.values())
-            row = {"aspect": aspect, "mentions": total}
+            row = {"aspect": aspect, "mentions": total, "terms": groups[aspect]}
             if by is not None:
                 row = {by: key, **row}
             for label in labels:
@@ -165,10 +195,14 @@ class ReviewSummary:
         return pd.DataFrame(rows)
 
     def top_examples(self, aspect: str, label: str) -> list[dict]:
-        """The most confident example sentences of ``aspect`` with ``label``."""
-        heap = self.examples.get((aspect, label), [])
+        """The most confident example sentences of ``aspect`` (one of
+        :meth:`aspects`, or one of its keys) with ``label``."""
+        keys = self.aspects().get(aspect, [aspect])
+        heap = [item for key in keys for item in self.examples.get((key, label), [])]
         out, seen = [], set()
         for item in sorted(heap, key=lambda x: x[:2], reverse=True):
+            if len(out) == EXAMPLES_PER_LABEL:
+                break
             if item[2]["sentence"] not in seen:  # a repeated sentence shown once
                 seen.add(item[2]["sentence"])
                 out.append(item[2])
