@@ -27,17 +27,16 @@ from ..exceptions import AspectAttnWarning, InputError
 from ..nn.joint import JointTagger
 from ..params._constraints import Interval, validate_params
 from ..persistence import register
-from ..reviews.mentions import check_min_probability
 from ..text.spans import term_tokens
 from ..text.tokens import EncodedTexts
 from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
 from .extractor import SpanTagger, _TagProba, token_tags
 from .inputs import SubwordInputs, padded_batch
-from .metrics import check_spans, span_f1
+from .metrics import check_spans
 from .reading import (
     GivenTerms,
-    analyzed_terms,
+    TermsEndToEnd,
     given_terms_proba,
     read_terms,
     with_polarities,
@@ -56,7 +55,7 @@ AUTO_AUGMENT = "flip+join"
 
 
 @register
-class AspectSentimentExtractor(SpanTagger):
+class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
     """Find the aspect terms of sentences and tell each one's polarity, in one
     encoder pass per sentence.
 
@@ -411,25 +410,10 @@ class AspectSentimentExtractor(SpanTagger):
         check_is_fitted(self, "module_")
         return GivenTerms(self)
 
-    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
-        """Per text, its terms as the review analysis reads them, as
-        :meth:`AspectSentimentPipeline.analyze` gives them."""
-        check_min_probability(min_probability)  # (before any prediction)
+    def _aspect_names(self) -> AspectNames:
         check_aspect_names(self.aspect_names)
         check_is_fitted(self, "module_")
-        texts = check_texts(X, "X")
-        return analyzed_terms(
-            texts,
-            self.predict(texts),
-            AspectNames(self.aspect_names, self.language_),
-            min_probability,
-        )
-
-    def score(self, X, y) -> float:
-        """End-to-end micro F1: a predicted term counts when its span and its
-        polarity are both a gold term's."""
-        texts = check_texts(X, "X")
-        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
+        return AspectNames(self.aspect_names, self.language_)
 
     # -- the model file ---------------------------------------------------------
     def _fitted_state(self) -> dict:

@@ -10,17 +10,16 @@ from sklearn.utils.validation import check_is_fitted
 from .. import persistence
 from .._validation import check_texts, text_tags
 from ..exceptions import InputError
-from ..reviews.mentions import check_min_probability
 from .aspects import AspectNames, check_aspect_names
 from .extractor import AspectTermExtractor
-from .metrics import check_spans, span_f1
-from .reading import analyzed_terms, classify_terms
+from .metrics import check_spans
+from .reading import TermsEndToEnd, classify_terms
 
 __all__ = ["AspectSentimentPipeline"]
 
 
 @persistence.register
-class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
+class AspectSentimentPipeline(TermsEndToEnd, MetaEstimatorMixin, BaseEstimator):
     """Find the aspect terms of sentences and tell each one's polarity.
 
     The extractor finds each sentence's terms; the classifier then reads every
@@ -173,31 +172,12 @@ class AspectSentimentPipeline(MetaEstimatorMixin, BaseEstimator):
             texts, self.extractor_.predict_spans(texts), self.classifier_
         )
 
-    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
-        """Per text, its terms as the review analysis reads them
-        (:func:`aspectattn.reviews.analyze_reviews`): ``aspect`` (the term's
-        group, :mod:`aspectattn.extraction.aspects`), ``label``,
-        ``probability``, ``mention_probability`` (the extractor's span score;
-        terms below ``min_probability`` are left out), and ``tokens`` and
-        ``weights`` -- the term's words and a few around them, weight on the
-        term's (:func:`~aspectattn.extraction.reading.analyzed_terms`; the
-        report highlights them)."""
-        check_min_probability(min_probability)  # (before any prediction)
+    def _aspect_names(self) -> AspectNames:
         check_aspect_names(self.aspect_names)
         check_is_fitted(self, "classifier_")
-        texts = check_texts(X, "X")
-        return analyzed_terms(
-            texts,
-            self.predict(texts),
-            AspectNames(self.aspect_names, getattr(self.extractor_, "language_", None)),
-            min_probability,
+        return AspectNames(
+            self.aspect_names, getattr(self.extractor_, "language_", None)
         )
-
-    def score(self, X, y) -> float:
-        """End-to-end micro F1: a predicted term counts when its span and its
-        polarity are both a gold term's."""
-        texts = check_texts(X, "X")
-        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
 
     # -- the model file (aspectattn.persistence.save / load) ---------------------
     _PARTS = ("extractor", "classifier")

@@ -1,6 +1,6 @@
 """From the tagger's probabilities to each text's terms (:func:`read_terms`),
 the terms with their polarities (:func:`classify_terms`) and as the review
-analysis reads them (:func:`analyzed_terms`).
+analysis reads them (:func:`analyzed_terms`, :class:`TermsEndToEnd`).
 
 One code path for the estimators (in torch) and the torch-free runtime (ONNX
 graphs): :func:`read_terms` takes a function from a padded batch to tag
@@ -17,15 +17,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validation import check_pairs
+from .._validation import check_pairs, check_texts
 from ..exceptions import InputError
 from ..text.spans import char_spans, term_tokens
 from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
+from .metrics import check_spans, span_f1
 from .words import O, decode, word_offsets
 
 __all__ = [
+    "TermsEndToEnd",
     "read_terms",
     "with_polarities",
     "given_terms_proba",
@@ -333,3 +335,36 @@ def analyzed_terms(
             )
         out.append(entries)
     return out
+
+
+class TermsEndToEnd:
+    """``analyze`` and ``score`` of a model whose ``predict`` gives each text's
+    terms with their polarities: the two-part pipeline, the joint model and
+    their ONNX exports. Each gives :meth:`_aspect_names`, the
+    :class:`~aspectattn.extraction.aspects.AspectNames` its terms are keyed by
+    (having checked that it is fitted)."""
+
+    def _aspect_names(self):
+        raise NotImplementedError
+
+    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
+        """Per text, its terms as the review analysis reads them
+        (:func:`aspectattn.reviews.analyze_reviews`): ``aspect`` (the term's
+        key, :mod:`aspectattn.extraction.aspects`), ``label``,
+        ``probability``, ``mention_probability`` (the span's score; terms below
+        ``min_probability`` are left out), and ``tokens`` and ``weights`` --
+        the term's words and a few around them, weight on the term's
+        (:func:`analyzed_terms`; the report highlights them)."""
+        from ..reviews.mentions import check_min_probability
+
+        check_min_probability(min_probability)  # (before any prediction)
+        names = self._aspect_names()
+        texts = check_texts(X, "X")
+        return analyzed_terms(texts, self.predict(texts), names, min_probability)
+
+    def score(self, X, y) -> float:
+        """End-to-end micro F1: a predicted term counts when its span and its
+        polarity are both a gold term's (``y``: each text's ``(start, end,
+        polarity)``)."""
+        texts = check_texts(X, "X")
+        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)

@@ -44,7 +44,7 @@ from ..extraction.inputs import WordInputs, inputs_from_state, padded_batch
 from ..extraction.metrics import check_spans, span_f1
 from ..extraction.reading import (
     GivenTerms,
-    analyzed_terms,
+    TermsEndToEnd,
     classify_terms,
     given_terms_proba,
     read_terms,
@@ -608,7 +608,7 @@ class OnnxTermExtractor:
         return span_f1(check_spans(y, texts), self.predict(texts))
 
 
-class OnnxAspectSentiment:
+class OnnxAspectSentiment(TermsEndToEnd):
     """An exported :class:`~aspectattn.AspectSentimentExtractor`: each text's
     aspect terms with their polarities from one pass of its encoder graph
     (``model.onnx``: the tags, and the states the polarity graph
@@ -708,19 +708,11 @@ class OnnxAspectSentiment:
         :meth:`aspectattn.AspectSentimentExtractor.given_terms`)."""
         return GivenTerms(self)
 
-    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
-        """As :meth:`aspectattn.AspectSentimentExtractor.analyze`."""
-        check_min_probability(min_probability)
-        texts = check_texts(X, "X")
-        return analyzed_terms(texts, self.predict(texts), self.names, min_probability)
-
-    def score(self, X, y) -> float:
-        """End-to-end micro F1, as :meth:`aspectattn.AspectSentimentExtractor.score`."""
-        texts = check_texts(X, "X")
-        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
+    def _aspect_names(self) -> AspectNames:
+        return self.names
 
 
-class OnnxSentimentPipeline:
+class OnnxSentimentPipeline(TermsEndToEnd):
     """An exported extractor and an exported term classifier end to end, as
     :class:`~aspectattn.AspectSentimentPipeline` (the same functions join them):
     sentences in, each term with its polarity out.
@@ -764,15 +756,5 @@ class OnnxSentimentPipeline:
         found = self.extractor.predict_spans(texts)
         return classify_terms(texts, found, self.classifier)
 
-    def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
-        """As :meth:`aspectattn.AspectSentimentPipeline.analyze` (what
-        :func:`aspectattn.reviews.analyze_reviews` reads)."""
-        check_min_probability(min_probability)
-        texts = check_texts(X, "X")
-        return analyzed_terms(texts, self.predict(texts), self.names, min_probability)
-
-    def score(self, X, y) -> float:
-        """End-to-end micro F1: a term counts when its span and polarity are a
-        gold term's (``y``: each text's ``(start, end, polarity)``)."""
-        texts = check_texts(X, "X")
-        return span_f1(check_spans(y, texts), self.predict(texts), polarity=True)
+    def _aspect_names(self) -> AspectNames:
+        return self.names
