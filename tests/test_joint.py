@@ -8,11 +8,16 @@ import pickle
 import numpy as np
 import pytest
 from conftest import BAD, FOOD, GOOD, SERVICE
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import InvalidParameterError
 from test_extraction import FAST_EXTRACTOR
 
-from aspectattn import AspectSentimentExtractor, InputError
+from aspectattn import (
+    AspectSentimentExtractor,
+    AspectTermExtractor,
+    InputError,
+    Teaching,
+)
 from aspectattn.evaluation import aspect_robustness_score
 from aspectattn.extraction.reading import batch_terms
 from aspectattn.persistence import ModelFileError, load, save, to_payload
@@ -259,3 +264,85 @@ def test_copies_need_positive_and_negative_labels(opinions):
     assert auto.resolved_params_["augment"] is None
     with pytest.raises(InputError, match="augment='flip'"):
         AspectSentimentExtractor(**FAST, augment="flip").fit(texts, numeric)
+
+
+class _Oracle(BaseEstimator):
+    """A fitted joint model as a student reads its teacher (``predict``,
+    ``given_terms()``, ``classes_``) that knows the gold terms of the sentences
+    it was made with, and their polarities (at 0.95)."""
+
+    classes_ = np.array(["negative", "positive"])
+
+    def __init__(self, texts=(), y=()):
+        self.texts, self.y = texts, y
+        self.terms = dict(zip(texts, y, strict=True))
+
+    def fit(self, X, y):
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+    def predict(self, X):
+        return [
+            [
+                {"span": (a, b), "term": t[a:b], "polarity": p}
+                for a, b, p in self.terms[t]
+            ]
+            for t in X
+        ]
+
+    def given_terms(self):
+        return self
+
+    def predict_proba(self, pairs):
+        positive = [
+            [p for a, b, p in self.terms[t] if (a, b) == tuple(span)] == ["positive"]
+            for t, _, span in pairs
+        ]
+        return np.where(np.asarray(positive)[:, None], [0.05, 0.95], [0.95, 0.05])
+
+
+def test_a_teacher_teaches_the_unlabelled_sentences_terms_and_polarities(opinions):
+    """The student learns what its teacher says of the sentences nobody
+    labelled: with 20 labelled sentences and 180 that a teacher who knows them
+    answers, it reads new ones as one fitted on all 200 does; from the 20
+    alone, it does not."""
+    texts, y = opinions
+    marked = list(y[:20]) + [None] * 90 + [-1] * 90
+    teaching = Teaching(_Oracle(texts, y))
+    student = AspectSentimentExtractor(**FAST).fit(texts, marked, teaching=teaching)
+    alone = AspectSentimentExtractor(**FAST).fit(texts[:20], y[:20])
+    new, truth = make_opinions(60, seed=1)
+    assert student.score(new, truth) > 0.9
+    assert alone.score(new, truth) < 0.7
+    # a teacher to fit is fitted on the labelled training sentences alone
+    few = {**FAST, "max_epochs": 2}
+    AspectSentimentExtractor(**few).fit(
+        texts[:60],
+        list(y[:40]) + [None] * 20,
+        teaching=Teaching(AspectSentimentExtractor(**few)),
+    )
+
+
+def test_unlabelled_sentences_need_a_teacher_that_answers_the_students_classes(
+    opinions,
+):
+    texts, y = opinions
+    few = {**FAST, "max_epochs": 1}
+    with pytest.raises(InputError, match="only with a teacher"):
+        AspectSentimentExtractor(**few).fit(texts[:20], list(y[:10]) + [None] * 10)
+    with pytest.raises(InputError, match="no labelled sentence"):
+        AspectSentimentExtractor(**few).fit(
+            texts[:5], [None] * 5, teaching=Teaching(_Oracle(texts, y))
+        )
+    with pytest.raises(TypeError, match="Teaching"):
+        AspectSentimentExtractor(**few).fit(texts, y, teaching=_Oracle(texts, y))
+    numeric = [[(a, b, 1 if p == "positive" else -1) for a, b, p in t] for t in y]
+    with pytest.raises(InputError, match="classes"):  # "negative"/"positive"
+        AspectSentimentExtractor(**few).fit(
+            texts, numeric, teaching=Teaching(_Oracle(texts, y))
+        )
+    extractor = AspectTermExtractor(**FAST_EXTRACTOR).fit(texts[:20], y[:20])
+    with pytest.raises(InputError, match="joint aspect-sentiment model"):
+        AspectSentimentExtractor(**few).fit(texts, y, teaching=Teaching(extractor))

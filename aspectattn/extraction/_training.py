@@ -12,9 +12,11 @@ import torch
 from skorch import NeuralNet
 from skorch.callbacks import Callback
 from skorch.utils import to_tensor
+from torch import nn
 from torch.utils.data import Dataset
 
 from ..engine.batching import length_sorted_batches
+from ..nn.ops import distillation_loss
 from ..text.tokens import EncodedTexts
 from .inputs import Encoded, padded_batch, token_rows
 from .reading import PREDICT_BATCH, batch_terms
@@ -182,12 +184,15 @@ class JointDataset(TagDataset):
     """Tagged sentences (:class:`TagDataset`) with their terms' places and
     polarities: ``terms[i]`` (n_i, 3) int64, each term of sentence ``i`` as its
     first and last token and its class (``-100``: no polarity to learn, a
-    ``conflict`` term). A batch's targets are ``{"tags": (B, T), "polarity":
-    (P,)}``, its inputs hold the terms (:class:`Terms`)."""
+    ``conflict`` term); taught, ``teacher[i]`` (n_i, C) float32, the teacher's
+    softened polarities of those terms (NaN rows: none). A batch's targets are
+    ``{"tags": (B, T), "polarity": (P,)[, "teacher": (P, C)]}``, its inputs
+    hold the terms (:class:`Terms`)."""
 
-    def __init__(self, encoded: Encoded, tags: EncodedTexts, terms: list):
+    def __init__(self, encoded: Encoded, tags: EncodedTexts, terms: list, teacher=None):
         super().__init__(encoded, tags)
         self.terms = terms
+        self.teacher = teacher
 
     def __getitems__(self, index):
         X, tags = super().__getitems__(index)
@@ -196,11 +201,23 @@ class JointDataset(TagDataset):
         places = np.column_stack([np.concatenate(rows + [[]]), found[:, :2]])
         X["terms"] = Terms(torch.from_numpy(places.astype(np.int64)), len(index))
         polarity = torch.from_numpy(found[:, 2].astype(np.int64))
-        return X, {"tags": tags, "polarity": polarity}
+        y = {"tags": tags, "polarity": polarity}
+        if self.teacher is not None:
+            width = self.teacher[index[0]].shape[1] if len(index) else 0
+            y["teacher"] = torch.from_numpy(
+                np.concatenate(
+                    [self.teacher[i] for i in index]
+                    + [np.zeros((0, width), np.float32)]
+                )
+            )
+        return X, y
 
     def subset(self, index) -> JointDataset:
         part = super().subset(index)
-        return JointDataset(part.encoded, part.tags, [self.terms[i] for i in index])
+        teacher = None if self.teacher is None else [self.teacher[i] for i in index]
+        return JointDataset(
+            part.encoded, part.tags, [self.terms[i] for i in index], teacher
+        )
 
 
 _NO_TERMS = np.zeros((0, 3), dtype=np.int64)
@@ -209,23 +226,59 @@ _NO_TERMS = np.zeros((0, 3), dtype=np.int64)
 class JointNet(TaggerNet):
     """skorch's net with the joint loss: the tags' cross-entropy over every
     token plus ``polarity_weight`` times the polarities' over the terms that
-    have one. The module gives ``(tag logits (B, T, K), polarity logits (P,
-    C))``."""
+    have one. Taught (targets with ``"teacher"``), a term with the teacher's
+    polarities learns ``(1 - distill_weight) * CE + distill_weight * T**2 *
+    KL`` (``T**2 * KL`` alone where it has no label), the others the
+    cross-entropy, all averaged over the terms. The module gives ``(tag logits
+    (B, T, K), polarity logits (P, C))``."""
 
-    def __init__(self, *args, polarity_weight=1.0, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, *args, polarity_weight=1.0, distill_weight=0.5, temperature=2.0, **kw
+    ):
+        super().__init__(*args, **kw)
         self.polarity_weight = polarity_weight
+        self.distill_weight = distill_weight
+        self.temperature = temperature
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
         tag_logits, polarity_logits = y_pred
         tags = to_tensor(y_true["tags"], device=self.device)  # (B, T)
         polarity = to_tensor(y_true["polarity"], device=self.device)  # (P,)
         loss = self.criterion_(tag_logits.transpose(1, 2), tags)
+        if "teacher" in y_true:
+            teacher = to_tensor(y_true["teacher"], device=self.device)  # (P, C)
+            return loss + self.polarity_weight * self._taught_polarity_loss(
+                polarity_logits, polarity, teacher
+            )
         if (polarity != IGNORE).any():
             loss = loss + self.polarity_weight * self.criterion_(
                 polarity_logits, polarity
             )
         return loss
+
+    def _taught_polarity_loss(self, logits, polarity, teacher):
+        """The polarities' loss over the terms with a label or the teacher's
+        answer: ``logits`` (P, C), ``polarity`` (P,), ``teacher`` (P, C)."""
+        taught = ~torch.isnan(teacher[:, 0])  # (P,)
+        labelled_only = (polarity != IGNORE) & ~taught  # (P,)
+        n = int(taught.sum()) + int(labelled_only.sum())
+        if n == 0:
+            return logits.sum() * 0.0
+        total = logits.new_zeros(())
+        if taught.any():
+            total = total + int(taught.sum()) * distillation_loss(
+                logits[taught],
+                polarity[taught],  # (-100: the teacher's alone)
+                teacher[taught],
+                None,
+                self.distill_weight,
+                self.temperature,
+            )
+        if labelled_only.any():
+            total = total + nn.functional.cross_entropy(
+                logits[labelled_only], polarity[labelled_only], reduction="sum"
+            )
+        return total / n
 
 
 class ValidJointF1(ValidSpanF1):

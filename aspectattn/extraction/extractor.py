@@ -164,9 +164,10 @@ class SpanTagger(BaseEstimator):
         return {**own, **encoder_component(own.pop("encoder")).table_values()}
 
     # -- fit --------------------------------------------------------------------
-    def fit(self, X, y):
+    def _fit(self, X, y, teaching=None):
         """Learn from the texts ``X`` and their terms ``y`` (a subclass says
-        what ``y`` holds: ``_check_y``).
+        what ``y`` holds: ``_check_y``), and from a teacher (``teaching``:
+        a subclass's ``_taught``).
 
         Returns
         -------
@@ -175,24 +176,31 @@ class SpanTagger(BaseEstimator):
         self._validate_params()
         encoder = self._encoder()
         texts = check_texts(X, "X")
-        spans = self._check_y(y, texts)
+        spans, labelled = self._check_y(y, texts, teaching)
         _warn_overlaps(spans)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
         self.language_ = (
             auto_language(texts) if self.language == "auto" else self.language
         )
         self.resolved_params_ = self._recipe(encoder)
-        # the validation sentences; copies of the training ones (a subclass's)
+        # the validation sentences (labelled ones); the teacher's answers; copies
+        # of the labelled training sentences (a subclass's)
         rng = np.random.default_rng([seed, SPLIT_STREAM])
+        rows = np.flatnonzero(labelled)
         held = np.zeros(len(texts), dtype=bool)
-        held[held_out_sentences(len(texts), self.validation_fraction, rng)] = True
-        made, made_spans = self._copies(texts, spans, ~held, seed)
+        held[rows[held_out_sentences(len(rows), self.validation_fraction, rng)]] = True
+        soft = None
+        if teaching is not None:
+            spans, soft = self._taught(texts, spans, labelled, held, teaching)
+        made, made_spans = self._copies(texts, spans, labelled & ~held, seed)
         # the encoder's tokens (the copies' words in its vocabulary too), and
         # what the net learns of them
         everything = texts + made
         build, init = self._encoder_inputs(encoder, everything, seed)
         encoded = self.inputs_.encode(everything)
-        data = self._dataset(everything, encoded, spans + made_spans)
+        if soft is not None:
+            soft = soft + [None] * len(made)
+        data = self._dataset(everything, encoded, spans + made_spans, soft)
         copies = len(texts) + np.arange(len(made))
         train = data.subset(np.r_[np.flatnonzero(~held), copies])
         valid = data.subset(np.flatnonzero(held))
@@ -200,6 +208,9 @@ class SpanTagger(BaseEstimator):
             module = self._module(build)()
             init(module)
             net, tracker = self._net(encoder.kind, module, valid, rng, device)
+            if teaching is not None:
+                net.distill_weight = teaching.weight
+                net.temperature = teaching.temperature
             net.fit(train, y=None)
         self.module_ = net.module_.cpu().eval()
         self.best_epoch_ = tracker.kept_epoch_
@@ -213,11 +224,17 @@ class SpanTagger(BaseEstimator):
         on beside them, and their terms; none here."""
         return [], []
 
-    def _check_y(self, y, texts: list[str]) -> list[list[tuple]]:
-        """``y`` checked against ``texts``: each text's terms."""
-        return check_spans(y, texts)
+    def _check_y(self, y, texts: list[str], teaching) -> tuple[list, np.ndarray]:
+        """``y`` checked against ``texts``: each text's terms, and which texts
+        are labelled (all of them here)."""
+        return check_spans(y, texts), np.ones(len(texts), dtype=bool)
 
-    def _dataset(self, texts, encoded, spans) -> TagDataset:
+    def _taught(self, texts, spans, labelled, held, teaching) -> tuple[list, list]:
+        """``(spans, soft)``: every text's terms (the unlabelled ones' a
+        teacher's) and what the teacher says of them (a subclass's)."""
+        raise NotImplementedError
+
+    def _dataset(self, texts, encoded, spans, soft=None) -> TagDataset:
         """The sentences as the net learns from them: each token's tag (-100: a
         special token)."""
         tags = token_tags(texts, encoded, spans)
@@ -609,7 +626,7 @@ class AspectTermExtractor(SpanTagger):
         -------
         self
         """
-        return super().fit(X, y)
+        return self._fit(X, y)
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
         """Each text's terms as ``(start, end)`` character spans, in text order."""

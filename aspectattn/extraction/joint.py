@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import augment as augment_module
 from .._validation import check_texts
+from ..engine.distillation import check_teaching, fitted_teacher, teacher_targets
 from ..estimators._base import AUGMENT_STREAM, resolve_device
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.joint import JointTagger
@@ -43,6 +44,27 @@ from .reading import (
 )
 
 __all__ = ["AspectSentimentExtractor"]
+
+
+def _unlabelled(y) -> tuple:
+    """``(y, marks)``: ``y`` as a list (as given where it is no sequence:
+    ``check_spans`` names what it should be) and which of its entries mark a
+    sentence nobody labelled: ``None``, ``-1`` or NaN (scikit-learn's marks)."""
+    if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
+        return y, np.zeros(0, dtype=bool)
+    values = list(y)
+
+    def mark(value) -> bool:
+        if value is None:
+            return True
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if isinstance(value, (int, np.integer)):
+            return value == -1
+        return isinstance(value, (float, np.floating)) and value != value
+
+    return values, np.fromiter((mark(v) for v in values), bool, count=len(values))
+
 
 #: The label of a term whose opinions disagree (SemEval's): it trains the tags
 #: only, as no single polarity is its answer.
@@ -197,7 +219,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         self.verbose = verbose
 
     # -- fit --------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, teaching=None):
         """Learn to find the terms of ``X`` and their polarities.
 
         Parameters
@@ -206,7 +228,16 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
             Sentences (a review split into sentences trains best).
         y : sequence of sequences of (start, end, polarity)
             Each sentence's terms (an empty list for a sentence without any).
-            Terms labelled ``"conflict"`` train the tags only.
+            Terms labelled ``"conflict"`` train the tags only. With a teacher,
+            ``None`` (or ``-1``) marks a sentence nobody labelled.
+        teaching : Teaching or None, default=None
+            A teacher (a joint model, fitted, or fitted here on the labelled
+            training sentences): the terms it finds in the unlabelled sentences
+            train the tags, and its polarities of every training term (the
+            labelled ones' and those it finds) train the polarity head beside
+            the labels, ``(1 - weight) * CE + weight * T**2 * KL`` (a term it
+            found learns from it alone). The validation sentences are labelled
+            ones, never taught.
 
         Returns
         -------
@@ -214,9 +245,22 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         """
         self._validate_params()  # (sklearn's messages first)
         check_aspect_names(self.aspect_names)
-        return super().fit(X, y)
+        return self._fit(X, y, check_teaching(teaching))
 
-    def _check_y(self, y, texts):
+    def _check_y(self, y, texts, teaching):
+        """Each text's terms (none for an unlabelled one) and which are labelled;
+        the classes."""
+        y, marks = _unlabelled(y)
+        if marks.any() and teaching is None:
+            raise InputError(
+                f"y marks {int(marks.sum())} sentences unlabelled (None or -1); "
+                "they train only with a teacher: fit(X, y, teaching=Teaching("
+                "teacher))."
+            )
+        if len(marks) and marks.all():
+            raise InputError("y has no labelled sentence: a teacher needs some.")
+        if len(marks) == len(texts):  # (else check_spans names the lengths)
+            y = [[] if mark else terms for mark, terms in zip(marks, y, strict=True)]
         spans = check_spans(y, texts)
         if any(len(s) != 3 for terms in spans for s in terms):
             raise InputError(
@@ -232,7 +276,50 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                 f"y's terms have one polarity ({self.classes_[0]!r}): telling "
                 "polarities apart needs at least two."
             )
-        return spans
+        return spans, ~marks
+
+    def _taught(self, texts, spans, labelled, held, teaching) -> tuple[list, list]:
+        """The unlabelled sentences' terms as the teacher finds them (polarity
+        None: they learn it from the teacher alone), and the teacher's softened
+        polarities of every term of the training sentences, (n_i, C) per
+        sentence (None for a validation sentence)."""
+        name = type(self).__name__
+        train = np.flatnonzero(labelled & ~held)
+        teacher = fitted_teacher(
+            teaching.teacher,
+            [texts[i] for i in train],
+            [spans[i] for i in train],
+            name,
+        )
+        for method in ("predict", "given_terms"):
+            if not callable(getattr(teacher, method, None)):
+                raise InputError(
+                    f"The teacher of {name} must be a joint aspect-sentiment model "
+                    f"(AspectSentimentExtractor or its ONNX export); a "
+                    f"{type(teacher).__name__} has no {method}."
+                )
+        spans = list(spans)
+        unlabelled = np.flatnonzero(~labelled)
+        if len(unlabelled):
+            found = teacher.predict([texts[i] for i in unlabelled])
+            for i, terms in zip(unlabelled, found, strict=True):
+                spans[i] = [(*term["span"], None) for term in terms]
+        taught = np.flatnonzero(~held)
+        pairs = [
+            (texts[i], texts[i][start:end], (start, end))
+            for i in taught
+            for start, end, _ in spans[i]
+        ]
+        soft: list = [None] * len(texts)
+        if not pairs:
+            return spans, soft
+        proba = teacher_targets(  # (P, C), the student's classes' order
+            teacher.given_terms(), pairs, self.classes_, teaching.temperature, name
+        )
+        at = 0
+        for i in taught:
+            soft[i], at = proba[at : at + len(spans[i])], at + len(spans[i])
+        return spans, soft
 
     def _recipe(self, encoder) -> dict:
         """The extractor's recipe, and the copies ``augment`` stands for."""
@@ -294,21 +381,34 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
             for terms in sentences.values()
         ]
 
-    def _dataset(self, texts, encoded, spans) -> JointDataset:
-        """Each token's tag, and each term's first and last token and class."""
+    def _dataset(self, texts, encoded, spans, soft=None) -> JointDataset:
+        """Each token's tag, and each term's first and last token and class
+        (and, taught, the teacher's polarities: NaN where it gave none)."""
         tags = token_tags(texts, encoded, spans)
-        terms = []
-        for offsets, found in zip(encoded.offsets, spans, strict=True):
-            rows = []
-            for start, end, polarity in found:
+        terms, teacher = [], []
+        width = len(self.classes_)
+        for k, (offsets, found) in enumerate(zip(encoded.offsets, spans, strict=True)):
+            rows, kept = [], []
+            for j, (start, end, polarity) in enumerate(found):
                 places = term_tokens(offsets, start, end)
                 if places is not None:
                     label = IGNORE
-                    if polarity != CONFLICT:
+                    if polarity is not None and polarity != CONFLICT:
                         label = int(np.searchsorted(self.classes_, polarity))
                     rows.append((*places, label))
+                    kept.append(j)
             terms.append(np.asarray(rows, dtype=np.int64).reshape(-1, 3))
-        return JointDataset(encoded, EncodedTexts.from_lists(tags), terms)
+            given = None if soft is None else soft[k]
+            rows = np.full((len(kept), width), np.nan, dtype=np.float32)
+            if given is not None:
+                rows[:] = given[kept]
+            teacher.append(rows)
+        return JointDataset(
+            encoded,
+            EncodedTexts.from_lists(tags),
+            terms,
+            None if soft is None else teacher,
+        )
 
     def _module(self, build):
         """The joint model: the tagger ``build`` makes, with a polarity head."""
