@@ -36,6 +36,7 @@ else running.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -46,12 +47,16 @@ from aspectattn import (
     AspectSentimentExtractor,
     AspectSentimentPipeline,
     AspectTermExtractor,
+    Teaching,
 )
 from aspectattn.datasets import get_data_home
 from aspectattn.encoders import PretrainedEncoder
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
 from aspectattn.extraction.metrics import span_scores, without_conflict
+from aspectattn.persistence import load as load_model
+from aspectattn.persistence import save
 from benchmarks.common import RESULTS
+from benchmarks.distillation import CACHE, unlabelled_sentences
 from benchmarks.extraction import load
 from benchmarks.runner import Experiment, within_one_std
 
@@ -66,10 +71,45 @@ CANDIDATES = {
         "polarity_weight": 2.0,
     },
     "joint MiniLM: defaults": {"encoder": "minilm"},
+    "joint LSTM taught by MiniLM": {"teacher": "minilm"},
+    "joint LSTM taught by MiniLM, + unlabelled reviews": {
+        "teacher": "minilm",
+        "unlabelled": True,
+    },
 }
-#: The candidates the rule chooses among: the LSTM's (the pretrained tier's
-#: defaults are reported beside them).
-LSTM = [c for c, params in CANDIDATES.items() if "encoder" not in params]
+#: The candidates the rule chooses among: the LSTM's defaults (the pretrained
+#: tier's and the taught LSTM's are reported beside them).
+LSTM = [
+    c for c, params in CANDIDATES.items() if not {"encoder", "teacher"} & set(params)
+]
+#: The teacher's seed: one MiniLM joint model per data set teaches every seed.
+TEACHER_SEED = 0
+
+
+def minilm() -> PretrainedEncoder:
+    return PretrainedEncoder(str(get_data_home() / "all-MiniLM-L6-v2"))
+
+
+def teacher(data: str, train) -> AspectSentimentExtractor:
+    """The MiniLM joint model (defaults, seed :data:`TEACHER_SEED`) fitted on the
+    training side of ``data``, saved in the git-ignored cache and loaded from it
+    after (one worker fits it, the others wait for the file)."""
+    path = CACHE / f"joint-teacher-{data}-{TEACHER_SEED}.aam"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_suffix(".lock")
+    while not path.exists():
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL)
+        except FileExistsError:  # another worker fits it
+            time.sleep(10)
+            continue
+        os.close(fd)
+        start = time.perf_counter()
+        model = AspectSentimentExtractor(encoder=minilm(), random_state=TEACHER_SEED)
+        save(model.fit(*train), path)
+        print(f"{path.name}: {time.perf_counter() - start:.0f} s", flush=True)
+        lock.unlink()
+    return load_model(path)
 
 
 def given(texts, y):
@@ -84,12 +124,18 @@ def given(texts, y):
     return X, labels
 
 
+def end_to_end(model, texts, y, found=None) -> float:
+    """End-to-end F1 (gold ``conflict`` terms count neither way), in %."""
+    found = model.predict(texts) if found is None else found
+    gold, kept = without_conflict(y, found)
+    return 100 * span_scores(gold, kept, polarity=True)["f1"]
+
+
 def scores(model, texts, y, prefix: str) -> dict:
     """End-to-end F1 (without conflict), the spans' F1, and the accuracy and ARS
     on the gold terms given."""
     found = model.predict(texts)
-    gold, kept = without_conflict(y, found)
-    out = {f"{prefix}_f1": 100 * span_scores(gold, kept, polarity=True)["f1"]}
+    out = {f"{prefix}_f1": end_to_end(model, texts, y, found)}
     out[f"{prefix}_span_f1"] = 100 * span_scores(y, found)["f1"]
     X, labels = given(texts, y)
     probes = aspect_robustness_score(model.given_terms(), X, labels)
@@ -103,10 +149,24 @@ def run(candidate: str, data: str, seed: int) -> dict:
     start = time.perf_counter()
     params = dict(CANDIDATES[candidate])
     if params.get("encoder") == "minilm":
-        params["encoder"] = PretrainedEncoder(str(get_data_home() / "all-MiniLM-L6-v2"))
+        params["encoder"] = minilm()
+    taught, unlabelled = params.pop("teacher", None), params.pop("unlabelled", False)
     model = AspectSentimentExtractor(random_state=seed).set_params(**params)
-    model.fit(*train)
+    if taught is None:
+        model.fit(*train)
+    else:
+        X, y = list(train[0]), list(train[1])
+        if unlabelled:  # restaurants: SemEval-2015's and MAMS's sentences
+            extra = unlabelled_sentences(train[0] + valid[0] + test[0])
+            X, y = X + extra, y + [None] * len(extra)
+        tutor = teacher(data, train)
+        start = time.perf_counter()  # (the student's fit alone)
+        model.fit(X, y, teaching=Teaching(tutor))
     out = {"candidate": candidate, "data": data, "seed": seed}
+    if taught is not None:
+        out["n_unlabelled"] = len(X) - len(train[0])
+        out["teacher_valid_f1"] = end_to_end(tutor, *valid)
+        out["teacher_test_f1"] = end_to_end(tutor, *test)
     out["fit_seconds"] = time.perf_counter() - start
     out["best_epoch"] = model.best_epoch_
     out |= scores(model, *valid, "valid")
