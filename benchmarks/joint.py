@@ -156,6 +156,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
         model.fit(*train)
     else:
         X, y = list(train[0]), list(train[1])
+        if unlabelled and data != "restaurants":
+            raise ValueError("the unlabelled reviews at hand are restaurants'")
         if unlabelled:  # restaurants: SemEval-2015's and MAMS's sentences
             extra = unlabelled_sentences(train[0] + valid[0] + test[0])
             X, y = X + extra, y + [None] * len(extra)

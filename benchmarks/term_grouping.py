@@ -11,9 +11,10 @@ Rows: the terms as written; lower-cased (the tokenizer's folding); each
 sentence's key (:func:`aspectattn.extraction.aspects.aspect_key`: lower case,
 spaces collapsed, the English plural, names kept); and the report's aspects
 (:func:`~aspectattn.extraction.aspects.group_aspects` over all the keys:
-spellings that differ in spaces and punctuation, a name with its singular). Also listed: the groups the plural rule made
-(terms it joined), keys that still differ only by a final ``s`` or ``es``
-(merges the rule left undone or rightly refused), the aspects that
+spellings that differ in spaces and punctuation, a name with its singular).
+Also listed: the groups the plural rule made (terms it joined), keys that
+still differ only by a final ``s`` or ``es`` (merges the rule left undone or
+rightly refused), the aspects that
 ``group_aspects`` joins on both data sets, and the terms of SemEval-2014
 laptops (no categories there) that the rule keeps as names.
 """

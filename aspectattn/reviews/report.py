@@ -86,6 +86,8 @@ def _bars(table, labels) -> str:
             x += w
         n = int(row["mentions"])
         note = f"{n} mention" + ("" if n == 1 else "s")
+        if len(row["terms"]) > 1:  # (the terms themselves: under Examples)
+            note += f" of {len(row['terms'])} terms"
         if lead is not None:
             low, high = row[f"low_{lead}"], row[f"high_{lead}"]
             note += (

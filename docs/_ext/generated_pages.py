@@ -53,6 +53,10 @@ RESULTS = {
     "joint": ("The joint model: terms and polarities in one pass", "joint"),
     "joint_speed": ("The joint model: speed", "joint"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
+    "report_grouping": (
+        "The laptop report before and after grouping",
+        "report_grouping",
+    ),
 }
 
 
