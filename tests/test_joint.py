@@ -343,6 +343,15 @@ def test_unlabelled_sentences_need_a_teacher_that_answers_the_students_classes(
         AspectSentimentExtractor(**few).fit(
             texts, numeric, teaching=Teaching(_Oracle(texts, y))
         )
+
+    class Outside(_Oracle):
+        def predict(self, X):
+            return [[{"span": (0, 10_000), "polarity": "positive"}] for _ in X]
+
+    with pytest.raises(InputError, match="not spans of the unlabelled"):
+        AspectSentimentExtractor(**few).fit(
+            texts[:20], list(y[:10]) + [None] * 10, teaching=Teaching(Outside())
+        )
     extractor = AspectTermExtractor(**FAST_EXTRACTOR).fit(texts[:20], y[:20])
     with pytest.raises(InputError, match="joint aspect-sentiment model"):
         AspectSentimentExtractor(**few).fit(texts, y, teaching=Teaching(extractor))

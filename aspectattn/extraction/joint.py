@@ -301,9 +301,19 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         spans = list(spans)
         unlabelled = np.flatnonzero(~labelled)
         if len(unlabelled):
-            found = teacher.predict([texts[i] for i in unlabelled])
+            read = [texts[i] for i in unlabelled]
+            try:  # the teacher's spans, checked as y's are
+                found = check_spans(
+                    [[t["span"] for t in terms] for terms in teacher.predict(read)],
+                    read,
+                )
+            except (InputError, KeyError, TypeError) as error:
+                raise InputError(
+                    f"The teacher of {name} gave terms that are not spans of the "
+                    f"unlabelled sentences: {error}"
+                ) from None
             for i, terms in zip(unlabelled, found, strict=True):
-                spans[i] = [(*term["span"], None) for term in terms]
+                spans[i] = [(*span[:2], None) for span in terms]
         taught = np.flatnonzero(~held)
         pairs = [
             (texts[i], texts[i][start:end], (start, end))
