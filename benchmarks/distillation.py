@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
 from aspectattn import AspectAttentionClassifier
+from aspectattn.encoders import PretrainedEncoder
 from benchmarks.common import RESULTS, build, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runner import Experiment
@@ -171,9 +172,9 @@ def teacher_for(data: str, seed: int, X_fit, y_fit, cls=AspectAttentionClassifie
     (cached per data set and seed)."""
     return cached_model(
         CACHE / f"teacher-{data.replace(' ', '_')}-{seed}.aam",
-        lambda: cls(
-            encoder="pretrained", pretrained_model=minilm(), random_state=seed
-        ).fit(X_fit, y_fit),
+        lambda: cls(encoder=PretrainedEncoder(minilm()), random_state=seed).fit(
+            X_fit, y_fit
+        ),
         cls,
     )
 
