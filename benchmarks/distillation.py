@@ -45,6 +45,8 @@ from sklearn.frozen import FrozenEstimator
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.encoders import PretrainedEncoder
+from aspectattn.persistence import load as load_model
+from aspectattn.persistence import save
 from benchmarks.common import RESULTS, build, glove, load
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runner import Experiment
@@ -147,7 +149,7 @@ class MemoTeacher(ClassifierMixin, BaseEstimator):
         return np.stack([memo[key] for key in keys])
 
 
-def cached_model(path: Path, fit, cls=AspectAttentionClassifier):
+def cached_model(path: Path, fit):
     """The model saved at ``path``, fitted by ``fit()`` and saved first when it is
     not there (one worker fits it, the others wait for the file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,9 +164,9 @@ def cached_model(path: Path, fit, cls=AspectAttentionClassifier):
         start = time.perf_counter()
         model = fit()
         print(f"{path.name}: {time.perf_counter() - start:.0f} s", flush=True)
-        model.save(path)
+        save(model, path)
         lock.unlink()
-    return cls.load(path)
+    return load_model(path)
 
 
 def teacher_for(data: str, seed: int, X_fit, y_fit, cls=AspectAttentionClassifier):
@@ -175,7 +177,6 @@ def teacher_for(data: str, seed: int, X_fit, y_fit, cls=AspectAttentionClassifie
         lambda: cls(encoder=PretrainedEncoder(minilm()), random_state=seed).fit(
             X_fit, y_fit
         ),
-        cls,
     )
 
 

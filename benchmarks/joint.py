@@ -36,7 +36,6 @@ else running.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -53,10 +52,8 @@ from aspectattn.datasets import get_data_home
 from aspectattn.encoders import PretrainedEncoder
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
 from aspectattn.extraction.metrics import span_scores, without_conflict
-from aspectattn.persistence import load as load_model
-from aspectattn.persistence import save
 from benchmarks.common import RESULTS
-from benchmarks.distillation import CACHE, unlabelled_sentences
+from benchmarks.distillation import CACHE, cached_model, unlabelled_sentences
 from benchmarks.extraction import load
 from benchmarks.runner import Experiment, within_one_std
 
@@ -93,23 +90,13 @@ def minilm() -> PretrainedEncoder:
 def teacher(data: str, train) -> AspectSentimentExtractor:
     """The MiniLM joint model (defaults, seed :data:`TEACHER_SEED`) fitted on the
     training side of ``data``, saved in the git-ignored cache and loaded from it
-    after (one worker fits it, the others wait for the file)."""
-    path = CACHE / f"joint-teacher-{data}-{TEACHER_SEED}.aam"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_suffix(".lock")
-    while not path.exists():
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL)
-        except FileExistsError:  # another worker fits it
-            time.sleep(10)
-            continue
-        os.close(fd)
-        start = time.perf_counter()
-        model = AspectSentimentExtractor(encoder=minilm(), random_state=TEACHER_SEED)
-        save(model.fit(*train), path)
-        print(f"{path.name}: {time.perf_counter() - start:.0f} s", flush=True)
-        lock.unlink()
-    return load_model(path)
+    after."""
+    return cached_model(
+        CACHE / f"joint-teacher-{data}-{TEACHER_SEED}.aam",
+        lambda: AspectSentimentExtractor(
+            encoder=minilm(), random_state=TEACHER_SEED
+        ).fit(*train),
+    )
 
 
 def given(texts, y):
