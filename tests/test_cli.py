@@ -1439,6 +1439,7 @@ def test_train_extractor_reads_its_flags_or_refuses_them(kinds):
     assert (kinds / "h.png").stat().st_size > 0
     for extra, says in [
         (["--unlabelled", "s.txt"], "no --unlabelled"),
+        (["--teacher", "terms.aam"], "no --teacher"),
         (["--validation-fraction", "0"], "--validation-fraction must be above 0"),
     ]:
         bad = run(*base, "--out", "x.aam", *extra, cwd=kinds, check=False)
@@ -1462,6 +1463,18 @@ def test_train_joint_writes_the_joint_model_that_predict_reads(kinds):
                             "probability"}  # fmt: skip
     both = run(*base, "--extractor", "--out", "x.aam", cwd=kinds, check=False)
     assert both.returncode == 2 and "not both" in both.stderr
+    # taught by a joint model, on the unlabelled sentences of a text file too
+    taught = run(*base, "--teacher", "j.aam", "--unlabelled", "s.txt", "--out",
+                 "t.aam", cwd=kinds)  # fmt: skip
+    report = json.loads(taught.stdout)
+    n_unlabelled = len((kinds / "s.txt").read_text().splitlines())
+    assert report["sentences"] > n_unlabelled and report["joint"] is True
+    for extra, says in [
+        (["--unlabelled", "s.txt"], "needs --teacher"),
+        (["--teacher", "terms.aam"], "not a joint model"),
+    ]:
+        bad = run(*base, "--out", "x.aam", *extra, cwd=kinds, check=False)
+        assert bad.returncode == 2 and says in bad.stderr, bad.stderr
 
 
 def test_an_output_link_into_a_directory_that_takes_no_file_is_refused_first():

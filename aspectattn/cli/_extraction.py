@@ -66,7 +66,10 @@ def train_extractor(args) -> int:
     from ..extraction import AspectSentimentExtractor, AspectTermExtractor
     from ..persistence import save
 
-    check_outputs([args.data], [args.out, args.history_plot])
+    inputs = [args.data, *(f for f in (args.teacher, args.unlabelled) if f)]
+    check_outputs(inputs, [args.out, args.history_plot])
+    if args.unlabelled and not args.teacher:
+        raise CLIError("--unlabelled needs --teacher: it finds those sentences' terms")
     if not args.validation_fraction:
         raise CLIError(
             "an extractor keeps the epoch of the best F1 on held-out sentences: "
@@ -77,10 +80,22 @@ def train_extractor(args) -> int:
     settings["encoder"] = _encoder(args)
     kind = AspectSentimentExtractor if args.joint else AspectTermExtractor
     extractor = kind(**settings, verbose=0 if args.quiet else 1)
+    teaching, n_labelled = None, len(texts)
+    if args.teacher:  # (--joint: train.run refuses it with --extractor)
+        teaching, texts, y = _teaching(args, texts, y)
     if not args.quiet:
         what = "a joint aspect-sentiment model" if args.joint else "an extractor"
         print(f"training {what} on {len(texts)} sentences", file=sys.stderr)
-    extractor.fit(texts, y)
+        if teaching is not None:
+            print(
+                f"learning from {args.teacher} on them "
+                f"({len(texts) - n_labelled} unlabelled)",
+                file=sys.stderr,
+            )
+    if teaching is None:
+        extractor.fit(texts, y)
+    else:
+        extractor.fit(texts, y, teaching=teaching)
     with output_path(Path(args.out)) as tmp:
         save(extractor, tmp)
     if args.history_plot:
@@ -94,7 +109,7 @@ def train_extractor(args) -> int:
                 "extractor": not args.joint,
                 "joint": bool(args.joint),
                 "sentences": len(texts),
-                "terms": sum(map(len, y)),
+                "terms": sum(len(t) for t in y if t is not None),
                 "language": extractor.language_,
                 "epochs": len(extractor.history_),
                 "best_epoch": extractor.best_epoch_,
@@ -102,6 +117,29 @@ def train_extractor(args) -> int:
         )
     )
     return 0
+
+
+def _teaching(args, texts, y) -> tuple:
+    """``(Teaching, texts, y)``: the ``--teacher`` joint model, and the
+    ``--unlabelled`` sentences after the labelled ones, marked None."""
+    from ..engine.distillation import Teaching
+    from ..extraction import AspectSentimentExtractor
+    from ._common import ANALYSIS_TEXT_COLUMN, load_model
+    from .predict import _sentences
+
+    teacher = load_model(args.teacher, args.trust_pickle)
+    if not isinstance(teacher, AspectSentimentExtractor):
+        raise CLIError(
+            f"--teacher {args.teacher} holds a {type(teacher).__name__}, not a "
+            "joint model (train it with --joint)"
+        )
+    if args.unlabelled:
+        extra = _sentences(args.unlabelled, args, text_columns=(ANALYSIS_TEXT_COLUMN,))
+        known = set(texts)
+        extra = [t for t in extra if t not in known]
+        texts, y = [*texts, *extra], [*y, *[None] * len(extra)]
+    weight, temperature = args.distill_weight, args.distill_temperature
+    return Teaching(teacher, weight, temperature), texts, y
 
 
 def _encoder(args):

@@ -159,18 +159,19 @@ def _distillation_options(p) -> None:
     p.add_argument(
         "--teacher",
         metavar="MODEL",
-        help="a fitted model of the same kind (.aam: a pair classifier, or with "
-        "--detector a detector) whose probabilities the model also learns from "
-        "(distillation), e.g. one trained with --encoder pretrained",
+        help="a fitted model of the same kind (.aam: a pair classifier, with "
+        "--detector a detector, with --joint a joint model) whose probabilities "
+        "the model also learns from (distillation), e.g. one trained with "
+        "--encoder pretrained",
     )
     p.add_argument(
         "--unlabelled",
         metavar="FILE",
         help="pairs with no labels (a data-set name or a file, as DATA, or the "
         "sentence table of aspectattn analyze; labels in it are ignored; with "
-        "--detector: sentences, a text file or a table's text column, the "
-        "analysis table's too) that the model learns from the teacher alone; needs "
-        "--teacher",
+        "--detector or --joint: sentences, a text file or a table's text column, "
+        "the analysis table's too) that the model learns from the teacher alone; "
+        "needs --teacher",
     )
     p.add_argument(
         "--trust-pickle",
@@ -191,11 +192,13 @@ def run(args) -> int:
             raise CLIError(
                 "--extractor trains an extractor, --joint the joint model: not both"
             )
-        if args.detector or args.teacher or args.unlabelled:
+        if args.detector:
             flag = "--joint" if args.joint else "--extractor"
+            raise CLIError(f"{flag} trains a model of terms: no --detector")
+        if args.extractor and (args.teacher or args.unlabelled):
             raise CLIError(
-                f"{flag} trains a model of terms alone: no --detector, no "
-                "--teacher, no --unlabelled"
+                "--extractor learns from term spans alone: no --teacher, no "
+                "--unlabelled (the joint model, --joint, learns from a teacher)"
             )
         from ._extraction import train_extractor
 
