@@ -60,16 +60,15 @@ def load_spans(source: str, args):
         raise CLIError(f"{path} is not well-formed XML ({exc})") from None
 
 
-def train_extractor(args) -> int:
+def train_extractor(args, unlabelled: list[str] = ()) -> int:
     """``train --extractor`` (an extractor) or ``train --joint`` (the joint
-    aspect-sentiment model), on the same flags."""
+    aspect-sentiment model), on the same flags; ``unlabelled``: the sentences
+    of ``--unlabelled``."""
     from ..extraction import AspectSentimentExtractor, AspectTermExtractor
     from ..persistence import save
 
     inputs = [args.data, *(f for f in (args.teacher, args.unlabelled) if f)]
     check_outputs(inputs, [args.out, args.history_plot])
-    if args.unlabelled and not args.teacher:
-        raise CLIError("--unlabelled needs --teacher: it finds those sentences' terms")
     if not args.validation_fraction:
         raise CLIError(
             "an extractor keeps the epoch of the best F1 on held-out sentences: "
@@ -82,7 +81,7 @@ def train_extractor(args) -> int:
     extractor = kind(**settings, verbose=0 if args.quiet else 1)
     teaching, n_labelled = None, len(texts)
     if args.teacher:  # (--joint: train.run refuses it with --extractor)
-        teaching, texts, y = _teaching(args, texts, y)
+        teaching, texts, y = _teaching(args, texts, y, unlabelled)
     if not args.quiet:
         what = "a joint aspect-sentiment model" if args.joint else "an extractor"
         print(f"training {what} on {len(texts)} sentences", file=sys.stderr)
@@ -119,13 +118,13 @@ def train_extractor(args) -> int:
     return 0
 
 
-def _teaching(args, texts, y) -> tuple:
+def _teaching(args, texts, y, unlabelled) -> tuple:
     """``(Teaching, texts, y)``: the ``--teacher`` joint model, and the
-    ``--unlabelled`` sentences after the labelled ones, marked None."""
+    ``unlabelled`` sentences (those not among ``texts``) after the labelled
+    ones, marked None."""
     from ..engine.distillation import Teaching
     from ..extraction import AspectSentimentExtractor
-    from ._common import ANALYSIS_TEXT_COLUMN, load_model
-    from .predict import _sentences
+    from ._common import load_model
 
     teacher = load_model(args.teacher, args.trust_pickle)
     if not isinstance(teacher, AspectSentimentExtractor):
@@ -133,11 +132,9 @@ def _teaching(args, texts, y) -> tuple:
             f"--teacher {args.teacher} holds a {type(teacher).__name__}, not a "
             "joint model (train it with --joint)"
         )
-    if args.unlabelled:
-        extra = _sentences(args.unlabelled, args, text_columns=(ANALYSIS_TEXT_COLUMN,))
-        known = set(texts)
-        extra = [t for t in extra if t not in known]
-        texts, y = [*texts, *extra], [*y, *[None] * len(extra)]
+    known = set(texts)
+    extra = [t for t in unlabelled if t not in known]
+    texts, y = [*texts, *extra], [*y, *[None] * len(extra)]
     weight, temperature = args.distill_weight, args.distill_temperature
     return Teaching(teacher, weight, temperature), texts, y
 

@@ -202,7 +202,16 @@ def run(args) -> int:
             )
         from ._extraction import train_extractor
 
-        return train_extractor(args)
+        if args.unlabelled and not args.teacher:
+            raise CLIError("--unlabelled needs --teacher: it finds their terms")
+        unlabelled = []
+        if args.unlabelled:
+            from .predict import _sentences
+
+            unlabelled = _sentences(
+                args.unlabelled, args, text_columns=(ANALYSIS_TEXT_COLUMN,)
+            )
+        return train_extractor(args, unlabelled)
     inputs = [args.data, *(f for f in (args.teacher, args.unlabelled) if f)]
     check_outputs(inputs, [args.out, args.history_plot])
     if args.unlabelled and not args.teacher:
