@@ -144,12 +144,24 @@ class ReviewSummary:
         ``operating system``, ``trackpad`` with ``track pad``), a detector's
         categories each itself. Read from all the counts at once, so a summary
         merged from partitions groups as the whole would."""
+        cached = self.__dict__.get("_aspects")
+        if cached is not None and cached[0] == self._version():
+            return cached[1]
         mentions = Counter()
         for (aspect, _), n in self.counts.items():
             mentions[aspect] += n
         if self.terms is None:
-            return {aspect: [aspect] for aspect in sorted(mentions)}
-        return group_aspects(mentions, self.terms["language"], self.terms["named"])
+            groups = {aspect: [aspect] for aspect in sorted(mentions)}
+        else:
+            groups = group_aspects(
+                mentions, self.terms["language"], self.terms["named"]
+            )
+        self._aspects = (self._version(), groups)  # (the report reads it per aspect)
+        return groups
+
+    def _version(self) -> tuple:
+        """What the grouping depends on, cheaply: it changes with every update."""
+        return (self._seen, len(self.counts), sum(self.counts.values()))
 
     @property
     def labels(self) -> list[str]:
