@@ -355,3 +355,14 @@ def test_unlabelled_sentences_need_a_teacher_that_answers_the_students_classes(
     extractor = AspectTermExtractor(**FAST_EXTRACTOR).fit(texts[:20], y[:20])
     with pytest.raises(InputError, match="joint aspect-sentiment model"):
         AspectSentimentExtractor(**few).fit(texts, y, teaching=Teaching(extractor))
+
+
+def test_the_teachers_tags_reach_the_words_that_start_where_its_tokens_do():
+    from aspectattn.extraction.joint import _aligned_tags
+
+    teacher = (np.array([[0, 3], [4, 9]]), np.array([[0.1, 0.8, 0.1], [0.7, 0.2, 0.1]]))
+    student = np.array([[0, 0], [0, 3], [4, 7], [7, 9]])  # a special token first
+    out = _aligned_tags(student, teacher)
+    assert np.isnan(out[[0, 3]]).all()
+    np.testing.assert_allclose(out[1:3], teacher[1])
+    assert np.isnan(_aligned_tags(student, None)).all()

@@ -189,10 +189,18 @@ class JointDataset(TagDataset):
     ``{"tags": (B, T), "polarity": (P,)[, "teacher": (P, C)]}``, its inputs
     hold the terms (:class:`Terms`)."""
 
-    def __init__(self, encoded: Encoded, tags: EncodedTexts, terms: list, teacher=None):
+    def __init__(
+        self,
+        encoded: Encoded,
+        tags: EncodedTexts,
+        terms: list,
+        teacher=None,
+        teacher_tags=None,
+    ):
         super().__init__(encoded, tags)
         self.terms = terms
         self.teacher = teacher
+        self.teacher_tags = teacher_tags
 
     def __getitems__(self, index):
         X, tags = super().__getitems__(index)
@@ -210,13 +218,25 @@ class JointDataset(TagDataset):
                     + [np.zeros((0, width), np.float32)]
                 )
             )
+        if self.teacher_tags is not None:
+            soft = np.full((*tags.shape, 3), np.nan, dtype=np.float32)  # (B, T, K)
+            for row, i in enumerate(index):
+                soft[row, : len(self.teacher_tags[i])] = self.teacher_tags[i]
+            y["teacher_tags"] = torch.from_numpy(soft)
         return X, y
 
     def subset(self, index) -> JointDataset:
         part = super().subset(index)
-        teacher = None if self.teacher is None else [self.teacher[i] for i in index]
+
+        def pick(values):
+            return None if values is None else [values[i] for i in index]
+
         return JointDataset(
-            part.encoded, part.tags, [self.terms[i] for i in index], teacher
+            part.encoded,
+            part.tags,
+            pick(self.terms),
+            pick(self.teacher),
+            pick(self.teacher_tags),
         )
 
 
@@ -226,11 +246,12 @@ _NO_TERMS = np.zeros((0, 3), dtype=np.int64)
 class JointNet(TaggerNet):
     """skorch's net with the joint loss: the tags' cross-entropy over every
     token plus ``polarity_weight`` times the polarities' over the terms that
-    have one. Taught (targets with ``"teacher"``), a term with the teacher's
-    polarities learns ``(1 - distill_weight) * CE + distill_weight * T**2 *
-    KL`` (``T**2 * KL`` alone where it has no label), the others the
-    cross-entropy, all averaged over the terms. The module gives ``(tag logits
-    (B, T, K), polarity logits (P, C))``."""
+    have one. Taught (targets with ``"teacher"`` and ``"teacher_tags"``), a
+    term or a token with the teacher's probabilities learns ``(1 -
+    distill_weight) * CE + distill_weight * T**2 * KL`` (``T**2 * KL`` alone
+    where it has no label), the others the cross-entropy, averaged over the
+    terms and over the tokens. The module gives ``(tag logits (B, T, K),
+    polarity logits (P, C))``."""
 
     def __init__(
         self, *args, polarity_weight=1.0, distill_weight=0.5, temperature=2.0, **kw
@@ -244,10 +265,16 @@ class JointNet(TaggerNet):
         tag_logits, polarity_logits = y_pred
         tags = to_tensor(y_true["tags"], device=self.device)  # (B, T)
         polarity = to_tensor(y_true["polarity"], device=self.device)  # (P,)
-        loss = self.criterion_(tag_logits.transpose(1, 2), tags)
+        if "teacher_tags" in y_true:  # (B, T, K): the tokens' as rows
+            soft = to_tensor(y_true["teacher_tags"], device=self.device)
+            loss = self._taught_loss(
+                tag_logits.flatten(0, 1), tags.flatten(), soft.flatten(0, 1)
+            )
+        else:
+            loss = self.criterion_(tag_logits.transpose(1, 2), tags)
         if "teacher" in y_true:
             teacher = to_tensor(y_true["teacher"], device=self.device)  # (P, C)
-            return loss + self.polarity_weight * self._taught_polarity_loss(
+            return loss + self.polarity_weight * self._taught_loss(
                 polarity_logits, polarity, teacher
             )
         if (polarity != IGNORE).any():
@@ -256,11 +283,14 @@ class JointNet(TaggerNet):
             )
         return loss
 
-    def _taught_polarity_loss(self, logits, polarity, teacher):
-        """The polarities' loss over the terms with a label or the teacher's
-        answer: ``logits`` (P, C), ``polarity`` (P,), ``teacher`` (P, C)."""
-        taught = ~torch.isnan(teacher[:, 0])  # (P,)
-        labelled_only = (polarity != IGNORE) & ~taught  # (P,)
+    def _taught_loss(self, logits, labels, teacher):
+        """The loss over the rows (terms, or tokens) with a label or the
+        teacher's answer: ``logits`` (N, C), ``labels`` (N,) (-100: none),
+        ``teacher`` (N, C) (NaN rows: none): ``(1 - w) * CE + w * T**2 * KL``
+        where both are, ``T**2 * KL`` where the teacher's alone is, the
+        cross-entropy where the label's alone is, averaged over the rows."""
+        taught = ~torch.isnan(teacher[:, 0])  # (N,)
+        labelled_only = (labels != IGNORE) & ~taught  # (N,)
         n = int(taught.sum()) + int(labelled_only.sum())
         if n == 0:
             return logits.sum() * 0.0
@@ -268,7 +298,7 @@ class JointNet(TaggerNet):
         if taught.any():
             total = total + int(taught.sum()) * distillation_loss(
                 logits[taught],
-                polarity[taught],  # (-100: the teacher's alone)
+                labels[taught],  # (-100: the teacher's alone)
                 teacher[taught],
                 None,
                 self.distill_weight,
@@ -276,7 +306,7 @@ class JointNet(TaggerNet):
             )
         if labelled_only.any():
             total = total + nn.functional.cross_entropy(
-                logits[labelled_only], polarity[labelled_only], reduction="sum"
+                logits[labelled_only], labels[labelled_only], reduction="sum"
             )
         return total / n
 

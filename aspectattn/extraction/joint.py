@@ -22,26 +22,34 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import augment as augment_module
 from .._validation import check_texts
-from ..engine.distillation import check_teaching, fitted_teacher, teacher_targets
+from ..engine.distillation import (
+    _checked_proba,
+    check_teaching,
+    fitted_teacher,
+    soften,
+    teacher_targets,
+)
 from ..estimators._base import AUGMENT_STREAM, resolve_device
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.joint import JointTagger
 from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..text.spans import term_tokens
-from ..text.tokens import EncodedTexts
+from ..text.tokens import EncodedTexts, length_sorted_batches
 from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
 from .extractor import SpanTagger, _TagProba, token_tags
 from .inputs import SubwordInputs, padded_batch
 from .metrics import check_spans
 from .reading import (
+    PREDICT_BATCH,
     GivenTerms,
     TermsEndToEnd,
     given_terms_proba,
     read_terms,
     with_polarities,
 )
+from .words import TAGS
 
 __all__ = ["AspectSentimentExtractor"]
 
@@ -64,6 +72,36 @@ def _unlabelled(y) -> tuple:
         return isinstance(value, (float, np.floating)) and value != value
 
     return values, np.fromiter((mark(v) for v in values), bool, count=len(values))
+
+
+def _teacher_tags(teacher, texts, teaching, name: str) -> list:
+    """Per text, the teacher's tokens' character spans and their tag
+    probabilities softened at the temperature, or None where the teacher does
+    not give them (its terms alone then teach the tags)."""
+    read = getattr(teacher, "_token_tag_proba", None)
+    if read is None or not texts:
+        return [None] * len(texts)
+    out = []
+    for offsets, proba in read(texts):
+        proba = _checked_proba(proba, (len(offsets), len(TAGS)), name)
+        out.append((offsets, soften(proba, teaching.temperature).astype(np.float32)))
+    return out
+
+
+def _aligned_tags(offsets: np.ndarray, given) -> np.ndarray:
+    """The teacher's tag probabilities of the student's tokens (``offsets``,
+    (n, 2)): each word's is the teacher's token that starts where it does (a
+    word's first sub-word piece), NaN where none does (or ``given`` is None)."""
+    out = np.full((len(offsets), len(TAGS)), np.nan, dtype=np.float32)
+    if given is None or not len(given[0]):
+        return out
+    starts, proba = given[0][:, 0], given[1]
+    order = np.argsort(starts, kind="stable")
+    starts, proba = starts[order], proba[order]
+    at = np.minimum(np.searchsorted(starts, offsets[:, 0]), len(starts) - 1)
+    hit = (starts[at] == offsets[:, 0]) & (offsets[:, 1] > offsets[:, 0])
+    out[hit] = proba[at[hit]]
+    return out
 
 
 #: The label of a term whose opinions disagree (SemEval's): it trains the tags
@@ -233,11 +271,11 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         teaching : Teaching or None, default=None
             A teacher (a joint model, fitted, or fitted here on the labelled
             training sentences): the terms it finds in the unlabelled sentences
-            train the tags, and its polarities of every training term (the
-            labelled ones' and those it finds) train the polarity head beside
-            the labels, ``(1 - weight) * CE + weight * T**2 * KL`` (a term it
-            found learns from it alone). The validation sentences are labelled
-            ones, never taught.
+            are their tags, its tag probabilities of the training sentences'
+            words and its polarities of their terms (the labelled ones' and
+            those it finds) train the model beside the labels, ``(1 - weight) *
+            CE + weight * T**2 * KL`` (what it alone says, the KL alone). The
+            validation sentences are labelled ones, never taught.
 
         Returns
         -------
@@ -280,9 +318,11 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
 
     def _taught(self, texts, spans, labelled, held, teaching) -> tuple[list, list]:
         """The unlabelled sentences' terms as the teacher finds them (polarity
-        None: they learn it from the teacher alone), and the teacher's softened
-        polarities of every term of the training sentences, (n_i, C) per
-        sentence (None for a validation sentence)."""
+        None: they learn it from the teacher alone), and per training sentence
+        what the teacher says of it (None for a validation sentence):
+        ``{"polarity": (n_i, C) its softened polarities of the sentence's
+        terms, "tags": (its tokens' character spans (n, 2), their softened tag
+        probabilities (n, K))}``."""
         name = type(self).__name__
         train = np.flatnonzero(labelled & ~held)
         teacher = fitted_teacher(
@@ -321,14 +361,16 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
             for start, end, _ in spans[i]
         ]
         soft: list = [None] * len(texts)
-        if not pairs:
-            return spans, soft
-        proba = teacher_targets(  # (P, C), the student's classes' order
-            teacher.given_terms(), pairs, self.classes_, teaching.temperature, name
-        )
+        proba = np.zeros((0, len(self.classes_)), dtype=np.float32)
+        if pairs:
+            proba = teacher_targets(  # (P, C), the student's classes' order
+                teacher.given_terms(), pairs, self.classes_, teaching.temperature, name
+            )
+        tags = _teacher_tags(teacher, [texts[i] for i in taught], teaching, name)
         at = 0
-        for i in taught:
-            soft[i], at = proba[at : at + len(spans[i])], at + len(spans[i])
+        for k, i in enumerate(taught):
+            soft[i] = {"polarity": proba[at : at + len(spans[i])], "tags": tags[k]}
+            at += len(spans[i])
         return spans, soft
 
     def _recipe(self, encoder) -> dict:
@@ -393,11 +435,16 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
 
     def _dataset(self, texts, encoded, spans, soft=None) -> JointDataset:
         """Each token's tag, and each term's first and last token and class
-        (and, taught, the teacher's polarities: NaN where it gave none)."""
+        (and, taught, the teacher's polarities and tags: NaN where it gave
+        none)."""
         tags = token_tags(texts, encoded, spans)
-        terms, teacher = [], []
+        terms, teacher, teacher_tags = [], [], []
         width = len(self.classes_)
         for k, (offsets, found) in enumerate(zip(encoded.offsets, spans, strict=True)):
+            given = None if soft is None else soft[k]
+            teacher_tags.append(
+                _aligned_tags(offsets, None if given is None else given["tags"])
+            )
             rows, kept = [], []
             for j, (start, end, polarity) in enumerate(found):
                 places = term_tokens(offsets, start, end)
@@ -408,16 +455,14 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                     rows.append((*places, label))
                     kept.append(j)
             terms.append(np.asarray(rows, dtype=np.int64).reshape(-1, 3))
-            given = None if soft is None else soft[k]
             rows = np.full((len(kept), width), np.nan, dtype=np.float32)
             if given is not None:
-                rows[:] = given[kept]
+                rows[:] = given["polarity"][kept]
             teacher.append(rows)
+        if soft is None:
+            return JointDataset(encoded, EncodedTexts.from_lists(tags), terms)
         return JointDataset(
-            encoded,
-            EncodedTexts.from_lists(tags),
-            terms,
-            None if soft is None else teacher,
+            encoded, EncodedTexts.from_lists(tags), terms, teacher, teacher_tags
         )
 
     def _module(self, build):
@@ -454,6 +499,31 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         :meth:`AspectTermExtractor.predict_spans` gives them (the polarity head
         is not run): the joint model as a pipeline's extractor."""
         return self._read(X, polarity=False)
+
+    def _token_tag_proba(self, texts: list[str]) -> list[tuple]:
+        """Per text, its tokens' character spans (n, 2) and tag probabilities
+        (n, K), in the tags' order (:data:`~aspectattn.extraction.words.TAGS`):
+        what a student learns its tags from (special tokens left out)."""
+        check_is_fitted(self, "module_")
+        encoded = self.inputs_.encode(texts)
+        device = self._device()
+        run = _JointProba(self.module_.to(device), device)
+        out: list = [None] * len(texts)
+        try:
+            lengths = np.asarray([len(o) for o in encoded.offsets])
+            batches = length_sorted_batches(
+                lengths, PREDICT_BATCH, None, self.module_.batch_tokens
+            )
+            for index in batches:
+                batch = padded_batch(encoded, index)
+                proba = run(*batch)  # (B, T, K)
+                for row, i in enumerate(index):
+                    offsets = encoded.offsets[i]
+                    real = offsets[:, 1] > offsets[:, 0]  # not a special token
+                    out[i] = (offsets[real], proba[row, : len(offsets)][real])
+        finally:
+            self.module_.cpu()
+        return out
 
     def _read(self, X, polarity: bool) -> list[list[dict]]:
         check_is_fitted(self, "module_")

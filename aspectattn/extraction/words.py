@@ -33,6 +33,7 @@ __all__ = [
     "O",
     "B",
     "I",
+    "TAGS",
     "word_offsets",
     "words_and_offsets",
     "tag_words",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 O, B, I = 0, 1, 2  # noqa: E741 (the tags' names)
+#: The tags' names, by index.
+TAGS = ("O", "B", "I")
 #: Length-keeping folds (the tokenizer's, and the grave accent as an apostrophe).
 _KEEP_LENGTH = {**_FOLD, ord("`"): "'"}
 
