@@ -221,7 +221,8 @@ NOTE = (
     "temperature 2) by the MiniLM joint model of seed 0 fitted on the same "
     "training side, on its sentences alone or with the 3,221 unlabelled "
     "restaurant sentences of SemEval-2015 and MAMS (those of SemEval-2014 "
-    "removed), whose terms the teacher finds; restaurants only (no unlabelled "
+    "removed), whose terms the teacher finds; its tag probabilities teach the "
+    "words and its polarities the terms; restaurants only (no unlabelled "
     "laptop reviews are at hand)."
 )
 
