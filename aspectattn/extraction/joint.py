@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import augment as augment_module
-from .._validation import check_texts
+from .._validation import _is_unlabelled, check_texts
 from ..engine.distillation import (
     _checked_proba,
     check_teaching,
@@ -57,21 +57,12 @@ __all__ = ["AspectSentimentExtractor"]
 def _unlabelled(y) -> tuple:
     """``(y, marks)``: ``y`` as a list (as given where it is no sequence:
     ``check_spans`` names what it should be) and which of its entries mark a
-    sentence nobody labelled: ``None``, ``-1`` or NaN (scikit-learn's marks)."""
+    sentence nobody labelled: ``None``, ``-1`` or NaN (scikit-learn's marks, as
+    the classifiers read them)."""
     if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
         return y, np.zeros(0, dtype=bool)
     values = list(y)
-
-    def mark(value) -> bool:
-        if value is None:
-            return True
-        if isinstance(value, (bool, np.bool_)):
-            return False
-        if isinstance(value, (int, np.integer)):
-            return value == -1
-        return isinstance(value, (float, np.floating)) and value != value
-
-    return values, np.fromiter((mark(v) for v in values), bool, count=len(values))
+    return values, np.fromiter(map(_is_unlabelled, values), bool, count=len(values))
 
 
 def _teacher_tags(teacher, texts, teaching, name: str) -> list:
