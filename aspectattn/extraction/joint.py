@@ -35,18 +35,18 @@ from ..nn.joint import JointTagger
 from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..text.spans import term_tokens
-from ..text.tokens import EncodedTexts, length_sorted_batches
+from ..text.tokens import EncodedTexts
 from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
 from .extractor import SpanTagger, _TagProba, token_tags
 from .inputs import SubwordInputs, padded_batch
 from .metrics import check_spans
 from .reading import (
-    PREDICT_BATCH,
     GivenTerms,
     TermsEndToEnd,
     given_terms_proba,
     read_terms,
+    tag_batches,
     with_polarities,
 )
 from .words import TAGS
@@ -499,19 +499,15 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         encoded = self.inputs_.encode(texts)
         device = self._device()
         run = _JointProba(self.module_.to(device), device)
-        out: list = [None] * len(texts)
+        out = [(np.zeros((0, 2), np.int64), np.zeros((0, len(TAGS))))] * len(texts)
         try:
-            lengths = np.asarray([len(o) for o in encoded.offsets])
-            batches = length_sorted_batches(
-                lengths, PREDICT_BATCH, None, self.module_.batch_tokens
-            )
-            for index in batches:
-                batch = padded_batch(encoded, index)
-                proba = run(*batch)  # (B, T, K)
-                for row, i in enumerate(index):
+            for index, keep, proba in tag_batches(
+                encoded, run, self.module_.batch_tokens
+            ):
+                per_text = np.split(proba, np.cumsum(keep.sum(1))[:-1])
+                for i, text_proba in zip(index, per_text, strict=True):
                     offsets = encoded.offsets[i]
-                    real = offsets[:, 1] > offsets[:, 0]  # not a special token
-                    out[i] = (offsets[real], proba[row, : len(offsets)][real])
+                    out[i] = (offsets[offsets[:, 1] > offsets[:, 0]], text_proba)
         finally:
             self.module_.cpu()
         return out

@@ -29,6 +29,7 @@ from .words import O, decode, word_offsets
 __all__ = [
     "TermsEndToEnd",
     "read_terms",
+    "tag_batches",
     "with_polarities",
     "given_terms_proba",
     "GivenTerms",
@@ -95,21 +96,10 @@ def read_terms(
         over the term's tokens of their probability of being in a term. With
         ``term_proba``, ``"proba"`` too: the term's row of it (C,).
     """
-    flat = encoded.taggable()  # (n_tokens,)
-    lengths = encoded.ids.lengths
-    taggable = np.split(flat, np.cumsum(lengths)[:-1])
+    taggable = np.split(encoded.taggable(), np.cumsum(encoded.ids.lengths)[:-1])
     out: list[list[dict]] = [[] for _ in texts]
     words: dict[int, np.ndarray] = {}  # a text's words, found once
-    has_tokens = np.flatnonzero(lengths > 0)
-    cut = length_sorted_batches(lengths[has_tokens], PREDICT_BATCH, None, max_tokens)
-    for index in (has_tokens[rows] for rows in cut):  # the longest first
-        ids, size = encoded.ids.pad(index)  # (B, T), (B,)
-        rows = token_rows(encoded.ids, index)
-        chars, char_index = batch_characters(size, encoded.forms[rows], encoded.chars)
-        proba = tag_proba(ids, size, chars, char_index)
-        keep = np.zeros(ids.shape, dtype=bool)  # (B, T): tokens that hold text
-        keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
-        proba = proba[keep]  # (n_tokens, K)
+    for index, keep, proba in tag_batches(encoded, tag_proba, max_tokens):
         row, first, last, score = decode(proba.argmax(-1), 1 - proba[:, O], keep.sum(1))
         polar = [None] * len(row)
         if term_proba is not None and len(row):
@@ -123,6 +113,34 @@ def read_terms(
                     continue
             _add(out[r], texts[r], span, float(p), q)
     return out
+
+
+def tag_batches(encoded: Encoded, tag_proba: TagProba, max_tokens: int | None = None):
+    """The texts of ``encoded`` that have tokens, read by ``tag_proba`` in
+    length-sorted batches of :data:`PREDICT_BATCH` texts (the longest first)
+    and at most ``max_tokens`` padded tokens.
+
+    Yields
+    ------
+    index : ndarray of shape (B,)
+        The batch's texts.
+    keep : ndarray of shape (B, T) bool
+        The tokens that hold text (no padding, no special token).
+    proba : ndarray of shape (n_tokens, K)
+        Their tag probabilities, text after text.
+    """
+    flat = encoded.taggable()  # (n_tokens,)
+    lengths = encoded.ids.lengths
+    has_tokens = np.flatnonzero(lengths > 0)
+    cut = length_sorted_batches(lengths[has_tokens], PREDICT_BATCH, None, max_tokens)
+    for index in (has_tokens[rows] for rows in cut):
+        ids, size = encoded.ids.pad(index)  # (B, T), (B,)
+        rows = token_rows(encoded.ids, index)
+        chars, char_index = batch_characters(size, encoded.forms[rows], encoded.chars)
+        proba = tag_proba(ids, size, chars, char_index)  # (B, T, K)
+        keep = np.zeros(ids.shape, dtype=bool)
+        keep[np.arange(ids.shape[1])[None, :] < size[:, None]] = flat[rows]
+        yield index, keep, proba[keep]
 
 
 def batch_terms(keep: np.ndarray, row, first, last) -> np.ndarray:
