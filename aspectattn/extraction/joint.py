@@ -433,9 +433,10 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         width = len(self.classes_)
         for k, (offsets, found) in enumerate(zip(encoded.offsets, spans, strict=True)):
             given = None if soft is None else soft[k]
-            teacher_tags.append(
-                _aligned_tags(offsets, None if given is None else given["tags"])
-            )
+            if soft is not None:
+                teacher_tags.append(
+                    _aligned_tags(offsets, None if given is None else given["tags"])
+                )
             rows, kept = [], []
             for j, (start, end, polarity) in enumerate(found):
                 places = term_tokens(offsets, start, end)

@@ -78,6 +78,7 @@ class ReviewSummary:
         self.n_unparsed_dates += int(table.attrs.get("n_unparsed_dates", 0))
         self.n_skipped_sentences += int(table.attrs.get("n_skipped_sentences", 0))
         self._take_terms(table.attrs.get("terms"))
+        self._aspects = None  # (grouped again from the new counts when read)
         keys = list(zip(table["aspect"], table["label"], strict=True))
         self.counts.update(keys)
         if "group" in table:
@@ -121,6 +122,7 @@ class ReviewSummary:
         self.n_unparsed_dates += other.n_unparsed_dates
         self.n_skipped_sentences += getattr(other, "n_skipped_sentences", 0)
         self._take_terms(getattr(other, "terms", None))
+        self._aspects = None
         self.counts.update(other.counts)
         self.group_counts.update(other.group_counts)
         self.period_counts.update(other.period_counts)
@@ -140,13 +142,13 @@ class ReviewSummary:
     def aspects(self) -> dict[str, list[str]]:
         """Each aspect and the keys it holds, most mentioned first: a term
         model's keys grouped by
-        :func:`~aspectattn.extraction.aspects.group_aspects` (``os`` with
-        ``operating system``, ``trackpad`` with ``track pad``), a detector's
+        :func:`~aspectattn.extraction.aspects.group_aspects` (``trackpad`` with
+        ``track pad``, ``windows`` with ``window``), a detector's
         categories each itself. Read from all the counts at once, so a summary
         merged from partitions groups as the whole would."""
-        cached = self.__dict__.get("_aspects")
-        if cached is not None and cached[0] == self._version():
-            return cached[1]
+        cached = self.__dict__.get("_aspects")  # (update and merge clear it)
+        if cached is not None:
+            return cached
         mentions = Counter()
         for (aspect, _), n in self.counts.items():
             mentions[aspect] += n
@@ -156,12 +158,8 @@ class ReviewSummary:
             groups = group_aspects(
                 mentions, self.terms["language"], self.terms["named"]
             )
-        self._aspects = (self._version(), groups)  # (the report reads it per aspect)
+        self._aspects = groups  # (the report reads it once per aspect)
         return groups
-
-    def _version(self) -> tuple:
-        """What the grouping depends on, cheaply: it changes with every update."""
-        return (self._seen, len(self.counts), sum(self.counts.values()))
 
     @property
     def labels(self) -> list[str]:
