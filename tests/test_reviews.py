@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aspectattn import InputError
+from aspectattn.extraction.reading import TermsEndToEnd
 from aspectattn.reviews import (
     EXAMPLES_PER_LABEL,
     ReviewSummary,
@@ -305,10 +306,10 @@ def test_english_abbreviations_end_no_sentence_in_english_only():
     assert len(split_sentences([text], language=None)[1]) == 3
 
 
-class _TermModel:
-    """A term model as the review analysis sees one (the ONNX runtimes' shape):
-    its ``names`` key each listed word it finds, ``analyze`` answers it
-    positive, or negative after "bad"."""
+class _TermModel(TermsEndToEnd):
+    """A term model as the review analysis sees one: its ``names`` key each
+    listed word it finds, ``analyze`` answers it positive, or negative after
+    "bad"."""
 
     WORDS = ("trackpad", "track pad", "OS X", "OSX", "screen")
 
@@ -316,6 +317,9 @@ class _TermModel:
         from aspectattn.extraction.aspects import AspectNames
 
         self.names = AspectNames(aspect_names, "en")
+
+    def _aspect_names(self):
+        return self.names
 
     def analyze(self, sentences, min_probability=0.5):
         out = []

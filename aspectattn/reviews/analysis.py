@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import _short
 from ..exceptions import InputError
-from ..extraction.aspects import AspectNames
+from ..extraction.reading import TermsEndToEnd
 from ._pandas import pandas_module as _pandas
 from .dates import DateRule
 from .mentions import check_min_probability
@@ -151,16 +151,14 @@ def _model_language(model) -> str | None:
 
 
 def _term_aspects(model) -> dict | None:
-    """What the summary needs to group a term model's aspects (its language and
-    the user's aspect names), or None for a category detector, whose aspects
-    are its categories."""
-    names = getattr(model, "names", None)  # the ONNX runtimes' AspectNames
-    if isinstance(names, AspectNames):
-        return {"language": names.language, "named": set(names.table.values())}
-    if hasattr(model, "extractor_") or hasattr(model, "inputs_"):
-        table = getattr(model, "aspect_names", None) or {}
-        return {"language": _model_language(model), "named": set(table.values())}
-    return None
+    """What the summary needs to group a term model's aspects -- the language
+    and the user's aspect names of the keys it gives (its ``_aspect_names``:
+    :class:`~aspectattn.extraction.reading.TermsEndToEnd`) -- or None for a
+    category detector, whose aspects are its categories."""
+    if not isinstance(model, TermsEndToEnd):
+        return None
+    names = model._aspect_names()
+    return {"language": names.language, "named": set(names.table.values())}
 
 
 #: The sentence table's columns, before the review ids, dates and groups join.
