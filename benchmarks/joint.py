@@ -53,13 +53,13 @@ from aspectattn import (
     AspectTermExtractor,
     Teaching,
 )
-from aspectattn.datasets import get_data_home
 from aspectattn.encoders import PretrainedEncoder
 from aspectattn.evaluation import aspect_robustness_score, score_behaviour
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from benchmarks.common import RESULTS
 from benchmarks.distillation import CACHE, cached_model, unlabelled_sentences
 from benchmarks.extraction import load
+from benchmarks.pretrained import minilm as minilm_path
 from benchmarks.runner import Experiment, within_one_std
 
 DATA = ("laptops", "restaurants")
@@ -89,7 +89,7 @@ TEACHER_SEED = 0
 
 
 def minilm() -> PretrainedEncoder:
-    return PretrainedEncoder(str(get_data_home() / "all-MiniLM-L6-v2"))
+    return PretrainedEncoder(minilm_path())
 
 
 def teacher(data: str, train) -> AspectSentimentExtractor:
@@ -257,8 +257,7 @@ def speed() -> None:
     for tier, (settings, n_train) in SPEED_TIERS.items():
         encoder = {}
         if tier == "MiniLM":
-            path = str(get_data_home() / "all-MiniLM-L6-v2")
-            encoder = {"encoder": PretrainedEncoder(path)}
+            encoder = {"encoder": minilm()}
         data = train if n_train is None else (train[0][:n_train], train[1][:n_train])
         fast = {**settings, "random_state": 0}
         joint = AspectSentimentExtractor(**encoder, **fast).fit(*data)
