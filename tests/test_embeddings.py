@@ -251,10 +251,70 @@ def test_category_vectors_start_from_their_names(tmp_path, vectors, pairs):
 
 
 @requires_shared_data("glove/glove.6B.50d.100k.txt.gz")
-def test_real_glove_file():
+def test_real_glove_file_reads_as_gensim_reads_it():
+    from gensim.models import KeyedVectors
+
     kv = emb.load_word_vectors(GLOVE)
     assert kv.vector_size == 50 and len(kv) == 100_000
     np.testing.assert_allclose(kv["the"][:3], [0.418, 0.24968, -0.41242], rtol=1e-5)
+    # gensim's own reader, on the first 3,000 words (all 100,000: 18 s)
+    theirs = KeyedVectors.load_word2vec_format(GLOVE, no_header=True, limit=3000)
+    assert kv.index_to_key[:3000] == theirs.index_to_key
+    np.testing.assert_array_equal(kv.vectors[:3000], theirs.vectors)
+
+
+def test_text_vectors_are_read_in_chunks_as_gensim_reads_them(tmp_path, monkeypatch):
+    from gensim.models import KeyedVectors
+
+    lines = ["4 3", "the 0.1 0.2 0.3", "pasta -1 2e-3 4.5 ", "été 1 2 3"]
+    lines += ["great 0.5 0.25 0.125"]
+    path, ours = tmp_path / "v.vec", tmp_path / "ours.vec"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # a blank line (gensim refuses it) is skipped; a word met again keeps its
+    # first vector (gensim leaves an empty slot where the header counts it)
+    more = ["5 3", lines[1], "", lines[2], "the 9 9 9", *lines[3:]]
+    ours.write_text("\n".join(more) + "\n", encoding="utf-8")
+    monkeypatch.setattr(emb, "TEXT_CHUNK_LINES", 2)  # chunk ends inside the data
+    kv = emb.load_word_vectors(ours)
+    theirs = KeyedVectors.load_word2vec_format(path)
+    assert kv.index_to_key == theirs.index_to_key == ["the", "pasta", "été", "great"]
+    np.testing.assert_array_equal(kv.vectors, theirs.vectors)
+
+
+def test_a_word_with_spaces_takes_all_but_the_last_dim_fields(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("the 1 2\n. . . 3 4\nat&t 5 6\n")  # as in GloVe 840B
+    kv = emb.load_word_vectors(path)
+    assert kv.index_to_key == ["the", ". . .", "at&t"]
+    np.testing.assert_array_equal(kv[". . ."], [3, 4])
+
+
+@pytest.mark.parametrize(
+    "bad, line",
+    [
+        ("pasta 1 two 3", 2),  # not a number
+        ("pasta 1 2", 2),  # too few
+        ("pasta nan 2 3", 2),
+        ("pasta 1 inf 3", 2),
+    ],
+)
+def test_a_bad_line_of_a_text_vector_file_is_named(tmp_path, bad, line):
+    path = tmp_path / "v.txt"
+    path.write_text(f"the 0.1 0.2 0.3\n{bad}\ngreat 1 2 3\n")
+    with pytest.raises(ValueError, match=f"v.txt, line {line}: expected a word and 3"):
+        emb.load_word_vectors(path)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("\n\n", "holds no word vectors"), ("the\n", "line 1: no vector"),
+     ("3 0\nthe\n", "line 2: no vector")],
+)  # fmt: skip
+def test_a_vector_file_without_vectors_is_an_error(tmp_path, text, message):
+    path = tmp_path / "v.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        emb.load_word_vectors(path)
 
 
 def test_extra_vocabulary_reads_words_the_training_text_lacks(tmp_path, vectors):
