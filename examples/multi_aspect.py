@@ -28,9 +28,11 @@ from aspectattn.encoders import LSTMEncoder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=12)
+parser.add_argument("--limit", type=int, default=None, help="first N training pairs")
 args = parser.parse_args()
 
 X_train, y_train = fetch_mams("category", "train")
+X_train, y_train = X_train[: args.limit], y_train[: args.limit]
 clf = AspectAttentionClassifier(
     variant="at",
     encoder=LSTMEncoder(embeddings=glove_or_download()),

@@ -21,10 +21,12 @@ from aspectattn.datasets import fetch_semeval2016
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=30)
+parser.add_argument("--limit", type=int, default=None, help="first N training pairs")
 args = parser.parse_args()
 
 # 1. (text, term, (start, end)) triples and labels; the test file only scores.
 X_train, y_train = fetch_semeval2016("russian", "train")
+X_train, y_train = X_train[: args.limit], y_train[: args.limit]
 X_test, y_test = fetch_semeval2016("russian", "test")
 print(f"{len(X_train)} train / {len(X_test)} test pairs")
 

@@ -20,10 +20,12 @@ from aspectattn.encoders import LSTMEncoder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=12)
+parser.add_argument("--limit", type=int, default=None, help="first N training pairs")
 args = parser.parse_args()
 
 # 1. Data: (text, aspect) pairs and labels. SemEval-2014 restaurant categories.
 X_train, y_train = fetch_semeval2014(subset="train")
+X_train, y_train = X_train[: args.limit], y_train[: args.limit]
 X_test, y_test = fetch_semeval2014(subset="test")
 
 # 2. Train ATAE-LSTM; 10% of the training sentences choose the best epoch.

@@ -60,9 +60,13 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--embeddings", default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--limit", type=int, default=None, help="first N training pairs"
+    )
     args = parser.parse_args()
 
     X_train, y_train = fetch_semeval2014(subset="train", aspect="category")
+    X_train, y_train = X_train[: args.limit], y_train[: args.limit]
     X_test, y_test = fetch_semeval2014(subset="test", aspect="category")
     print(f"SemEval-2014 restaurants: {len(X_train)} train / {len(X_test)} test pairs")
 

@@ -20,12 +20,14 @@ from aspectattn.viz import attention_html, plot_attention, plot_history
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=12)
+parser.add_argument("--limit", type=int, default=None, help="first N training pairs")
 parser.add_argument("--out", default="attention")
 args = parser.parse_args()
 out = Path(args.out)
 out.mkdir(parents=True, exist_ok=True)
 
 X_train, y_train = fetch_semeval2014(subset="train")
+X_train, y_train = X_train[: args.limit], y_train[: args.limit]
 clf = AspectAttentionClassifier(
     variant="atae",
     encoder=LSTMEncoder(embeddings=glove_or_download()),

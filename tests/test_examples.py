@@ -52,8 +52,8 @@ def run_example(monkeypatch, capsys):
 
 @needs_data
 def test_train_semeval_example(run_example):
-    out = run_example("train_semeval.py", "--epochs", "1")
-    assert "3518 train / 973 test pairs" in out
+    out = run_example("train_semeval.py", "--epochs", "1", "--limit", "600")
+    assert "600 train / 973 test pairs" in out
     assert "test accuracy" in out and "macro-F1" in out
     assert "'service' ->" in out and "waiter" in out
     # the aspect-level defaults, as resolved for categories
@@ -62,14 +62,14 @@ def test_train_semeval_example(run_example):
 
 @needs_data
 def test_quickstart(run_example):
-    out = run_example("quickstart.py", "--epochs", "1")
+    out = run_example("quickstart.py", "--epochs", "1", "--limit", "600")
     assert "test accuracy" in out and "attends to" in out
     assert "identical predictions" in out
 
 
 @requires_shared_data("mams_acsa/train.xml", "glove/glove.6B.50d.100k.txt.gz")
 def test_multi_aspect(run_example):
-    out = run_example("multi_aspect.py", "--epochs", "1")
+    out = run_example("multi_aspect.py", "--epochs", "1", "--limit", "600")
     assert "staff" in out and "food" in out
     assert "with one encoder pass per sentence" in out
 
@@ -88,7 +88,9 @@ def test_grid_search_compares_baselines_and_attention(run_example):
 
 @needs_data
 def test_visualize_attention(run_example, tmp_path):
-    run_example("visualize_attention.py", "--epochs", "1", "--out", tmp_path)
+    run_example(
+        "visualize_attention.py", "--epochs", "1", "--limit", "600", "--out", tmp_path
+    )
     page = (tmp_path / "attention.html").read_text()
     assert "outrageous" in page and "price" in page
     for name in ("attention.png", "history.png"):
@@ -204,8 +206,8 @@ def test_analyze_reviews_example(run_example, tmp_path):
 
 @requires_shared_data("semeval2016_multilingual/restaurants_train_russian.xml.dat")
 def test_other_languages_example(run_example):
-    out = run_example("other_languages.py", "--epochs", "1")
-    assert "3158 train / 969 test pairs" in out
+    out = run_example("other_languages.py", "--epochs", "1", "--limit", "1500")
+    assert "1500 train / 969 test pairs" in out
     assert "language rules: none (the texts are not English)" in out
     assert "'креветкой' is read as 'креветки'" in out  # never seen in training
     assert "'официантка' ->" in out and "attention for 'официантка':" in out
