@@ -51,16 +51,16 @@ def one_torch_thread():
 
 def test_grid_search_on_dask_equals_local(client, pairs, one_torch_thread):
     X, y = pairs
-    estimator = AspectAttentionClassifier(**{**FAST, "max_epochs": 4})
+    estimator = AspectAttentionClassifier(**{**FAST, "max_epochs": 2})
     start = time.perf_counter()
-    local = GridSearchCV(estimator, GRID, cv=3, n_jobs=1).fit(X, y)
+    local = GridSearchCV(estimator, GRID, cv=2, n_jobs=1).fit(X, y)
     local_time = time.perf_counter() - start
     start = time.perf_counter()
     with parallel_backend("dask"):
-        remote = GridSearchCV(estimator, GRID, cv=3).fit(X, y)
+        remote = GridSearchCV(estimator, GRID, cv=2).fit(X, y)
     dask_time = time.perf_counter() - start
     print(
-        f"\ngrid of {len(local.cv_results_['params'])} x 3 folds: "
+        f"\ngrid of {len(local.cv_results_['params'])} x 2 folds: "
         f"n_jobs=1 {local_time:.1f} s, dask (2 workers) {dask_time:.1f} s"
     )
     np.testing.assert_array_equal(
