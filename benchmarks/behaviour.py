@@ -212,6 +212,22 @@ def robustness(model, pairs, labels, clauses, seed: int, prefix: str, variants=(
     return {f"{prefix}ars": 100 * probes["ARS"]} | percents(probes, variants, prefix)
 
 
+def negated(model, pairs, labels, prefix: str) -> dict:
+    """The share of the negation probes of ``pairs`` that ``model`` answers as
+    the annotators would (``prefix + "negated"``, in %): each positive or
+    negative term with its nearest opinion word negated ("not", "never", "far
+    from"; :func:`aspectattn.augment.flip_pairs`), its label reversed."""
+    texts, terms, spans = (list(column) for column in zip(*pairs, strict=True))
+    X, y, target, _ = flip_pairs(
+        texts, terms, spans, list(labels), "positive", "negative", negate=True
+    )
+    X = [x for x, is_target in zip(X, target, strict=True) if is_target]
+    y = np.array(
+        [label for label, is_target in zip(y, target, strict=True) if is_target]
+    )
+    return {f"{prefix}negated": 100 * float(np.mean(model.predict(X) == y))}
+
+
 def _triples(frame) -> list:
     return [
         (t, a, (int(s), int(e)))
@@ -305,7 +321,9 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
     variants = ("RevTgt", "RevNon", "AddDiff")
     out |= robustness(clf, *valid, train, seed, "valid_", variants)
+    out |= negated(clf, *valid, "valid_")
     out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
+    out |= negated(clf, *test, "test_")
     out |= robustness(clf, *test, train, seed, "test_", variants)
     suite = score_behaviour(clf)
     out |= percents(suite, ("MFT", "INV", "DIR"), "suite_")

@@ -274,8 +274,12 @@ def test_all_three_copies_are_each_ones_copies_together(monkeypatch):
         made[how] = sorted(
             zip(data.texts[copies], data.targets[copies].tolist(), strict=True)
         )
-    # negated copies without a teacher: the sure ones ("not great": negative)
-    assert made["negate"] and all(" not great" in t for t, _ in made["negate"])
+    # a negated copy of each sentence: "not great" negative, "never awful" ...
+    negations = ("not", "never", "far from")
+    assert len(made["negate"]) == 40 and all(
+        any(f" {n} {w}" in t for n in negations for w in ("great", "awful"))
+        for t, _ in made["negate"]
+    )
     assert made["flip+join+negate"] == sorted(
         made["flip"] + made["join"] + made["negate"]
     )

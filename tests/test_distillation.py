@@ -512,7 +512,7 @@ def test_detector_learns_unlabelled_texts_from_its_teacher():
 
 
 # ------------------------------------------------------- counterfactual copies
-def test_negated_copies_put_not_before_the_opinion_word():
+def test_negated_copies_put_a_negation_before_the_opinion_word():
     from aspectattn.augment import flip_pairs
 
     text = "Great pasta but the waiter was awful."
@@ -520,35 +520,48 @@ def test_negated_copies_put_not_before_the_opinion_word():
         [text, text], ["pasta", "waiter"], None, ["positive", "negative"],
         "positive", "negative", negate=True,
     )  # fmt: skip
-    assert {x[0] for x in X} == {
+    # the negations in turn, over the copies
+    assert [x[0] for x in X] == [
         "Not great pasta but the waiter was awful.",
-        "Great pasta but the waiter was not awful.",
-    }
-    by = {(x[0].startswith("Not"), x[1]): label for x, label in zip(X, y, strict=True)}
-    assert by[True, "pasta"] == "negative"  # sure: a negated positive opinion
-    assert by[True, "waiter"] == "negative"  # the other term keeps its label
-    assert by[False, "waiter"] is None  # "not awful": the teacher's to label
-    assert by[False, "pasta"] == "positive"
+        "Not great pasta but the waiter was awful.",
+        "Great pasta but the waiter was never awful.",
+        "Great pasta but the waiter was never awful.",
+    ]
+    assert y == ["negative", "negative", "positive", "positive"]
+    assert target.tolist() == [True, False, False, True]
     for (text_, term, span), _ in zip(X, y, strict=True):
         assert text_[span[0] : span[1]] == term  # spans follow the insertion
 
 
-def test_negated_copies_train_on_the_teacher_where_the_rule_is_unsure(monkeypatch):
+@pytest.mark.parametrize(
+    "text",
+    ["The pasta wasn't great.", "The pasta was not great.",
+     "The pasta was never so great.", "No great pasta."],
+)  # fmt: skip
+def test_an_opinion_already_negated_is_not_negated_again(text):
+    from aspectattn.augment import flip_pairs
+
+    X, y, _, _ = flip_pairs(
+        [text], ["pasta"], None, ["negative"], "positive", "negative", negate=True
+    )
+    assert X == [] and y == []
+
+
+def test_negated_copies_train_with_the_annotators_labels(monkeypatch):
     seen = conftest.spy_on_training_data(monkeypatch, AspectAttentionClassifier)
     X = [("the pasta was great", "pasta"), ("the soup was awful", "soup")] * 10
     X = [(f"{t} number {k}", a) for k, (t, a) in enumerate(X)]
     y = ["positive", "negative"] * 10
     params = {**FAST, "aspect_type": "term", "augment": "negate"}
     AspectAttentionClassifier(**params).fit(X, y)
-    taught_ = taught(LexiconTeacher(), AspectAttentionClassifier(**params))
-    taught_.fit(X, y)
-    alone, taught_ = seen
-    copies = slice(alone.n_given, None)
-    # without a teacher only the sure copies ("not great": negative) train
-    assert (alone.targets[copies] == 0).all() and len(alone.texts) == 30
-    # with one, "not awful" too, labelled by the teacher alone (-1)
-    assert len(taught_.texts) == 40 and (taught_.targets[copies] == -1).sum() == 10
-    assert all(" not " in t for t in taught_.texts[copies])
+    (data,) = seen
+    copies = slice(data.n_given, None)
+    made = dict(
+        zip(data.texts[copies], data.classes[data.targets[copies]], strict=True)
+    )
+    assert len(made) == 20 and made["the pasta was not great number 0"] == "negative"
+    assert made["the soup was never awful number 1"] == "positive"
+    assert made["the pasta was far from great number 2"] == "negative"
     with pytest.raises(ValueError, match="negates the opinion next to an aspect"):
         AspectAttentionClassifier(**{**params, "aspect_type": "category"}).fit(
             [("the pasta was great", "food")] * 4, ["positive", "negative"] * 2

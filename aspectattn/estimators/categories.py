@@ -116,13 +116,15 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
         word nearest to the term (and nearer to it than to any other term) is
         replaced by its antonym, with the term's label reversed and the other terms'
         labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
-        terms, English): the same copies with ``"not"`` put before the opinion word
-        instead; the rule is sure of a negated positive opinion only, so a negated
-        negative one ("not awful") is labelled by the ``teacher`` alone, and left out
-        without one; ``"flip+join+negate"`` makes all three. A copy trains only
-        when all its source sentences are on the training side of the validation
-        split, and copies are never scored in validation (the validation scores of
-        settings with and without copies are taken on the same sentences). Needs
+        terms, English): the same copies with a negation put before the opinion word
+        instead ("not", "never", "far from" in turn; a word already negated is left
+        alone), the term's label reversed as SemEval's annotators label negated opinions
+        ("not great" negative, "not awful" positive; measured in
+        :func:`aspectattn.augment.flip_pairs`); ``"flip+join+negate"`` makes all three.
+        A copy trains only when all its source sentences are on the training side of the
+        validation split, and copies are never scored in validation (the validation
+        scores of settings with and without copies are taken on the same sentences).
+        Needs
         the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those labels:
         ``"join"`` for aspect categories; for English aspect terms ``"flip+join"``
         with the LSTM and a pretrained encoder (chosen on validation by accuracy,

@@ -145,13 +145,15 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         word nearest to the term (and nearer to it than to any other term) is
         replaced by its antonym, with the term's label reversed and the other terms'
         labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
-        terms, English): the same copies with ``"not"`` put before the opinion word
-        instead; the rule is sure of a negated positive opinion only, so a negated
-        negative one ("not awful") is labelled by the ``teacher`` alone, and left out
-        without one; ``"flip+join+negate"`` makes all three. A copy trains only
-        when all its source sentences are on the training side of the validation
-        split, and copies are never scored in validation (the validation scores of
-        settings with and without copies are taken on the same sentences). Needs
+        terms, English): the same copies with a negation put before the opinion word
+        instead ("not", "never", "far from" in turn; a word already negated is left
+        alone), the term's label reversed as SemEval's annotators label negated opinions
+        ("not great" negative, "not awful" positive; measured in
+        :func:`aspectattn.augment.flip_pairs`); ``"flip+join+negate"`` makes all three.
+        A copy trains only when all its source sentences are on the training side of the
+        validation split, and copies are never scored in validation (the validation
+        scores of settings with and without copies are taken on the same sentences).
+        Needs
         the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those labels:
         ``"join"`` for aspect categories; for English aspect terms ``"flip+join"``
         with the LSTM and a pretrained encoder (chosen on validation by accuracy,
@@ -449,7 +451,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
 
     def _copies(self, data: TrainingData, augment_: str, rng, teacher: bool):
         """Flipped copies (the opinion next to one term reversed), negated ones
-        (``"not"`` before it) and joined ones (two sentences of opposite
+        (a negation before it) and joined ones (two sentences of opposite
         polarity): ``(texts, aspects, spans, targets, source)``, ``source``
         (n_new, 2) the given pairs each was made from (the same twice for a
         flipped or negated copy; one of each sentence for a joined one); a
@@ -465,13 +467,8 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             sources.append(np.c_[source, source])
         if "negate" in augment_:
             X, y, _, source = augment.flip_pairs(*columns, negate=True)
-            # a negated negative opinion ("not awful") is no sure positive: the
-            # teacher's to label (-1), else left out
-            sure = [k for k, label in enumerate(y) if label is not None]
-            keep = range(len(y)) if teacher else sure
-            made += [X[k] for k in keep]
-            made_labels += [y[k] for k in keep]
-            sources.append(np.c_[source[list(keep)], source[list(keep)]])
+            made, made_labels = made + X, made_labels + y
+            sources.append(np.c_[source, source])
         if "join" in augment_:
             if data.aspect_type == "term":
                 X, y, source = augment.join_pairs(*columns, random_state=rng)
