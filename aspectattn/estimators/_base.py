@@ -387,7 +387,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             values, data.aspect_type, data.labels, data.texts, device
         )
         if values["augment"] is not None:
-            data = self._augmented(data, values["augment"], seed, teaching)
+            data = self._augmented(data, values["augment"], seed)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
         # a teacher to fit is fitted on the sentences validation holds out
@@ -453,10 +453,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         return split_rng, held_out
 
-    def _augmented(self, data: TrainingData, augment: str, seed: int, teaching):
+    def _augmented(self, data: TrainingData, augment: str, seed: int):
         """``data`` with the copies ``augment`` makes (drawn from their own stream),
-        less those equal to a given sentence; ``data`` itself when none is made.
-        ``teaching``: a teacher labels the copies a rule cannot (or None)."""
+        less those equal to a given sentence; ``data`` itself when none is made."""
         missing = P.missing_join_labels(data.labels)
         if missing:
             raise InputError(
@@ -465,10 +464,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 f"labels {list(data.labels)!r}."
             )
         texts, aspects, spans, targets, source = self._copies(
-            data,
-            augment,
-            np.random.default_rng([seed, AUGMENT_STREAM]),
-            teacher=teaching is not None,
+            data, augment, np.random.default_rng([seed, AUGMENT_STREAM])
         )
         # A copy equal to a given sentence (perhaps on the other side of the
         # validation split, with another label) is dropped.
@@ -532,9 +528,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """``X``, ``y`` checked; unlabelled samples only with ``teaching``."""
         raise NotImplementedError
 
-    def _copies(self, data: TrainingData, augment: str, rng, teacher: bool):
-        """``(texts, aspects, spans, targets, source)`` of the copies; with a
-        ``teacher``, also those only it can label (target ``-1``)."""
+    def _copies(self, data: TrainingData, augment: str, rng):
+        """``(texts, aspects, spans, targets, source)`` of the copies."""
         raise NotImplementedError
 
     def _training_dataset(self, pipeline, module_config, data: TrainingData):

@@ -400,7 +400,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             type(self).__name__,
         )
 
-    def _copies(self, data: TrainingData, augment_: str, rng, teacher: bool):
+    def _copies(self, data: TrainingData, augment_: str, rng):
         """Sentences joined by :func:`~aspectattn.augment.join_table` (each source
         keeps its polarities, the other categories not mentioned)."""
         table = np.asarray(data.labels, dtype=object)[data.targets]

@@ -449,13 +449,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             unlabelled=unlabelled,
         )
 
-    def _copies(self, data: TrainingData, augment_: str, rng, teacher: bool):
+    def _copies(self, data: TrainingData, augment_: str, rng):
         """Flipped copies (the opinion next to one term reversed), negated ones
         (a negation before it) and joined ones (two sentences of opposite
         polarity): ``(texts, aspects, spans, targets, source)``, ``source``
         (n_new, 2) the given pairs each was made from (the same twice for a
-        flipped or negated copy; one of each sentence for a joined one); a
-        target ``-1`` where only a teacher can label the copy."""
+        flipped or negated copy; one of each sentence for a joined one)."""
         spans = data.spans or [None] * len(data.texts)
         labels = data.classes[data.targets].tolist()
         columns = (data.texts, data.aspects, spans, labels, "positive", "negative")
@@ -481,11 +480,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             sources.append(source)
         texts, aspects, spans = ([x[k] for x in made] for k in range(3))
         index = {c: k for k, c in enumerate(data.classes.tolist())}
-        # -1: a copy only a teacher labels
-        targets = np.array(
-            [-1 if label is None else index[label] for label in made_labels],
-            dtype=np.intp,
-        )
+        targets = np.array([index[label] for label in made_labels], dtype=np.intp)
         return texts, aspects, spans, targets, np.concatenate(sources)
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
