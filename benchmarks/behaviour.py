@@ -109,8 +109,9 @@ CANDIDATES = {
             "position_dropout": 1.0,
         },
     ),
-    # and "not" before an opinion word (the sure copies alone: "not great" is
-    # negative, "not awful" no sure positive), beside the defaults' copies and prior
+    # and a negation before an opinion word ("not", "never", "far from"; "not
+    # great" negative, "not awful" positive, as the annotators label them),
+    # beside the defaults' copies and prior
     "LSTM: flipped, joined and negated copies": (
         "lstm",
         {"augment": "flip+join+negate", "position_weighting": "learned"},
@@ -146,23 +147,28 @@ CANDIDATES = {
     ),
     # The LSTM taught by MiniLM's defaults (fitted on the same sentences): the
     # student with the LSTM's defaults, or with those before (the linear prior)
-    "taught LSTM: defaults": ("taught", {"position_weighting": "learned"}),
+    # (the taught rows pin the flipped and joined copies the defaults had when
+    # they ran; the LSTM's now add negated ones)
+    "taught LSTM: defaults": (
+        "taught",
+        {"augment": "flip+join", "position_weighting": "learned"},
+    ),
     # the same, and restaurant reviews nobody labelled (SemEval-2015 and MAMS
     # aspect terms with their labels dropped, as benchmarks.distillation has them):
     # restaurant terms only, no laptop reviews are at hand
     "taught LSTM + unlabelled reviews: defaults": (
         "taught + unlabelled",
-        {"position_weighting": "learned"},
+        {"augment": "flip+join", "position_weighting": "learned"},
     ),
     # and the flipped copies of those unlabelled pairs (the opinion next to a
     # term reversed, as augment="flip" makes of labelled ones), which the teacher
     # labels as it labels the rest
     "taught LSTM + unlabelled reviews and their flipped copies: defaults": (
         "taught + unlabelled + flipped",
-        {"position_weighting": "learned"},
+        {"augment": "flip+join", "position_weighting": "learned"},
     ),
-    # and negated copies ("not" before the opinion word) of the labelled and the
-    # unlabelled pairs, which the teacher labels where the rule is not sure
+    # and negated copies of the labelled and the unlabelled pairs (measured when
+    # they put "not" alone and left "not awful" to the teacher)
     "taught LSTM + unlabelled reviews and their flipped and negated copies: "
     "flipped, joined and negated copies": (
         "taught + unlabelled + flipped and negated",
@@ -746,7 +752,8 @@ CATEGORY_PAIR_EXPERIMENT = Experiment(
 #: Candidate -> its tier and settings: the LSTM's defaults, with negated copies,
 #: and MiniLM's defaults (the taught LSTM's teacher: what it can teach).
 VOCABULARY_CANDIDATES = {
-    "LSTM: defaults": ("lstm", {}),
+    # (the copies the LSTM's defaults had when it ran)
+    "LSTM: defaults": ("lstm", {"augment": "flip+join"}),
     "LSTM: flipped, joined and negated copies": (
         "lstm",
         {"augment": "flip+join+negate"},

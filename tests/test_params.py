@@ -375,7 +375,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "position_weighting": "learned",  # the rule's choice for the LSTM's terms
         "bidirectional": True,
         "hidden_size": P.LSTM_SIZE,
-        "augment": "flip+join",  # the rule's choice for the LSTM's terms
+        "augment": "flip+join+negate",  # the rule's choice for the LSTM's terms
         "head_lr": None,
         **P.SCRATCH_TRAINING,
         "precision": "float32",  # no device: the float32 of the models before
@@ -404,7 +404,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     # measured with it); categories have none
     for encoder, copies, prior in [
         ("pretrained", "flip+join", "linear"),
-        ("lstm", "flip+join", "learned"),
+        ("lstm", "flip+join+negate", "learned"),
         ("transformer", None, "linear"),
     ]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)

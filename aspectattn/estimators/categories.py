@@ -124,13 +124,14 @@ class AspectCategoryClassifier(MultiOutputMixin, ClassifierMixin, AspectAttentio
         A copy trains only when all its source sentences are on the training side of the
         validation split, and copies are never scored in validation (the validation
         scores of settings with and without copies are taken on the same sentences).
-        Needs
-        the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those labels:
-        ``"join"`` for aspect categories; for English aspect terms ``"flip+join"``
-        with the LSTM and a pretrained encoder (chosen on validation by accuracy,
-        then robustness: :data:`~aspectattn.params.TERM_COPIES`), none with the
-        transformer (not measured) or in other languages (the copies reverse English
-        opinion words); without those labels, none. See ``resolved_params_``.
+        Needs the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those
+        labels:
+        ``"join"`` for aspect categories; for English aspect terms
+        ``"flip+join+negate"`` with the LSTM and ``"flip+join"`` with a pretrained
+        encoder (chosen on validation by accuracy, then robustness:
+        :data:`~aspectattn.params.TERM_COPIES`), none with the transformer
+        (not measured) or in other languages (the copies reverse English opinion
+        words); without those labels, none. See ``resolved_params_``.
     optimizer : Optimizer or {"adam", "adamw", "adagrad", "sgd"}, default="adam"
         How the steps are taken, with its own parameters
         (:class:`~aspectattn.training.Optimizer`): the torch optimizer

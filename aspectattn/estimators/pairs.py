@@ -153,13 +153,14 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         A copy trains only when all its source sentences are on the training side of the
         validation split, and copies are never scored in validation (the validation
         scores of settings with and without copies are taken on the same sentences).
-        Needs
-        the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those labels:
-        ``"join"`` for aspect categories; for English aspect terms ``"flip+join"``
-        with the LSTM and a pretrained encoder (chosen on validation by accuracy,
-        then robustness: :data:`~aspectattn.params.TERM_COPIES`), none with the
-        transformer (not measured) or in other languages (the copies reverse English
-        opinion words); without those labels, none. See ``resolved_params_``.
+        Needs the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those
+        labels:
+        ``"join"`` for aspect categories; for English aspect terms
+        ``"flip+join+negate"`` with the LSTM and ``"flip+join"`` with a pretrained
+        encoder (chosen on validation by accuracy, then robustness:
+        :data:`~aspectattn.params.TERM_COPIES`), none with the transformer
+        (not measured) or in other languages (the copies reverse English opinion
+        words); without those labels, none. See ``resolved_params_``.
     antonyms : dict or None, default=None
         The opinion words ``augment="flip"`` swaps, lower-case word -> antonym;
         ``None`` uses :data:`aspectattn.augment.OPINION_ANTONYMS`.

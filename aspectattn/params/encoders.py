@@ -17,13 +17,13 @@ ENCODERS = {
         "aspectattn.nn.encoders.lstm:LSTMEncoder",
         ("words", "lstm"),
         "LSTM",
-        # flipped and joined copies of English terms and a position prior
-        # learned per distance from the term: chosen on validation by accuracy,
-        # then robustness, with its own word vectors; the detector's mentioned
-        # cells weighted 2, by the same rule (benchmarks/behaviour.py)
+        # flipped, joined and negated copies of English terms and a position
+        # prior learned per distance from the term: chosen on validation by
+        # accuracy, then robustness, with its own word vectors; the detector's
+        # mentioned cells weighted 2, by the same rule (benchmarks/behaviour.py)
         Recipe(
             SCRATCH_RECIPE.training,
-            term_copies="flip+join",
+            term_copies="flip+join+negate",
             mention_weight=2.0,
             term_position="learned",
         ),
