@@ -752,8 +752,10 @@ CATEGORY_PAIR_EXPERIMENT = Experiment(
 #: Candidate -> its tier and settings: the LSTM's defaults, with negated copies,
 #: and MiniLM's defaults (the taught LSTM's teacher: what it can teach).
 VOCABULARY_CANDIDATES = {
-    # (the copies the LSTM's defaults had when it ran)
-    "LSTM: defaults": ("lstm", {"augment": "flip+join"}),
+    "LSTM: flipped and joined copies (the defaults before)": (
+        "lstm",
+        {"augment": "flip+join"},
+    ),
     "LSTM: flipped, joined and negated copies": (
         "lstm",
         {"augment": "flip+join+negate"},

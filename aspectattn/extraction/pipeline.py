@@ -63,7 +63,7 @@ class AspectSentimentPipeline(TermsEndToEnd, MetaEstimatorMixin, BaseEstimator):
     >>> y = [[(4, 9, "positive")], [(4, 10, "negative")], []] * 10
     >>> pipeline = AspectSentimentPipeline(
     ...     AspectTermExtractor(lr=0.01, max_epochs=20, random_state=0),
-    ...     AspectAttentionClassifier(max_epochs=10, random_state=0),
+    ...     AspectAttentionClassifier(max_epochs=20, random_state=0),
     ... ).fit(texts, y)
     >>> [found] = pipeline.predict(["The pasta was great."])
     >>> [(t["term"], t["polarity"]) for t in found]
