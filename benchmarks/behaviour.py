@@ -22,7 +22,10 @@ split from it) and scores:
 - on the other 10% (**validation**, what chooses): accuracy, and the Aspect
   Robustness Score of ARTS-style probes made from those sentences (RevTgt,
   RevNon, AddDiff; :mod:`aspectattn.evaluation.arts`, AddDiff's clauses from the
-  training side);
+  training side), and the share of negation probes answered right (each
+  positive or negative term's opinion negated by
+  :func:`aspectattn.augment.flip_pairs`, its label reversed; logged, in the
+  records since the negated copies' runs);
 - on the test side (**reported**, chooses nothing): accuracy, the pairs whose
   sentence has aspects that disagree, the ARS of the test probes, and the
   behavioural suite's MFT / INV / DIR (:mod:`aspectattn.evaluation.suite`).
