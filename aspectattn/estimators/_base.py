@@ -165,6 +165,40 @@ class TrainingData:
         return [(self.texts[k], self.aspects[k], self.spans[k]) for k in rows]
 
 
+#: The ``augment`` entry of both estimators' docstrings (their ``%(augment)s``).
+_AUGMENT_DOC = """\
+augment : str or None, default="auto"
+        ``"auto"``, None (no copies), ``"flip"``, ``"join"``, ``"flip+join"``,
+        ``"negate"`` or ``"flip+join+negate"``: add training data made from the
+        training sentences, so that the model learns to follow each aspect rather
+        than the sentence's overall tone. ``"join"``:
+        each sentence whose aspects are all positive (or all negative) joined with a
+        random one of the opposite polarity that shares none of its aspects,
+        ``"<one>, but <other>"``, every aspect keeping its label (categories:
+        :func:`aspectattn.augment.join_categories`, the detector's table:
+        :func:`~aspectattn.augment.join_table`, terms:
+        :func:`~aspectattn.augment.join_pairs`). ``"flip"`` (aspect terms only): for
+        each positive or negative term, a copy of its sentence in which the opinion
+        word nearest to the term (and nearer to it than to any other term) is
+        replaced by its antonym, with the term's label reversed and the other terms'
+        labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
+        terms, English): the same copies with a negation put before the opinion word
+        instead ("not", "never", "far from" in turn; a word already negated is left
+        alone), the term's label reversed as SemEval's annotators label negated opinions
+        ("not great" negative, "not awful" positive; measured in
+        :func:`aspectattn.augment.flip_pairs`); ``"flip+join+negate"`` makes all three.
+        A copy trains only when all its source sentences are on the training side of the
+        validation split, and copies are never scored in validation (the validation
+        scores of settings with and without copies are taken on the same sentences).
+        Needs the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those
+        labels: ``"join"`` for aspect categories; for English aspect terms
+        ``"flip+join+negate"`` with the LSTM and ``"flip+join"`` with a pretrained
+        encoder (chosen on validation by accuracy, then robustness:
+        :data:`~aspectattn.params.TERM_COPIES`), none with the transformer
+        (not measured) or in other languages (the copies reverse English opinion
+        words); without those labels, none. See ``resolved_params_``."""
+
+
 class AspectAttentionBase(FittedState, BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
@@ -190,6 +224,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "unseen_words": None,
     }
     _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("%(augment)s", _AUGMENT_DOC)
 
     def __sklearn_tags__(self):
         tags = text_tags(super().__sklearn_tags__())
