@@ -20,7 +20,7 @@ from ..nn.ops import distillation_loss
 from ..text.tokens import EncodedTexts
 from .inputs import Encoded, padded_batch, token_rows
 from .reading import PREDICT_BATCH, batch_terms
-from .words import decode
+from .words import TAGS, decode
 
 __all__ = [
     "TagDataset",
@@ -219,7 +219,8 @@ class JointDataset(TagDataset):
                 )
             )
         if self.teacher_tags is not None:
-            soft = np.full((*tags.shape, 3), np.nan, dtype=np.float32)  # (B, T, K)
+            # (B, T, K): NaN where the teacher says nothing of a token
+            soft = np.full((*tags.shape, len(TAGS)), np.nan, dtype=np.float32)
             for row, i in enumerate(index):
                 soft[row, : len(self.teacher_tags[i])] = self.teacher_tags[i]
             y["teacher_tags"] = torch.from_numpy(soft)

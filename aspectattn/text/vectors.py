@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import _short
 from ..exceptions import MissingDependencyError
 
 __all__ = [
@@ -167,14 +168,10 @@ def _read_lines_one_by_one(path: Path, lines, dim: int):
         except ValueError:
             raise ValueError(
                 f"{path.name}, line {number}: expected a word and {dim} finite "
-                f"numbers, got {_short_line(line)!r}"
+                f"numbers, got {_short(line)}"
             ) from None
         words.append(parts[0])
     return words, values.ravel()
-
-
-def _short_line(line: str, limit: int = 60) -> str:
-    return line if len(line) <= limit else line[:limit] + "..."
 
 
 #: The first four bytes of a Facebook fastText ``.bin`` (int32 793712314).
