@@ -248,6 +248,30 @@ def test_copies_come_from_the_training_sentences_alone(joint, opinions):
     assert joint.resolved_params_ == load_roundtrip(joint).resolved_params_
 
 
+def test_negated_copies_reverse_the_negated_terms_polarity(opinions):
+    """augment="negate" puts a negation before the opinion word next to one
+    term and reverses that term's polarity alone."""
+    texts, y = opinions
+    model = AspectSentimentExtractor(**{**FAST, "augment": "negate"})
+    model.resolved_params_ = {"augment": "negate"}
+    made, spans = model._copies(texts, y, np.ones(len(texts), bool), seed=0)
+    assert made and not set(made) & set(texts)
+    source = {t.lower(): dict(_terms(t, s)) for t, s in zip(texts, y, strict=True)}
+    negations = ("not", "never", "far from")
+    for text, terms in zip(made, spans, strict=True):
+        words = text.lower()
+        negation = next(n for n in negations if f" was {n} " in words)
+        original = source[words.replace(f" was {negation} ", " was ", 1)]
+        labels = dict(_terms(text, terms))
+        changed = [term for term in labels if labels[term] != original[term]]
+        assert len(changed) == 1  # the negated term's alone, reversed
+    assert {n for n in negations if any(f" {n} " in t for t in made)} == set(negations)
+
+
+def _terms(text, spans):
+    return [(text[a:b], label) for a, b, label in spans]
+
+
 def load_roundtrip(model):
     import tempfile
     from pathlib import Path

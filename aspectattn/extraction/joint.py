@@ -101,7 +101,7 @@ CONFLICT = "conflict"
 #: The copies ``augment`` can make, and what ``"auto"`` makes for English with
 #: the labels "positive" and "negative" (none otherwise: the copies reverse
 #: English opinion words and join with English connectives).
-AUGMENTATIONS = ("flip", "join", "flip+join")
+AUGMENTATIONS = ("flip", "join", "flip+join", "negate", "flip+join+negate")
 AUTO_AUGMENT = "flip+join"
 
 
@@ -141,12 +141,16 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
     polarity_weight : float, default=1.0
         The weight of the polarities' cross-entropy beside the tags' in the
         loss.
-    augment : {"auto", "flip", "join", "flip+join"} or None, default="auto"
+    augment : {"auto", "flip", "join", "flip+join", "negate", "flip+join+negate"} \
+            or None, default="auto"
         Train on copies of the training sentences too, as the classifiers do
         (:mod:`aspectattn.augment`): ``"flip"``, each with the opinion word next
         to one term swapped for its antonym (that term's polarity reversed, the
         others' kept); ``"join"``, two sentences whose terms disagree joined
-        into one ("..., but ..."). Copies never enter the validation share.
+        into one ("..., but ..."); ``"negate"``, a negation put before that
+        word instead ("not", "never", "far from"; the term's polarity
+        reversed, as SemEval's annotators label negated opinions). Copies
+        never enter the validation share.
         ``"auto"``: ``"flip+join"`` for English (``language_``) with the labels
         "positive" and "negative", else none.
     validation_fraction : float, default=0.1
@@ -383,7 +387,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         return AUTO_AUGMENT if has_labels and self.language_ == "en" else None
 
     def _copies(self, texts, spans, train, seed: int) -> tuple[list, list]:
-        """Flipped and joined copies of the ``train`` sentences (see
+        """Flipped, negated and joined copies of the ``train`` sentences (see
         ``augment``), each with all its terms; none equal to a given sentence."""
         augment = self.resolved_params_["augment"]
         if augment is None:
@@ -399,6 +403,10 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         made = []
         if "flip" in augment:
             made += augment_module.flip_pairs(*columns, "positive", "negative")[:2]
+        if "negate" in augment:
+            made += augment_module.flip_pairs(
+                *columns, "positive", "negative", negate=True
+            )[:2]
         if "join" in augment:
             rng = np.random.default_rng([seed, AUGMENT_STREAM])
             X, y, _ = augment_module.join_pairs(
@@ -414,8 +422,8 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         if not sentences and self.augment != "auto":
             warnings.warn(
                 f"augment={augment!r} in {type(self).__name__} made no new sentence "
-                "(no opinion word next to a term to flip, no sentences of opposite "
-                "polarity to join); training on the given ones only.",
+                "(no opinion word next to a term to flip or negate, no sentences "
+                "of opposite polarity to join); training on the given ones only.",
                 AspectAttnWarning,
                 stacklevel=4,
             )
