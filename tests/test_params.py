@@ -402,15 +402,21 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     # none outside English, whose opinion words they reverse
     # and their position prior (the LSTM's chosen by the rule, the others' not
     # measured with it); categories have none
-    for encoder, copies, prior in [
-        ("pretrained", "flip+join", "linear"),
-        ("lstm", "flip+join+negate", "learned"),
-        ("transformer", None, "linear"),
+    # and the pretrained encoder's terms as a second segment too, which then
+    # batches pairs (each pair is its own encoder pass)
+    for encoder, copies, prior, given in [
+        ("pretrained", "flip+join+negate", "linear", "pair"),
+        ("lstm", "flip+join+negate", "learned", None),
+        ("transformer", None, "linear", None),
     ]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
         assert (got["augment"], got["position_weighting"]) == (copies, prior)
+        assert got.get("pretrained_input") == given
+        assert got["batch_by"] == ("pair" if given == "pair" else "sentence")
         got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
         assert got["position_weighting"] == "none"
+        assert got.get("pretrained_input") == (given and "vector")
+        assert got["batch_by"] == "sentence"
     pretrained = {**values, "encoder": "pretrained"}
     for language in ("es", "tr"):
         got = P.resolve_auto({**pretrained, "language": language}, "term", labels)

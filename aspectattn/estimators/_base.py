@@ -77,6 +77,10 @@ def resolve_seed(random_state) -> int:
     return int(random_state.integers(2**31 - 1))  # np.random.Generator
 
 
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"
+
+
 def resolve_device(device: str) -> str:
     """``"auto"`` -> ``"cuda"`` when available, else ``"cpu"``; a CUDA device
     asked for where there is none is an error."""
@@ -359,9 +363,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
 
     def _resolved_record(self, values: dict) -> dict:
         """``resolved_params_``: the value of each of the estimator's parameters
-        that can be ``"auto"``, as this fit used it."""
+        that can be ``"auto"``, as this fit used it (those its encoder does not
+        read, left ``"auto"``, left out)."""
         return {
-            name: values[name] for name in P.AUTO_PARAMS if name in self._table_names
+            name: value
+            for name in P.AUTO_PARAMS
+            if name in self._table_names
+            and not _is_auto(value := values.get(name, "auto"))
         }
 
     def _derived_record(self, aspect_type: str) -> dict:

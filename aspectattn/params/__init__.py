@@ -170,6 +170,7 @@ def warn_unused(
 AUTO_PARAMS = (
     "language",
     "aspect_type",
+    "pretrained_input",
     "batch_by",
     "final_state",
     "position_weighting",
@@ -231,10 +232,13 @@ def resolve_auto(
     opposite polarity
     (``augment="join"``), which needs the labels ``"positive"`` and
     ``"negative"``; for English aspect terms with those labels, the encoder's
-    copies (its recipe's ``term_copies``: flipped opinions and joined sentences
+    copies (its recipe's ``term_copies``: flipped, negated and joined sentences
     for the LSTM and the pretrained encoder), chosen by validation accuracy, then
-    validation robustness (``benchmarks/behaviour.py``). ``batch_by``: whole
-    sentences when the encoder does not see the aspect. The training settings
+    validation robustness (``benchmarks/behaviour.py``). ``pretrained_input``:
+    the recipe's ``term_input`` for aspect terms (the term also as a second
+    segment for the pretrained encoder, chosen by the same rule), the query
+    alone for categories. ``batch_by``: whole sentences when the encoder does
+    not see the aspect. The training settings
     (``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
     ``lr_schedule``, ``freeze_embeddings``), ``head_lr`` and ``precision``
     (``"bfloat16"`` where the recipe says so and the resolved ``device`` computes
@@ -257,6 +261,7 @@ def resolve_auto(
         "aspect_type": aspect_type,
         "final_state": "term" if term else False,
         "position_weighting": recipe.term_position if term else "none",
+        "pretrained_input": recipe.term_input if term else "vector",
         "bidirectional": term,
         "hidden_size": LSTM_SIZE,
         "head_lr": recipe.head_lr,
@@ -267,7 +272,9 @@ def resolve_auto(
     }
     resolved = {}
     for name in AUTO_PARAMS:
-        if name not in values:
+        if name not in values or (
+            name == "pretrained_input" and values.get("encoder") != "pretrained"
+        ):  # (the pretrained encoder's alone)
             continue
         value = values[name]
         if not (isinstance(value, str) and value == "auto"):

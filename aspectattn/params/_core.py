@@ -82,6 +82,10 @@ class Recipe:
     #: ``position_weighting`` for aspect terms: the attention's prior from the
     #: term's position (categories have none).
     term_position: str = "linear"
+    #: ``pretrained_input`` for aspect terms: the term as the attention's query
+    #: alone (``"vector"``) or also as a second segment (``"pair"``); categories
+    #: read ``"vector"``.
+    term_input: str = "vector"
 
 
 #: The recipe of encoders trained from scratch: Wang et al.'s dropout, Adam's

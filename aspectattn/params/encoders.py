@@ -42,9 +42,10 @@ ENCODERS = {
         # warm-up and linear decay, batches of 24, a few epochs (the rate, epochs
         # and schedule chosen on validation, benchmarks/pretrained.py); the
         # aspect vectors, attention and classifier at 1e-3 (MiniLM, MAMS-ACSA
-        # validation: 67.1 -> 74.0 at seed 0); the copies as the LSTM's
-        # (benchmarks/behaviour.py); bfloat16 where the device computes it; the
-        # detector's mention weight not measured (1).
+        # validation: 67.1 -> 74.0 at seed 0); for English terms the copies as
+        # the LSTM's, the term also as a second segment (chosen on validation by
+        # accuracy, then robustness, benchmarks/behaviour.py); bfloat16 where
+        # the device computes it; the detector's mention weight not measured (1).
         Recipe(
             dict(
                 freeze_embeddings=True,
@@ -56,7 +57,8 @@ ENCODERS = {
                 lr_schedule="linear",
             ),
             head_lr=1e-3,
-            term_copies="flip+join",
+            term_copies="flip+join+negate",
+            term_input="pair",
             bfloat16=True,
         ),
     ),
@@ -171,11 +173,12 @@ PARAMS = [
     ),
     Param(
         "pretrained_input",
-        "vector",
-        [StrOptions({"vector", "pair"})],
+        "auto",
+        [StrOptions({"auto", "vector", "pair"})],
         "pairs",
-        "aspect as attention query only, or also as a second segment",
-        type='{"vector", "pair"}',
+        "aspect as attention query only, or also as a second segment (auto: "
+        "pair for terms, vector for categories)",
+        type='{"auto", "vector", "pair"}',
         needs=("pretrained",),
     ),
 ]
