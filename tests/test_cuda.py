@@ -29,6 +29,16 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUD
 JOINT = {**FAST_EXTRACTOR, "max_epochs": 10}
 
 
+def tiny_pretrained(checkpoint) -> dict:
+    """Two short epochs of the tests' tiny checkpoint."""
+    return dict(
+        encoder=PretrainedEncoder(str(checkpoint)),
+        max_epochs=2,
+        batch_size=16,
+        random_state=0,
+    )
+
+
 def same_after_reload(model, answer, tmp_path):
     """``answer(model)`` equals ``answer`` of its pickle and of its model file."""
     expected = answer(model)
@@ -59,12 +69,7 @@ def test_a_pretrained_classifier_trains_in_bfloat16_on_the_gpu(
     tiny_checkpoint, tmp_path
 ):
     X, y = make_pairs(40, seed=0)
-    clf = AspectAttentionClassifier(
-        encoder=PretrainedEncoder(str(tiny_checkpoint)),
-        max_epochs=2,
-        batch_size=16,
-        random_state=0,
-    ).fit(X, y)
+    clf = AspectAttentionClassifier(**tiny_pretrained(tiny_checkpoint)).fit(X, y)
     assert clf.device_ == "cuda"
     proba = same_after_reload(clf, lambda m: m.predict_proba(X), tmp_path)
     assert np.isfinite(proba).all()
@@ -123,10 +128,6 @@ def test_a_joint_model_learns_from_a_teacher_on_the_gpu():
 
 def test_a_pretrained_joint_model_trains_on_the_gpu(tiny_checkpoint):
     texts, y = make_opinions(40, seed=0)
-    joint = AspectSentimentExtractor(
-        encoder=PretrainedEncoder(str(tiny_checkpoint)),
-        max_epochs=2,
-        batch_size=16,
-        random_state=0,
-    ).fit(texts, y)
+    joint = AspectSentimentExtractor(**tiny_pretrained(tiny_checkpoint))
+    joint.fit(texts, y)
     assert len(joint.predict(texts)) == len(texts)
