@@ -226,8 +226,9 @@ NOTE = (
     "validation or test terms; suite MFT: the behavioural suite on the data "
     "set's domain; negation probes: each gold term with its opinion word "
     'negated ("not", "never", "far from"), its polarity reversed '
-    "(benchmarks.behaviour's); suite negated items: the suite's negation test, "
-    "all domains. Chosen per tier (LSTM, MiniLM): of the candidates whose mean "
+    "(benchmarks.behaviour's); suite negated items: the suite's negation test "
+    "on the data set's domain. Chosen per tier (LSTM, MiniLM): of the "
+    "candidates whose mean "
     "validation end-to-end F1 is within one standard deviation of the best "
     "one's on both data sets, the best mean validation ARS, then F1. The "
     "two-part pipeline with the LSTM "

@@ -196,8 +196,8 @@ augment : str or None, default="auto"
         scores of settings with and without copies are taken on the same sentences).
         Needs the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those
         labels: ``"join"`` for aspect categories; for English aspect terms
-        ``"flip+join+negate"`` with the LSTM and ``"flip+join"`` with a pretrained
-        encoder (chosen on validation by accuracy, then robustness:
+        ``"flip+join+negate"`` with the LSTM and a pretrained encoder (chosen on
+        validation by accuracy, then robustness:
         :data:`~aspectattn.params.TERM_COPIES`), none with the transformer
         (not measured) or in other languages (the copies reverse English opinion
         words); without those labels, none. See ``resolved_params_``."""
