@@ -77,10 +77,6 @@ def resolve_seed(random_state) -> int:
     return int(random_state.integers(2**31 - 1))  # np.random.Generator
 
 
-def _is_auto(value) -> bool:
-    return isinstance(value, str) and value == "auto"
-
-
 def resolve_device(device: str) -> str:
     """``"auto"`` -> ``"cuda"`` when available, else ``"cpu"``; a CUDA device
     asked for where there is none is an error."""
@@ -369,7 +365,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             name: value
             for name in P.AUTO_PARAMS
             if name in self._table_names
-            and not _is_auto(value := values.get(name, "auto"))
+            and not P.is_auto(value := values.get(name, "auto"))
         }
 
     def _derived_record(self, aspect_type: str) -> dict:

@@ -61,6 +61,7 @@ from .encoders import ENCODER_GROUPS, ENCODERS, LSTM_SIZE
 
 __all__ = [
     "AUTO_PARAMS",
+    "is_auto",
     "resolve_auto",
     "check_resolved",
     "Param",
@@ -214,6 +215,12 @@ def missing_join_labels(labels) -> list[str]:
     return sorted(JOIN_LABELS - {str(label) for label in labels})
 
 
+def is_auto(value) -> bool:
+    """Whether ``value`` is the string ``"auto"`` (a value ``fit`` resolves); a
+    value of another type, an array say, never is."""
+    return isinstance(value, str) and value == "auto"
+
+
 def resolve_auto(
     values: dict, aspect_type: str, labels=None, texts=None, device=None
 ) -> dict:
@@ -277,7 +284,7 @@ def resolve_auto(
         ):  # (the pretrained encoder's alone)
             continue
         value = values[name]
-        if not (isinstance(value, str) and value == "auto"):
+        if not is_auto(value):
             resolved[name] = value
         elif name == "batch_by":
             sees = ModelConfig.from_params({**values, **resolved}).encoder_sees_aspect(
@@ -353,9 +360,7 @@ def check_resolved(record) -> dict:
     if not isinstance(record, dict) or not set(record) <= set(AUTO_PARAMS):
         raise ValueError(f"resolved_params_ must map some of {list(AUTO_PARAMS)}")
     for name, value in record.items():
-        if (isinstance(value, str) and value == "auto") or not satisfies(
-            value, TABLE[name].constraints
-        ):
+        if is_auto(value) or not satisfies(value, TABLE[name].constraints):
             raise ValueError(f"resolved_params_[{name!r}] is not a valid {name}")
     return dict(record)
 
