@@ -28,6 +28,9 @@ __all__ = [
     "flip_opinions",
     "flip_pairs",
     "join_pairs",
+    "flip_text",
+    "flip_categories",
+    "flip_table",
     "OPINION_ANTONYMS",
     "OPINION_PAIRS",
     "NEGATIONS",
@@ -295,14 +298,7 @@ def join_categories(texts, categories, labels, positive, negative, random_state=
         For each new pair, the given pair it was copied from and a pair of the
         other sentence joined to it.
     """
-    members: dict[str, dict] = {}
-    for i, text in enumerate(texts):
-        members.setdefault(text, {})[categories[i]] = i  # a repeated pair: once
-    groups = []
-    for text, cats in members.items():
-        polarity = {labels[i] for i in cats.values()}
-        if len(polarity) == 1 and polarity <= {positive, negative}:
-            groups.append((polarity.pop(), (text, cats)))
+    groups = _one_tone_sentences(texts, categories, labels, positive, negative)
     rng = np.random.default_rng(random_state)
     X_new, y_new, source, made = [], [], [], set()
     for first, second in _opposite_partners(groups, positive, negative, rng):
@@ -339,12 +335,7 @@ def join_table(texts, table, not_mentioned, positive, negative, random_state=Non
     source : ndarray of shape (n_new, 2) int
         The two rows each new sentence was joined from.
     """
-    groups = []
-    for i, row in enumerate(table):
-        mentioned = {k: v for k, v in enumerate(row) if v != not_mentioned}
-        polarity = set(mentioned.values())
-        if len(polarity) == 1 and polarity <= {positive, negative}:
-            groups.append((polarity.pop(), (texts[i], {k: i for k in mentioned})))
+    groups = _one_tone_rows(table, texts, not_mentioned, positive, negative)
     rng = np.random.default_rng(random_state)
     texts_new, rows, source = [], [], []
     for first, second in _opposite_partners(groups, positive, negative, rng):
@@ -359,6 +350,34 @@ def join_table(texts, table, not_mentioned, positive, negative, random_state=Non
         source.append((a, b))
     table_new = np.array(rows, dtype=object).reshape(-1, table.shape[1])
     return texts_new, table_new, np.array(source, dtype=np.intp).reshape(-1, 2)
+
+
+def _one_tone_sentences(texts, categories, labels, positive, negative) -> list:
+    """``(polarity, (text, {category: pair}))`` for each distinct text whose
+    categories all carry ``positive`` (or all ``negative``); a repeated pair is
+    one."""
+    members: dict[str, dict] = {}
+    for i, text in enumerate(texts):
+        members.setdefault(text, {})[categories[i]] = i
+    groups = []
+    for text, cats in members.items():
+        polarity = {labels[i] for i in cats.values()}
+        if len(polarity) == 1 and polarity <= {positive, negative}:
+            groups.append((polarity.pop(), (text, cats)))
+    return groups
+
+
+def _one_tone_rows(table, texts, not_mentioned, positive, negative) -> list:
+    """``(polarity, (text, {column: row}))`` for each row of the detector's
+    ``table`` whose mentioned categories all carry ``positive`` (or all
+    ``negative``)."""
+    groups = []
+    for i, row in enumerate(table):
+        mentioned = {k: v for k, v in enumerate(row) if v != not_mentioned}
+        polarity = set(mentioned.values())
+        if len(polarity) == 1 and polarity <= {positive, negative}:
+            groups.append((polarity.pop(), (texts[i], {k: i for k in mentioned})))
+    return groups
 
 
 def _sentences(texts, terms, spans):
@@ -520,13 +539,7 @@ def flip_pairs(
             _, k = min(candidates)
             a, b = words[k]
             word = text[a:b]
-            if negate:  # "great" -> "not great", "Great" -> "Not great"
-                negation = next(negations)
-                head = _match_case(negation, word)
-                keep = word.isupper() or head == negation
-                new_word = f"{head} {word if keep else word[:1].lower() + word[1:]}"
-            else:
-                new_word = _match_case(antonyms[word.lower()], word)
+            new_word = _reversed(word, antonyms, next(negations) if negate else None)
             new_text = text[:a] + new_word + text[b:]
             shift = len(new_word) - (b - a)
             for j in place:
@@ -537,3 +550,107 @@ def flip_pairs(
                 target.append(is_target)
                 source.append(j)
     return X_new, y_new, np.array(target, dtype=bool), np.array(source, dtype=np.intp)
+
+
+def _reversed(word: str, antonyms: dict, negation: str | None) -> str:
+    """Opinion ``word`` reversed: its antonym, or ``negation`` before it
+    ("great" -> "not great", "Great" -> "Not great")."""
+    if negation is None:
+        return _match_case(antonyms[word.lower()], word)
+    head = _match_case(negation, word)
+    keep = word.isupper() or head == negation
+    return f"{head} {word if keep else word[:1].lower() + word[1:]}"
+
+
+def flip_text(text: str, antonyms: dict | None = None, negation: str | None = None):
+    """``text`` with its opinion reversed: every opinion word (a key of
+    ``antonyms``, :data:`OPINION_ANTONYMS` by default) swapped for its antonym,
+    or, with ``negation`` (one of :data:`NEGATIONS`), that negation put before
+    each. None when the text has no opinion word, or, negating, when one is
+    negated already ("not bad" negated again is no plain reverse)."""
+    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
+    words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
+    opinion = [k for k, (a, b) in enumerate(words) if text[a:b].lower() in antonyms]
+    if not opinion or (
+        negation is not None and any(_negated(text, words, k) for k in opinion)
+    ):
+        return None
+    for k in reversed(opinion):  # from the end: the offsets before stay valid
+        a, b = words[k]
+        text = text[:a] + _reversed(text[a:b], antonyms, negation) + text[b:]
+    return text
+
+
+def _flipped_sentences(groups, antonyms, negate):
+    """``(polarity, members, new_text)`` for each one-tone group
+    (``(polarity, (text, members))``) whose text :func:`flip_text` reverses;
+    negations in turn over the copies."""
+    negations = itertools.cycle(NEGATIONS)
+    for polarity, (text, members) in groups:
+        new_text = flip_text(text, antonyms, next(negations) if negate else None)
+        if new_text is not None:
+            yield polarity, members, new_text
+
+
+def flip_categories(
+    texts, categories, labels, positive, negative, antonyms=None, negate=False
+):
+    """Aspect categories with their opinion reversed, for training: the category
+    form of :func:`flip_pairs`.
+
+    A category has no place in its sentence, so the opinion words that are its
+    own are not known; in a sentence whose categories all carry one polarity
+    (``positive`` or ``negative``) every opinion word is theirs. Each such
+    sentence is copied by :func:`flip_text` (every opinion word swapped for its
+    antonym, or, ``negate=True``, negated: "not", "never", "far from" in turn)
+    and every category's label reversed, as SemEval's annotators label negated
+    opinions (measured in :func:`flip_pairs`). A sentence without an opinion word
+    of ``antonyms`` makes nothing. English: the words and negations are.
+
+    Returns
+    -------
+    X_new : list of (text, category)
+    y_new : list of labels
+    source : ndarray of shape (n_new,) int
+        The given pair each new pair was copied from.
+    """
+    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
+    groups = _one_tone_sentences(texts, categories, labels, positive, negative)
+    flip = {positive: negative, negative: positive}
+    X_new, y_new, source = [], [], []
+    for polarity, cats, text in _flipped_sentences(groups, antonyms, negate):
+        for category, i in cats.items():
+            X_new.append((text, category))
+            y_new.append(flip[polarity])
+            source.append(i)
+    return X_new, y_new, np.array(source, dtype=np.intp)
+
+
+def flip_table(
+    texts, table, not_mentioned, positive, negative, antonyms=None, negate=False
+):
+    """:func:`flip_categories` for the detector's table: each row whose mentioned
+    categories all carry one polarity, its text reversed by :func:`flip_text`
+    and its mentioned categories' polarity reversed (the others stay not
+    mentioned).
+
+    Returns
+    -------
+    texts_new : list of str
+    table_new : ndarray of shape (n_new, n_categories), object
+    source : ndarray of shape (n_new,) int
+        The row each new sentence was copied from.
+    """
+    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
+    groups = _one_tone_rows(table, texts, not_mentioned, positive, negative)
+    flip = {positive: negative, negative: positive}
+    texts_new, rows, source = [], [], []
+    for polarity, columns, text in _flipped_sentences(groups, antonyms, negate):
+        i = next(iter(columns.values()))
+        row = np.array(table[i], dtype=object)
+        row[list(columns)] = flip[polarity]
+        texts_new.append(text)
+        rows.append(row)
+        source.append(i)
+    table_new = np.array(rows, dtype=object).reshape(-1, np.shape(table)[1])
+    return texts_new, table_new, np.array(source, dtype=np.intp)

@@ -52,9 +52,10 @@ import re
 import time
 
 import numpy as np
+import pandas as pd
 
 from aspectattn import AspectAttentionClassifier
-from aspectattn.augment import flip_pairs
+from aspectattn.augment import flip_categories, flip_pairs, flip_table
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import (
     TESTS,
@@ -244,6 +245,17 @@ def negated(model, pairs, labels, prefix: str) -> dict:
         [label for label, is_target in zip(y, target, strict=True) if is_target]
     )
     return {f"{prefix}negated": 100 * float(np.mean(model.predict(X) == y))}
+
+
+def negated_categories(model, pairs, labels, prefix: str) -> dict:
+    """The category form of :func:`negated`: each sentence whose categories
+    all carry one polarity with every opinion word negated
+    (:func:`aspectattn.augment.flip_categories`), their labels reversed."""
+    texts, categories = (list(column) for column in zip(*pairs, strict=True))
+    X, y, _ = flip_categories(
+        texts, categories, list(labels), "positive", "negative", negate=True
+    )
+    return {f"{prefix}negated": 100 * float(np.mean(model.predict(X) == np.array(y)))}
 
 
 def _triples(frame) -> list:
@@ -587,6 +599,12 @@ DETECTOR_CANDIDATES = {
     "LSTM detector: 40 epochs": {**BEFORE, "max_epochs": 40},
     # a missed mention costs twice a false one: chosen, now mention_weight="auto"
     "LSTM detector: joined copies, mentions weighted 2 (the defaults)": {},
+    # categories' counterfactuals: each sentence of one tone with its opinion
+    # words flipped (and negated), beside the joined copies
+    "LSTM detector: flipped and joined copies": {"augment": "flip+join"},
+    "LSTM detector: flipped, joined and negated copies": {
+        "augment": "flip+join+negate"
+    },
 }
 
 
@@ -641,6 +659,12 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
         out |= robustness(
             detector, pairs, labels, clauses, seed, f"{name}_", ("AddDiff",)
         )
+        negated, table, _ = flip_table(
+            texts, Y.to_numpy(object), "none", "positive", "negative", negate=True
+        )
+        out[f"{name}_negated_f1"] = 100 * detector.score(
+            negated, pd.DataFrame(table, columns=Y.columns)
+        )
     pairs, labels = table_pairs(*test)
     out |= pair_scores(pair_answers(detector, pairs), pairs, labels, prefix="test_")
     found = score_detection(detector)
@@ -651,6 +675,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
 DETECTOR_KEYS = [
     ("valid_f1", "valid (category, polarity) F1"),
     ("valid_ars", "valid ARS"),
+    ("valid_negated_f1", "valid negation probes F1"),
     ("test_f1", "test (category, polarity) F1"),
     ("test_accuracy", "test pairs found with their polarity"),
     ("test_disagree_accuracy", "test disagreeing pairs"),
@@ -715,6 +740,10 @@ CATEGORY_PAIR_CANDIDATES = {
     # the category's vector beside every word too: the encoder reads the
     # aspect (one pass per pair, not per sentence); the copies as the defaults'
     "LSTM: ATAE": {"variant": "atae"},
+    # categories' counterfactuals: each sentence of one tone with its opinion
+    # words flipped (and negated), beside the joined copies
+    "LSTM: flipped and joined copies": {"augment": "flip+join"},
+    "LSTM: flipped, joined and negated copies": {"augment": "flip+join+negate"},
 }
 
 
@@ -738,6 +767,7 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
     for name, side in (("valid", valid), ("test", test)):
         out |= robustness(clf, *side, train, seed, f"{name}_")
+        out |= negated_categories(clf, *side, f"{name}_")
     out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
     try:
         suite = score_behaviour(clf, domains=["restaurants", "hotels"])
@@ -759,12 +789,20 @@ CATEGORY_PAIR_NOTE = (
     "on both data sets, so those within on one compete. The test columns and "
     "the suite (SemEval-14 alone: the suite names its categories) choose nothing."
 )
+#: The terms' columns, and the negation probes.
+CATEGORY_PAIR_KEYS = [
+    *KEYS[:2],
+    ("valid_negated", "valid negation probes"),
+    *KEYS[2:5],
+    ("test_negated", "test negation probes"),
+    *KEYS[5:],
+]
 CATEGORY_PAIR_EXPERIMENT = Experiment(
     "behaviour_category_pairs",
     DETECTOR_DATA,
     CATEGORY_PAIR_CANDIDATES,
     category_pair_run,
-    KEYS,  # the terms' columns
+    CATEGORY_PAIR_KEYS,
     CATEGORY_PAIR_NOTE,
     SEEDS,
     choose=table_choose(CATEGORY_PAIR_CANDIDATES, "valid_accuracy"),

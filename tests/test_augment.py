@@ -11,8 +11,11 @@ from sklearn.base import clone
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn.augment import (
+    flip_categories,
     flip_opinions,
     flip_pairs,
+    flip_table,
+    flip_text,
     join_categories,
     join_opposite,
     join_pairs,
@@ -298,13 +301,13 @@ def test_flip_augmentation_errors_and_warnings():
         clone(clf).set_params(augment="shuffle").fit(X, y)
     with pytest.warns(AspectAttnWarning, match="made no new example"):
         clone(clf).set_params(antonyms={"tasty": "bland"}, max_epochs=1).fit(X, y)
-    with pytest.raises(ValueError, match="flips the opinion next to an aspect term"):
+    with pytest.warns(AspectAttnWarning, match="made no new example"):
         AspectAttentionClassifier(
             **{**FAST, "max_epochs": 1}, aspect_type="category", augment="flip"
         ).fit(
-            [("the soup was great", "food"), ("rude staff", "service")],
-            ["positive", "negative"],
-        )  # categories are joined (augment="join"), never flipped
+            [("we waited an hour", "service"), ("the soup came", "food")],
+            ["negative", "positive"],
+        )  # categories flip too, but these sentences hold no opinion word
 
 
 def test_an_augmented_model_round_trips_with_its_antonyms(tmp_path):
@@ -384,11 +387,105 @@ def test_detector_copies_train_only_with_their_sentences_never_validated(
     _check_split(splits)
 
 
-def test_flip_needs_aspect_terms():
+def test_flip_text_reverses_every_opinion_word_or_negates_each():
+    text = "Great pasta, and the waiter was FRIENDLY."
+    assert flip_text(text) == "Terrible pasta, and the waiter was RUDE."
+    assert flip_text(text, negation="never") == (
+        "Never great pasta, and the waiter was NEVER FRIENDLY."
+    )
+    assert flip_text(text, {"great": "lousy"}) == (
+        "Lousy pasta, and the waiter was FRIENDLY."
+    )
+    assert flip_text("the pasta arrived") is None  # no opinion word
+    # a negated opinion is no plain reverse when negated again; swapped, it is
+    assert flip_text("the soup was not bad", negation="not") is None
+    assert flip_text("the soup was not bad") == "the soup was not good"
+
+
+def test_flip_categories_reverses_one_tone_sentences_only():
+    texts = [
+        "the pasta was great and the staff friendly",
+        "the pasta was great and the staff friendly",
+        "the soup was bad but the waiter was nice",
+        "the soup was bad but the waiter was nice",
+        "we waited an hour",
+        "the room was noisy",
+    ]
+    cats = ["food", "service", "food", "service", "service", "ambience"]
+    y = ["positive", "positive", "negative", "positive", "negative", "neutral"]
+    X_new, y_new, source = flip_categories(texts, cats, y, "positive", "negative")
+    assert X_new == [
+        ("the pasta was terrible and the staff rude", "food"),
+        ("the pasta was terrible and the staff rude", "service"),
+    ]  # the disagreeing, the opinion-less and the neutral sentence: no copy
+    assert y_new == ["negative", "negative"] and source.tolist() == [0, 1]
+    X_neg, y_neg, _ = flip_categories(
+        texts, cats, y, "positive", "negative", negate=True
+    )
+    assert X_neg[0][0] == "the pasta was not great and the staff not friendly"
+    assert y_neg == ["negative", "negative"]
+
+
+def test_flip_table_reverses_the_mentioned_categories():
+    texts = [
+        "the pasta was great",
+        "rude staff, awful food",
+        "the soup was bad, nice staff",
+    ]
+    table = np.array(
+        [
+            ["positive", "none"],
+            ["negative", "negative"],
+            ["negative", "positive"],
+        ],
+        dtype=object,
+    )
+    new_texts, new_table, source = flip_table(
+        texts, table, "none", "positive", "negative"
+    )
+    assert new_texts == ["the pasta was terrible", "friendly staff, excellent food"]
+    assert new_table.tolist() == [["negative", "none"], ["positive", "positive"]]
+    assert source.tolist() == [0, 1]
+    empty = flip_table(["we waited"], table[:1], "none", "positive", "negative")
+    assert empty[0] == [] and empty[1].shape == (0, 2) and empty[2].shape == (0,)
+
+
+def test_category_flips_train_only_with_their_sentences_never_validated(
+    monkeypatch,
+):
     from aspectattn import AspectCategoryClassifier
 
-    X, y = make_pairs(20, seed=0)
-    with pytest.raises(ValueError, match="augment='flip' flips the opinion"):
-        AspectAttentionClassifier(**FAST, augment="flip").fit(X, y)  # categories
-    with pytest.raises(ValueError, match="augment='flip\\+join' flips"):
-        AspectCategoryClassifier(**FAST, augment="flip+join").fit(None, None)
+    X, y = make_pairs(120, seed=0, single_share=0.6)
+    splits = _recorded_splits(monkeypatch)
+    params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
+    AspectAttentionClassifier(**params, augment=None).fit(X, y)
+    AspectAttentionClassifier(**params, augment="flip").fit(X, y)
+    copies = _check_split(splits, joined=False)
+    assert copies.sum() > 0
+    texts, Y = make_table(120, 0)
+    splits.clear()
+    params = dict(**{**FAST, "max_epochs": 1}, validation_fraction=0.25)
+    AspectCategoryClassifier(**params, augment=None).fit(texts, Y)
+    AspectCategoryClassifier(**params, augment="flip+join+negate").fit(texts, Y)
+    _check_split(splits)
+
+
+def test_category_copies_are_labelled_reversed(monkeypatch):
+    seen = spy_on_training_data(monkeypatch, AspectAttentionClassifier)
+    X = [("the pasta was great", "food"), ("the waiter was rude", "service")] * 5
+    X = [(f"{t} number {k}", a) for k, (t, a) in enumerate(X)]
+    y = ["positive", "negative"] * 5
+    AspectAttentionClassifier(**FAST, augment="flip+join+negate").fit(X, y)
+    (data,) = seen
+    copies = slice(data.n_given, None)
+    made = dict(
+        zip(
+            zip(data.texts[copies], data.aspects[copies], strict=True),
+            data.classes[data.targets[copies]],
+            strict=True,
+        )
+    )
+    assert made["the pasta was terrible number 0", "food"] == "negative"
+    assert made["the waiter was never rude number 1", "service"] == "positive"
+    joined = [(t, a) for t, a in made if " but " in t or " while " in t]
+    assert joined  # joined copies too, flips and joins made from the given pairs

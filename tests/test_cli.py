@@ -991,11 +991,11 @@ def test_train_augment_flag_for_pairs_and_the_detector(workdir, tmp_path):
     common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
               "--epochs", "1", "--quiet"]  # fmt: skip
     run("train", workdir / "train.csv", "--out", "p.aam", "--variant", "at",
-        "--augment", "join", *common, cwd=tmp_path)  # fmt: skip
-    assert load(tmp_path / "p.aam").augment == "join"
-    bad = run("train", workdir / "train.csv", "--out", "q.aam", "--augment", "flip",
+        "--augment", "flip+join", *common, cwd=tmp_path)  # fmt: skip
+    assert load(tmp_path / "p.aam").augment == "flip+join"
+    bad = run("train", workdir / "train.csv", "--out", "q.aam", "--augment", "flop",
               *common, cwd=tmp_path, check=False)  # fmt: skip
-    assert bad.returncode == 2 and "flips the opinion" in bad.stderr
+    assert bad.returncode == 2 and "'flop'" in bad.stderr
     assert not (tmp_path / "q.aam").exists()
 
 

@@ -562,10 +562,6 @@ def test_negated_copies_train_with_the_annotators_labels(monkeypatch):
     assert len(made) == 20 and made["the pasta was not great number 0"] == "negative"
     assert made["the soup was never awful number 1"] == "positive"
     assert made["the pasta was far from great number 2"] == "negative"
-    with pytest.raises(ValueError, match="negates the opinion next to an aspect"):
-        AspectAttentionClassifier(**{**params, "aspect_type": "category"}).fit(
-            [("the pasta was great", "food")] * 4, ["positive", "negative"] * 2
-        )
 
 
 def test_a_taught_model_works_in_a_pipeline_and_pickles():

@@ -177,14 +177,18 @@ augment : str or None, default="auto"
         ``"<one>, but <other>"``, every aspect keeping its label (categories:
         :func:`aspectattn.augment.join_categories`, the detector's table:
         :func:`~aspectattn.augment.join_table`, terms:
-        :func:`~aspectattn.augment.join_pairs`). ``"flip"`` (aspect terms only): for
+        :func:`~aspectattn.augment.join_pairs`). ``"flip"``: for
         each positive or negative term, a copy of its sentence in which the opinion
         word nearest to the term (and nearer to it than to any other term) is
         replaced by its antonym, with the term's label reversed and the other terms'
-        labels kept (:func:`aspectattn.augment.flip_opinions`). ``"negate"`` (aspect
-        terms, English): the same copies with a negation put before the opinion word
-        instead ("not", "never", "far from" in turn; a word already negated is left
-        alone), the term's label reversed as SemEval's annotators label negated opinions
+        labels kept (:func:`aspectattn.augment.flip_opinions`); for categories,
+        which have no place in the sentence, each sentence whose categories all
+        carry one polarity with every opinion word swapped, every label reversed
+        (:func:`aspectattn.augment.flip_categories`, the detector's table:
+        :func:`~aspectattn.augment.flip_table`). ``"negate"`` (English): the
+        same copies with a negation put before the opinion word instead ("not",
+        "never", "far from" in turn; a word already negated is left alone), the
+        label reversed as SemEval's annotators label negated opinions
         ("not great" negative, "not awful" positive; measured in
         :func:`aspectattn.augment.flip_pairs`); ``"flip+join+negate"`` makes all three.
         A copy trains only when all its source sentences are on the training side of the
@@ -382,19 +386,6 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 f"{type(self).__name__} was given aspect categories. Use "
                 "final_state=True or False."
             )
-        augment = values.get("augment")
-        if (
-            isinstance(augment, str)
-            and ("flip" in augment or "negate" in augment)
-            and aspect_type != "term"
-        ):
-            raise ValueError(
-                f"augment={augment!r} "
-                f"{'flips' if 'flip' in augment else 'negates'} the opinion next to "
-                "an aspect term; "
-                f"{type(self).__name__} was given aspect categories. Use "
-                "augment='join'."
-            )
         config = P.ModelConfig.from_params(values)
         if values["batch_by"] == "sentence" and config.encoder_sees_aspect(aspect_type):
             raise ValueError(
@@ -517,8 +508,8 @@ class AspectAttentionBase(FittedState, BaseEstimator):
             if self.augment != "auto":
                 warnings.warn(
                     f"augment={augment!r} in {type(self).__name__} made no new "
-                    "example (no opinion word next to a term to flip, no sentences "
-                    "of opposite polarity to join); training on the given ones only.",
+                    "example (no opinion word to flip or negate, no sentences of "
+                    "opposite polarity to join); training on the given ones only.",
                     AspectAttnWarning,
                     stacklevel=4,
                 )

@@ -372,17 +372,28 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         )
 
     def _copies(self, data: TrainingData, augment_: str, rng):
-        """Sentences joined by :func:`~aspectattn.augment.join_table` (each source
-        keeps its polarities, the other categories not mentioned)."""
+        """Sentences with their opinion reversed (:func:`~aspectattn.augment.
+        flip_table`: every opinion word flipped or negated, the mentioned
+        categories' polarity reversed) and sentences joined by
+        :func:`~aspectattn.augment.join_table` (each source keeps its
+        polarities, the other categories not mentioned)."""
         table = np.asarray(data.labels, dtype=object)[data.targets]
-        texts, new_table, source = augment.join_table(
-            data.texts, table, self.not_mentioned, "positive", "negative", rng
-        )
-        new_table = np.asarray(new_table, dtype=object)
-        targets = _label_indices(
-            new_table.reshape(len(texts), data.targets.shape[1]), data.labels
-        )
-        return texts, [], [None] * len(texts), targets, source
+        columns = (data.texts, table, self.not_mentioned, "positive", "negative")
+        texts, tables, sources = [], [], []
+        for how in ("flip", "negate"):
+            if how in augment_:
+                made, made_table, source = augment.flip_table(
+                    *columns, negate=how == "negate"
+                )
+                texts, tables = texts + made, tables + [made_table]
+                sources.append(np.c_[source, source])
+        if "join" in augment_:
+            made, made_table, source = augment.join_table(*columns, rng)
+            texts, tables = texts + made, tables + [made_table]
+            sources.append(source)
+        new_table = np.concatenate(tables).reshape(len(texts), table.shape[1])
+        targets = _label_indices(np.asarray(new_table, dtype=object), data.labels)
+        return texts, [], [None] * len(texts), targets, np.concatenate(sources)
 
     def _training_dataset(self, pipeline, module_config, data: TrainingData):
         n = len(data.texts)

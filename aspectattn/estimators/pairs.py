@@ -430,13 +430,23 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         labels = data.classes[data.targets].tolist()
         columns = (data.texts, data.aspects, spans, labels, "positive", "negative")
         made, made_labels, sources = [], [], []
-        if "flip" in augment_:
-            antonyms = _check_antonyms(self.antonyms, type(self).__name__)
-            X, y, _, source = augment.flip_pairs(*columns, antonyms=antonyms)
-            made, made_labels = made + X, made_labels + y
-            sources.append(np.c_[source, source])
-        if "negate" in augment_:
-            X, y, _, source = augment.flip_pairs(*columns, negate=True)
+        for how in ("flip", "negate"):
+            if how not in augment_:
+                continue
+            negate = how == "negate"
+            antonyms = (
+                None if negate else _check_antonyms(self.antonyms, type(self).__name__)
+            )
+            if data.aspect_type == "term":
+                X, y, _, source = augment.flip_pairs(
+                    *columns, antonyms=antonyms, negate=negate
+                )
+            else:
+                X, y, source = augment.flip_categories(
+                    data.texts, data.aspects, labels, "positive", "negative",
+                    antonyms=antonyms, negate=negate,
+                )  # fmt: skip
+                X = [(text, category, None) for text, category in X]
             made, made_labels = made + X, made_labels + y
             sources.append(np.c_[source, source])
         if "join" in augment_:

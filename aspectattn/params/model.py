@@ -267,7 +267,7 @@ PARAMS = [
         "terms",
         "the word -> antonym map of augment='flip'",
         type="dict or None",
-        needs=("terms",),
+        needs=(),
         goes="estimator",
     ),
 ]
