@@ -1,4 +1,4 @@
-"""The benchmarks, run from the repository root as ``python -m benchmarks.NAME``
+"""The benchmarks, run from the repository root as ``python -m benchmarks NAME``
 (see ``benchmarks/README.md``). What they share -- the word vectors, the base
 settings, the disagreeing-pair measures -- is in :mod:`benchmarks.common`; the data
 sets come from the registry :data:`aspectattn.datasets.DATASETS`; results go through

@@ -1,8 +1,8 @@
 """Aspect-level benchmarks: aspects that disagree, joint training, detection.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.aspect_level \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks aspect_level \
         [--candidates ...] [--seeds 0 1 2]
-    python -m benchmarks.aspect_level --table
+    python -m benchmarks aspect_level --table
 
 For every model and seed: train on the training data minus 10% of its sentences
 (held out to choose the epoch, early stopping), then score once:

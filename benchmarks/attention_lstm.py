@@ -1,9 +1,9 @@
 """AT-LSTM / AE-LSTM / ATAE-LSTM (and the transformer and MiniLM encoders) on
 SemEval-2014 aspect-level sentiment.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.attention_lstm \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks attention_lstm \
         [--candidates ...] [--data ...] [--seeds 0 1 2 3 4]
-    python -m benchmarks.attention_lstm --table
+    python -m benchmarks attention_lstm --table
 
 For each candidate, data set and seed: train on the training pairs minus 10% of
 the training *sentences*, held out for validation; keep the epoch with the best

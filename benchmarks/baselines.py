@@ -1,7 +1,7 @@
 """Pooling baselines (tf-idf- and POS-weighted GloVe means) with linear classifiers.
 
     ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \\
-        python -m benchmarks.baselines
+        python -m benchmarks baselines
 
 Data: SemEval-2014 restaurant categories, restaurant terms and laptop terms (conflict
 dropped). Model selection: 3-fold cross-validation on the *training* data, folds split

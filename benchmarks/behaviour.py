@@ -3,16 +3,16 @@ candidates: the LSTM (with its own word vectors, word2vec trained on the fitting
 texts, as its defaults have them; and with GloVe 6B 50-d), the pretrained
 encoder (MiniLM) and the LSTM (with its own word vectors or GloVe) taught by it.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour \
         [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --table
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --categories \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour --categories \
         [--workers N --worker I] [--candidates ...] [--table]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --detector \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour --detector \
         [--workers N --worker I] [--candidates ...] [--table]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --category-pairs \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour --category-pairs \
         [--workers N --worker I] [--candidates ...] [--table]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.behaviour --vocabulary \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks behaviour --vocabulary \
         [--workers N --worker I] [--candidates ...] [--table]
 
 Each run fits one candidate with one seed on 90% of a data set's training

@@ -1,19 +1,19 @@
 """What a user gets without setting anything: the library's defaults beside the
 defaults before them and the best hand-set row, per data set.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.defaults
+    ASPECTATTN_DATA=../shared/data python -m benchmarks defaults
 
 Reads the run logs of :mod:`benchmarks.aspect_level` (categories, MAMS-ACSA,
 SemEval-2015, the detector) and :mod:`benchmarks.terms` (restaurant and laptop
 terms, MAMS-ATSA); trains nothing. The runs themselves::
 
-    python -m benchmarks.aspect_level --log defaults_categories \\
+    python -m benchmarks aspect_level --log defaults_categories \\
         --candidates "Defaults" "Defaults, MAMS-ACSA" "Detector, defaults" \\
         "Defaults, SemEval-15" "ATAE-LSTM, per pair, SemEval-15"
-    python -m benchmarks.aspect_level --log defaults_minilm \\
+    python -m benchmarks aspect_level --log defaults_minilm \\
         --candidates "MiniLM, defaults, MAMS-ACSA" "MiniLM, defaults" \\
         "MiniLM, head_lr=None, MAMS-ACSA" "MiniLM, pair input, defaults, MAMS-ACSA"
-    python -m benchmarks.aspect_level --log candidates --seeds 0 1 \\
+    python -m benchmarks aspect_level --log candidates --seeds 0 1 \\
         --candidates "Defaults, bidirectional" \\
         "Detector, defaults, bidirectional" \\
         "Detector, defaults + CAN regularisers (0.01, 0.01)" \\

@@ -2,10 +2,10 @@
 defaults and the teacher itself, chosen on validation data.
 
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.distillation --worker 0 --workers 2 &
+        python -m benchmarks distillation --worker 0 --workers 2 &
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.distillation --worker 1 --workers 2
-    python -m benchmarks.distillation --table
+        python -m benchmarks distillation --worker 1 --workers 2
+    python -m benchmarks distillation --table
 
 Every run trains on the training file less a validation split of 10% of its
 *sentences* (:func:`benchmarks.pretrained.validation_split`, seed 0, the same for
@@ -412,7 +412,7 @@ def note() -> str:
         "student's includes the teacher's predictions (memoised across candidates, "
         "so the first student of a seed pays them); the runs shared the 2 cores "
         "(two or three at a time, one thread each), so fit times are rough. "
-        "`python -m benchmarks.distillation` (see its docstring), "
+        "`python -m benchmarks distillation` (see its docstring), "
         f"{platform.machine()}, torch {torch.__version__}."
     )
 

@@ -3,12 +3,12 @@ laptops and restaurants: the extractor's candidates, the rule's choice, and the
 pipeline with the classifier's defaults; the defaults on the five SemEval-2016
 restaurant languages (Dutch, French, Russian, Spanish, Turkish).
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.extraction \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks extraction \
         [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.extraction --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks extraction --table
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=2 \
-        python -m benchmarks.extraction --speed
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.extraction --analyze
+        python -m benchmarks extraction --speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks extraction --analyze
 
 Each run fits one candidate with one seed on 90% of a data set's training
 sentences (the same 90% for every run; the extractor draws its own

@@ -1,6 +1,6 @@
 """Seconds per training epoch of each attention form, measured together.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.forms_speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks forms_speed
 
 AT and ATAE LSTMs on SemEval-2014 restaurant categories, the settings of
 ``attention_lstm.py``, 3 epochs each without a validation split; the median of the

@@ -1,9 +1,9 @@
 """The attention forms of the design (dot, general, additive, scaled dot, concat,
 multi-head) on the LSTM, AT and ATAE, restaurant categories and terms.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.forms_table \\
+    ASPECTATTN_DATA=../shared/data python -m benchmarks forms_table \\
         [--candidates "AT-LSTM, dot x1" ...] [--data ...] [--seeds 0 1 2 3 4]
-    python -m benchmarks.forms_table --table
+    python -m benchmarks forms_table --table
 
 Each run trains as :mod:`benchmarks.attention_lstm` does (Wang et al.'s settings,
 GloVe 6B 50-d, the epoch kept by validation accuracy on 10% of the training

@@ -1,6 +1,6 @@
 """Int8 ONNX exports of every model kind: do their labels agree with torch's?
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.int8_export [--device auto]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks int8_export [--device auto]
 
 For each kind of model the export accepts -- pairs on categories and on terms,
 the LSTM, the transformer and the pretrained encoder (MiniLM) with the aspect as

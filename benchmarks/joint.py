@@ -2,10 +2,10 @@
 polarities) against the two-part pipeline, on SemEval-2014 laptops and
 restaurants.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.joint \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks joint \
         [--workers N --worker I] [--candidates ...] [--data ...] [--seeds 0 1 2]
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.joint --table
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.joint --speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks joint --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks joint --speed
 
 Each run fits one candidate with one seed on the same 90% of a data set's
 training sentences as ``benchmarks.extraction`` (the model draws its own

@@ -5,10 +5,10 @@ read through their character n-grams, beside the majority class and a pooled-vec
 baseline.
 
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.languages --worker 0 --workers 2 &
+        python -m benchmarks languages --worker 0 --workers 2 &
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.languages --worker 1 --workers 2
-    python -m benchmarks.languages --table
+        python -m benchmarks languages --worker 1 --workers 2
+    python -m benchmarks languages --table
 
 Every run trains on the training file less a validation split of 10% of its
 *sentences* (drawn once, seed 0, the same for every candidate and seed; the
@@ -249,7 +249,7 @@ def note() -> str:
         "times are those of the first guard's run (the second reads the same "
         "fit). The other rows ran before the guard and pin none. "
         "Two runs at a time on the 2 cores, one thread each. "
-        "`python -m benchmarks.languages` (see its docstring), "
+        "`python -m benchmarks languages` (see its docstring), "
         f"{platform.machine()}, torch {torch.__version__}."
     )
 

@@ -1,6 +1,6 @@
 """Serving without torch: the ONNX runtime beside the torch model.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.onnx_speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks onnx_speed
 
 For each model (trained briefly on SemEval-2014 restaurant categories: the speed and
 the agreement do not depend on how well it was trained): export it, load it with

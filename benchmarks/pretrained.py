@@ -2,13 +2,13 @@
 ``encoder="pretrained"`` plus a checkpoint gives, beside candidate changes.
 
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.pretrained --worker 0 --workers 2 &
+        python -m benchmarks pretrained --worker 0 --workers 2 &
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 \\
-        python -m benchmarks.pretrained --worker 1 --workers 2
-    python -m benchmarks.pretrained --table
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --speed  # alone
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --serving  # alone
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.pretrained --analyze  # alone
+        python -m benchmarks pretrained --worker 1 --workers 2
+    python -m benchmarks pretrained --table
+    ASPECTATTN_DATA=../shared/data python -m benchmarks pretrained --speed  # alone
+    ASPECTATTN_DATA=../shared/data python -m benchmarks pretrained --serving  # alone
+    ASPECTATTN_DATA=../shared/data python -m benchmarks pretrained --analyze  # alone
 
 Every run fine-tunes MiniLM-L6 (``all-MiniLM-L6-v2`` in the data home) on the
 training file less a validation split of 10% of its *sentences* (drawn once, seed
@@ -201,7 +201,7 @@ def note() -> str:
         "named; mean ± std over seeds; validation: 10% of the training sentences "
         "(seed 0), never trained on; the test columns are reported, never used to "
         "choose (for MAMS, its val file: its test file is not at hand). "
-        "`python -m benchmarks.pretrained` (see its docstring), "
+        "`python -m benchmarks pretrained` (see its docstring), "
         f"{platform.machine()}, torch {torch.__version__}."
     )
 
@@ -269,7 +269,7 @@ def speed_markdown(r) -> str:
         "",
         f"MiniLM-L6, AT, the estimator's defaults otherwise; {r['threads']} torch "
         "threads, alone on the machine; the fastest of 2 epochs; prediction in "
-        f"float32 either way. `python -m benchmarks.pretrained --speed`, "
+        f"float32 either way. `python -m benchmarks pretrained --speed`, "
         f"{platform.machine()}, torch {torch.__version__}.",
     ]
     return "\n".join(lines)
@@ -369,7 +369,7 @@ def serving_markdown(r) -> str:
             if r["float32_in_int8_graph"]
             else ""
         )
-        + "`python -m benchmarks.pretrained --serving`, "
+        + "`python -m benchmarks pretrained --serving`, "
         f"{platform.machine()}, torch {torch.__version__}.",
     ]
     return "\n".join(lines)
@@ -489,7 +489,7 @@ def analyze_markdown(r) -> str:
         "Rates: `aspectattn.reviews.iter_analysis` (sentence splitting included) "
         "over the test sentences grouped 3 to a review, repeated; peak RSS of the "
         f"whole process so far; {r['threads']} threads, alone on the machine. "
-        "`python -m benchmarks.pretrained --analyze`, "
+        "`python -m benchmarks pretrained --analyze`, "
         f"{platform.machine()}, torch {torch.__version__}.",
     ]
     return "\n".join(lines)

@@ -1,8 +1,8 @@
 """Int8 dynamic quantisation (``quantize="int8"``): accuracy change and speed-up.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.quantize \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks quantize \
         [--candidates MiniLM AT-transformer] [--seeds 0 1 2]
-    python -m benchmarks.quantize --table
+    python -m benchmarks quantize --table
 
 For each model and seed: train as ``attention_lstm.py`` does (SemEval-2014 restaurant
 categories, epoch chosen on 10% of the training sentences, the test set chooses
@@ -121,7 +121,7 @@ def note() -> str:
         "sentences whose aspects disagree); epoch chosen on 10% of the training "
         f"sentences; 1 CPU thread; torch {torch.__version__}, quantised engine "
         f"{torch.backends.quantized.engine}, {platform.machine()}. Command: "
-        "`python -m benchmarks.quantize`."
+        "`python -m benchmarks quantize`."
     )
 
 

@@ -3,7 +3,7 @@ grouped: what a user reads when the joint model (the LSTM defaults, seed 0,
 fitted on the SemEval-2014 laptop training sentences) analyses the test
 sentences.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.report_grouping [--model M]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks report_grouping [--model M]
 
 "Before" is each sentence's key as the report counted it until now (lower case,
 spaces collapsed, the English plural, names kept:

@@ -1,6 +1,6 @@
 """Choose the benchmark's training settings on validation data only.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.select_config
+    ASPECTATTN_DATA=../shared/data python -m benchmarks select_config
 
 Splits the SemEval-2014 restaurant-category *training* file by sentence into 90%
 train / 10% validation (inside the estimator), trains ATAE-LSTM under a few candidate

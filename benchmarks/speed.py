@@ -1,6 +1,6 @@
 """Speed and memory of aspectattn on this machine, in one run (a few minutes).
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.speed [--skip-pretrained]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks speed [--skip-pretrained]
 
 Measures, through the public sklearn API and at the settings of the accuracy
 benchmark (``attention_lstm.py``: hidden 300, batch 25, GloVe 6B 50-d):
@@ -587,7 +587,7 @@ def markdown(r: dict) -> str:
     lines += [
         "",
         f"{platform.processor() or platform.machine()}, torch {torch.__version__}; "
-        "command: `python -m benchmarks.speed`. Epoch times are medians over epochs "
+        "command: `python -m benchmarks speed`. Epoch times are medians over epochs "
         "after the first, through `fit` (hidden 300, batch 25, GloVe 6B 50-d, no "
         "validation split). Reference figures: ABSA-PyTorch ATAE-LSTM on SemEval-2014 "
         "restaurant terms, as given in issue 5 (not re-measured here).",

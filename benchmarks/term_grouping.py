@@ -5,7 +5,7 @@ grouping leaves, and how pure they are -- the share of a group's mentions whose
 entity is the group's most common one (a group that joins ``service`` and
 ``servings`` would lower it).
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.term_grouping
+    ASPECTATTN_DATA=../shared/data python -m benchmarks term_grouping
 
 Rows: the terms as written; lower-cased (the tokenizer's folding); each
 sentence's key (:func:`aspectattn.extraction.aspects.aspect_key`: lower case,

@@ -1,8 +1,8 @@
 """Aspect terms: the term's position, disagreeing terms and target-flip probes.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks.terms [--seeds 0 1 2] \
+    ASPECTATTN_DATA=../shared/data python -m benchmarks terms [--seeds 0 1 2] \
         [--data restaurants laptops mams] [--candidates NAME ...]
-    python -m benchmarks.terms --table
+    python -m benchmarks terms --table
 
 For every data set, model and seed: train on the training pairs minus 10% of their
 sentences (held out to choose the epoch, early stopping on validation accuracy),

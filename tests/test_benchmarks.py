@@ -43,13 +43,18 @@ def _run_fresh(code: str, *args: str) -> str:
 def _documented_modules() -> list[str]:
     names = set()
     for doc in DOCS:
-        names.update(re.findall(r"python -m (benchmarks\.\w+)", doc.read_text()))
-    return sorted(names)
+        text = doc.read_text()
+        assert not re.search(r"python -m benchmarks\.\w", text), doc  # one entry
+        names.update(re.findall(r"python -m benchmarks ([a-z][a-z0-9_]*)", text))
+    return [f"benchmarks.{name}" for name in sorted(names)]
 
 
 def test_every_documented_benchmark_command_names_a_module_that_runs():
+    from benchmarks.__main__ import names
+
     modules = _documented_modules()
     assert "benchmarks.speed" in modules and len(modules) >= 5
+    assert {m.removeprefix("benchmarks.") for m in modules} <= set(names())
     for name in modules:  # each module exists as a file, with a main guard
         path = ROOT / (name.replace(".", "/") + ".py")
         assert path.is_file(), name
@@ -58,9 +63,25 @@ def test_every_documented_benchmark_command_names_a_module_that_runs():
     _run_fresh(code, *modules)
 
 
+def test_the_one_entry_point_runs_a_benchmark_by_name(capsys):
+    from benchmarks.__main__ import main, names
+
+    assert "behaviour" in names() and "runner" not in names()
+    assert main([]) == 2
+    assert "usage: python -m benchmarks NAME" in capsys.readouterr().err
+    assert main(["nope"]) == 2
+    assert "no benchmark named 'nope'" in capsys.readouterr().err
+    assert main(["--help"]) == 0 and "baselines" in capsys.readouterr().out
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "forms_table", "--help"],
+        cwd=ROOT, env=_fresh_env(), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--candidates" in done.stdout, done.stderr
+
+
 @requires_shared_data("semeval2014_restaurants/Restaurants_Train_v2.xml")
 def test_the_speed_benchmarks_child_process_finds_the_package():
-    # python -m benchmarks.speed crashed at its memory step on a fresh clone:
+    # python -m benchmarks speed crashed at its memory step on a fresh clone:
     # the child ran speed.py as a script, where `import benchmarks` fails
     code = (
         "from benchmarks.speed import _child_peak\nprint(_child_peak('import') > 0)\n"
