@@ -705,7 +705,10 @@ def table_choose(candidates: dict, accuracy: str):
 DETECTOR_NOTE = (
     "The LSTM detector (`AspectCategoryClassifier` with its defaults: its own "
     "word vectors, joined copies, mentioned cells weighted 2) and candidates "
-    "beside it (the others ran with the weight 1 of the defaults before), mean "
+    "beside it (those up to the defaults' row ran with the weight 1 of the "
+    "defaults before; the negation probes, each sentence whose categories "
+    "share one polarity with every opinion word negated, are logged since the "
+    "flipped copies' runs), mean "
     "± std over seeds, on a 2-core CPU. Validation: 10% of the training "
     "sentences. ARS: each mentioned (sentence, category) pair and its AddDiff "
     "variant (a clause about another category with the opposite opinion, from a"
@@ -717,7 +720,7 @@ DETECTOR_NOTE = (
     "larger), the best validation ARS averaged over the data sets. The test "
     "columns and the suite's detection tests choose nothing (of SemEval-15, "
     "whose categories the suite does not name, its sentences about no aspect in"
-    " particular alone)."
+    " particular alone). The defaults still join alone: see the behaviour guide."
 )
 DETECTOR_EXPERIMENT = Experiment(
     "behaviour_detector",
@@ -784,10 +787,12 @@ CATEGORY_PAIR_NOTE = (
     "the detector's split (validation: 10% of the training sentences). ARS: "
     "each pair and its AddDiff variant (a clause about another category with "
     "the opposite opinion, from a training sentence about one category). "
-    "Chosen by the detector's rule on validation accuracy, then ARS; here no "
-    "candidate is within one standard deviation of the best validation accuracy "
-    "on both data sets, so those within on one compete. The test columns and "
-    "the suite (SemEval-14 alone: the suite names its categories) choose nothing."
+    "Negation probes: each sentence whose categories share one polarity with "
+    "every opinion word negated, the labels reversed (logged since the flipped "
+    "copies' runs). Chosen by the detector's rule on validation accuracy, then "
+    "ARS (the defaults still join alone: see the behaviour guide). The test "
+    "columns and the suite (SemEval-14 alone: the suite names its categories) "
+    "choose nothing."
 )
 #: The terms' columns, and the negation probes.
 CATEGORY_PAIR_KEYS = [
