@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import requires_shared_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def test_every_documented_benchmark_command_names_a_module_that_runs():
     _run_fresh(code, *modules)
 
 
-def test_the_one_entry_point_runs_a_benchmark_by_name(capsys):
+def test_the_one_entry_point_runs_a_benchmark_by_name(capsys, monkeypatch):
     from benchmarks.__main__ import main, names
 
     assert "behaviour" in names() and "runner" not in names()
@@ -72,11 +73,16 @@ def test_the_one_entry_point_runs_a_benchmark_by_name(capsys):
     assert main(["nope"]) == 2
     assert "no benchmark named 'nope'" in capsys.readouterr().err
     assert main(["--help"]) == 0 and "baselines" in capsys.readouterr().out
+    # as a module from the root (the names alone: no benchmark, no torch imported)
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "forms_table", "--help"],
+        [sys.executable, "-m", "benchmarks", "--help"],
         cwd=ROOT, env=_fresh_env(), capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0 and "--candidates" in done.stdout, done.stderr
+    assert done.returncode == 0 and "forms_table" in done.stdout, done.stderr
+    monkeypatch.setattr(sys, "argv", sys.argv[:])
+    with pytest.raises(SystemExit) as ran:  # a benchmark's own parser, by name
+        main(["forms_table", "--help"])
+    assert ran.value.code == 0 and "--candidates" in capsys.readouterr().out
 
 
 @requires_shared_data("semeval2014_restaurants/Restaurants_Train_v2.xml")
