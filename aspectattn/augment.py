@@ -11,6 +11,9 @@ For aspect terms, :func:`flip_opinions` reverses the opinion on one term alone
 ...") by swapping the opinion word nearest to the term for its antonym: the term's
 label must flip and the other terms' labels must stay. A probe of whether a model
 follows the target or the sentence's tone, and training data of the same kind.
+A category has no place in its sentence: :func:`flip_categories` (and
+:func:`flip_table`, the detector's) reverses the sentences whose categories all
+carry one polarity, every opinion word at once.
 """
 
 from __future__ import annotations
