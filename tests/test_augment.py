@@ -358,23 +358,24 @@ def test_join_table_keeps_each_sources_polarities():
         assert {v for v in row if v != "none"} == {"positive", "negative"}
 
 
+@pytest.mark.parametrize("augment", ["auto", "flip"])
 def test_category_copies_train_only_with_their_sentences_never_validated(
-    monkeypatch,
+    monkeypatch, augment
 ):
     X, y = make_pairs(120, seed=0, single_share=0.6)
     splits = _recorded_splits(monkeypatch)
     params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
     AspectAttentionClassifier(**params, augment=None).fit(X, y)
+    clf = AspectAttentionClassifier(**params, augment=augment).fit(X, y)
     # the defaults: augment="auto" joins copies for categories
-    assert (
-        AspectAttentionClassifier(**params).fit(X, y).resolved_params_["augment"]
-        == "join"
-    )
-    _check_split(splits)
+    made = "join" if augment == "auto" else augment
+    assert clf.resolved_params_["augment"] == made
+    _check_split(splits, joined=augment == "auto")
 
 
+@pytest.mark.parametrize("augment", ["auto", "flip+join+negate"])
 def test_detector_copies_train_only_with_their_sentences_never_validated(
-    monkeypatch,
+    monkeypatch, augment
 ):
     from aspectattn import AspectCategoryClassifier
 
@@ -382,8 +383,10 @@ def test_detector_copies_train_only_with_their_sentences_never_validated(
     splits = _recorded_splits(monkeypatch)
     params = dict(**{**FAST, "max_epochs": 1}, validation_fraction=0.25)
     AspectCategoryClassifier(**params, augment=None).fit(texts, Y)
-    detector = AspectCategoryClassifier(**params).fit(texts, Y)  # the defaults
-    assert detector.resolved_params_["augment"] == "join"
+    detector = AspectCategoryClassifier(**params, augment=augment).fit(texts, Y)
+    assert detector.resolved_params_["augment"] == (
+        "join" if augment == "auto" else augment  # the defaults: joined copies
+    )
     _check_split(splits)
 
 
@@ -448,26 +451,6 @@ def test_flip_table_reverses_the_mentioned_categories():
     assert source.tolist() == [0, 1]
     empty = flip_table(["we waited"], table[:1], "none", "positive", "negative")
     assert empty[0] == [] and empty[1].shape == (0, 2) and empty[2].shape == (0,)
-
-
-def test_category_flips_train_only_with_their_sentences_never_validated(
-    monkeypatch,
-):
-    from aspectattn import AspectCategoryClassifier
-
-    X, y = make_pairs(120, seed=0, single_share=0.6)
-    splits = _recorded_splits(monkeypatch)
-    params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
-    AspectAttentionClassifier(**params, augment=None).fit(X, y)
-    AspectAttentionClassifier(**params, augment="flip").fit(X, y)
-    copies = _check_split(splits, joined=False)
-    assert copies.sum() > 0
-    texts, Y = make_table(120, 0)
-    splits.clear()
-    params = dict(**{**FAST, "max_epochs": 1}, validation_fraction=0.25)
-    AspectCategoryClassifier(**params, augment=None).fit(texts, Y)
-    AspectCategoryClassifier(**params, augment="flip+join+negate").fit(texts, Y)
-    _check_split(splits)
 
 
 def test_category_copies_are_labelled_reversed(monkeypatch):

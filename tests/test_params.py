@@ -414,6 +414,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         assert got.get("pretrained_input") == given
         assert got["batch_by"] == ("pair" if given == "pair" else "sentence")
         got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
+        assert got["augment"] == "join"
         assert got["position_weighting"] == "none"
         assert got.get("pretrained_input") == (given and "vector")
         assert got["batch_by"] == "sentence"
@@ -502,3 +503,15 @@ def test_the_detector_is_a_classifier():
 
     assert is_classifier(AspectCategoryClassifier())
     assert is_classifier(AspectAttentionClassifier())
+
+
+def test_the_copies_of_categories_are_the_encoders_recipes(monkeypatch):
+    from dataclasses import replace
+
+    values = AspectAttentionClassifier()._table_params()
+    labels = ["negative", "neutral", "positive"]
+    entry = P.ENCODERS["lstm"]
+    flipped = replace(entry, recipe=replace(entry.recipe, category_copies="flip"))
+    monkeypatch.setitem(P.ENCODERS, "lstm", flipped)
+    assert P.resolve_auto(values, "category", labels)["augment"] == "flip"
+    assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None

@@ -311,14 +311,14 @@ def _recipe(encoder) -> Recipe:
 
 
 def _copies(term: bool, encoder: str, labels, language) -> str | None:
-    """``augment="auto"``: joined sentences for categories, the encoder's
-    recipe's copies for English terms (they reverse English opinion words
+    """``augment="auto"``: the encoder's recipe's copies for categories
+    (joined sentences) and for English terms (they reverse English opinion words
     and join with English connectives), none without the labels ``"positive"``
     and ``"negative"``."""
     if labels is not None and missing_join_labels(labels):
         return None
     if not term:
-        return "join"
+        return _recipe(encoder).category_copies
     return _recipe(encoder).term_copies if language == "en" else None
 
 

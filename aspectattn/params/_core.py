@@ -75,6 +75,9 @@ class Recipe:
     head_lr: float | None = None
     #: ``augment`` for English aspect terms (None: no copies).
     term_copies: str | None = None
+    #: ``augment`` for aspect categories, the pair classifier's and the
+    #: detector's.
+    category_copies: str | None = "join"
     #: ``precision="bfloat16"`` where the device computes it natively.
     bfloat16: bool = False
     #: ``mention_weight``: the detector's loss weight of the mentioned cells.

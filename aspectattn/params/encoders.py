@@ -20,7 +20,10 @@ ENCODERS = {
         # flipped, joined and negated copies of English terms and a position
         # prior learned per distance from the term: chosen on validation by
         # accuracy, then robustness, with its own word vectors; the detector's
-        # mentioned cells weighted 2, by the same rule (benchmarks/behaviour.py)
+        # mentioned cells weighted 2, by the same rule (benchmarks/behaviour.py);
+        # categories keep the joined copies of every recipe (category_copies),
+        # though the rule puts the flipped ones first on validation (--detector,
+        # --category-pairs): the defaults' figures are to be measured with them
         Recipe(
             SCRATCH_RECIPE.training,
             term_copies="flip+join+negate",
