@@ -617,7 +617,6 @@ def flip_categories(
     source : ndarray of shape (n_new,) int
         The given pair each new pair was copied from.
     """
-    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     groups = _one_tone_sentences(texts, categories, labels, positive, negative)
     flip = {positive: negative, negative: positive}
     X_new, y_new, source = [], [], []
@@ -644,7 +643,6 @@ def flip_table(
     source : ndarray of shape (n_new,) int
         The row each new sentence was copied from.
     """
-    antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     groups = _one_tone_rows(table, texts, not_mentioned, positive, negative)
     flip = {positive: negative, negative: positive}
     texts_new, rows, source = [], [], []

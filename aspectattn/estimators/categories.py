@@ -392,7 +392,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             texts, tables = texts + made, tables + [made_table]
             sources.append(source)
         new_table = np.concatenate(tables).reshape(len(texts), table.shape[1])
-        targets = _label_indices(np.asarray(new_table, dtype=object), data.labels)
+        targets = _label_indices(new_table, data.labels)
         return texts, [], [None] * len(texts), targets, np.concatenate(sources)
 
     def _training_dataset(self, pipeline, module_config, data: TrainingData):
