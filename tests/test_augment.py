@@ -367,8 +367,8 @@ def test_category_copies_train_only_with_their_sentences_never_validated(
     params = dict(**{**FAST, "max_epochs": 1}, variant="at", validation_fraction=0.25)
     AspectAttentionClassifier(**params, augment=None).fit(X, y)
     clf = AspectAttentionClassifier(**params, augment=augment).fit(X, y)
-    # the defaults: augment="auto" joins copies for categories
-    made = "join" if augment == "auto" else augment
+    # the defaults: augment="auto" flips and joins English categories
+    made = "flip+join" if augment == "auto" else augment
     assert clf.resolved_params_["augment"] == made
     _check_split(splits, joined=augment == "auto")
 
@@ -385,7 +385,7 @@ def test_detector_copies_train_only_with_their_sentences_never_validated(
     AspectCategoryClassifier(**params, augment=None).fit(texts, Y)
     detector = AspectCategoryClassifier(**params, augment=augment).fit(texts, Y)
     assert detector.resolved_params_["augment"] == (
-        "join" if augment == "auto" else augment  # the defaults: joined copies
+        augment if augment != "auto" else "flip+join+negate"  # the defaults
     )
     _check_split(splits)
 

@@ -1010,7 +1010,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     out = run("train", workdir / "train.csv", "--out", "d.aam", *common, cwd=tmp_path)
     summary = json.loads(out.stdout)
     assert summary["variant"] == "at"
-    assert summary["settings"]["augment"] == "join"
+    assert summary["settings"]["augment"] == "flip+join"
     assert summary["settings"]["final_state"] is False
     assert summary["settings"]["head_lr"] is None  # auto: lr, with an LSTM
     model = load(tmp_path / "d.aam")
@@ -1043,7 +1043,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "final_state": False,
         "bidirectional": False,
         "hidden_size": 8,
-        "augment": "join",
+        "augment": "flip+join+negate",
         "head_lr": None,
         **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
         "precision": "float32",

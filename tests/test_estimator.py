@@ -787,7 +787,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "position_weighting": "none",
         "bidirectional": False,
         "hidden_size": FAST["encoder"].hidden_size,  # as set
-        "augment": "join",
+        "augment": "flip+join",
         "head_lr": None,
         # FAST's training settings, as set; the LSTM's schedule and arithmetic
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
@@ -808,14 +808,14 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     texts = [t for t, _ in X[::2]]
     table = {"food": y[::2], "service": ["none"] * len(texts)}
     detector.fit(texts, pytest.importorskip("pandas").DataFrame(table))
-    # every sentence mentions food alone: no two share no aspect, so no sentence
-    # could be joined, and the record says what the fit did
+    # every sentence mentions food alone: no two share no aspect, so none is
+    # joined, but the detector's flipped and negated copies are made
     assert detector.resolved_params_ == {
         "language": "en",
         "final_state": False,
         "bidirectional": False,
         "hidden_size": FAST["encoder"].hidden_size,
-        "augment": None,
+        "augment": "flip+join+negate",
         "head_lr": None,
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
         "max_epochs": 1,

@@ -388,7 +388,8 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         P.resolve_auto({**values, "unseen_words": None}, "term")["unseen_words"] is None
     )
     categories = P.resolve_auto(values, "category", labels)
-    assert categories["final_state"] is False and categories["augment"] == "join"
+    assert categories["final_state"] is False
+    assert categories["augment"] == "flip+join"  # the rule's, English categories
     assert categories["bidirectional"] is False
     # joined copies need both polarities: other label sets train without copies
     assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None
@@ -404,17 +405,17 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     # measured with it); categories have none
     # and the pretrained encoder's terms as a second segment too, which then
     # batches pairs (each pair is its own encoder pass)
-    for encoder, copies, prior, given in [
-        ("pretrained", "flip+join+negate", "linear", "pair"),
-        ("lstm", "flip+join+negate", "learned", None),
-        ("transformer", None, "linear", None),
+    for encoder, copies, prior, given, category_copies in [
+        ("pretrained", "flip+join+negate", "linear", "pair", "join"),
+        ("lstm", "flip+join+negate", "learned", None, "flip+join"),
+        ("transformer", None, "linear", None, "join"),
     ]:
         got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
         assert (got["augment"], got["position_weighting"]) == (copies, prior)
         assert got.get("pretrained_input") == given
         assert got["batch_by"] == ("pair" if given == "pair" else "sentence")
         got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
-        assert got["augment"] == "join"
+        assert got["augment"] == category_copies
         assert got["position_weighting"] == "none"
         assert got.get("pretrained_input") == (given and "vector")
         assert got["batch_by"] == "sentence"
@@ -422,6 +423,12 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     for language in ("es", "tr"):
         got = P.resolve_auto({**pretrained, "language": language}, "term", labels)
         assert got["augment"] is None
+        # categories in another language: the joins alone (no English flips)
+        for detector in (False, True):
+            got = P.resolve_auto(
+                {**values, "language": language}, "category", labels, detector=detector
+            )
+            assert got["augment"] == "join"
     # what the user set stays as set; an encoder that sees the aspect batches pairs
     mine = P.resolve_auto(
         {**values, "variant": "atae", "final_state": True, "augment": None},
@@ -511,7 +518,16 @@ def test_the_copies_of_categories_are_the_encoders_recipes(monkeypatch):
     values = AspectAttentionClassifier()._table_params()
     labels = ["negative", "neutral", "positive"]
     entry = P.ENCODERS["lstm"]
-    flipped = replace(entry, recipe=replace(entry.recipe, category_copies="flip"))
-    monkeypatch.setitem(P.ENCODERS, "lstm", flipped)
+    # the pair classifier reads category_copies, the detector detector_copies
+    assert P.resolve_auto(values, "category", labels)["augment"] == "flip+join"
+    got = P.resolve_auto(values, "category", labels, detector=True)
+    assert got["augment"] == "flip+join+negate"
+    recipe = replace(entry.recipe, category_copies="flip", detector_copies="negate")
+    monkeypatch.setitem(P.ENCODERS, "lstm", replace(entry, recipe=recipe))
     assert P.resolve_auto(values, "category", labels)["augment"] == "flip"
+    got = P.resolve_auto(values, "category", labels, detector=True)
+    assert got["augment"] == "negate"
+    # ... in English: elsewhere a recipe without joins makes no copies
+    values["language"] = "fr"
+    assert P.resolve_auto(values, "category", labels)["augment"] is None
     assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None

@@ -112,7 +112,8 @@ def _training_options(p) -> None:
         "augment",
         choices=["auto", "none", *AUGMENTATIONS],
         help=P.cli_help("augment")
-        + " (default: auto, joined sentences for categories; none: no copies)",
+        + " (default: auto, the encoder's copies for its aspects and language, "
+        "see the training guide; none: no copies)",
     )
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
     for name in ("lr", "batch_size", "batch_by", "dropout", "lr_schedule", "precision"):

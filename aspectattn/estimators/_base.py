@@ -195,12 +195,14 @@ augment : str or None, default="auto"
         validation split, and copies are never scored in validation (the validation
         scores of settings with and without copies are taken on the same sentences).
         Needs the labels ``"positive"`` and ``"negative"``. ``"auto"``, with those
-        labels: ``"join"`` for aspect categories; for English aspect terms
-        ``"flip+join+negate"`` with the LSTM and a pretrained encoder (chosen on
-        validation by accuracy, then robustness:
-        :data:`~aspectattn.params.TERM_COPIES`), none with the transformer
-        (not measured) or in other languages (the copies reverse English opinion
-        words); without those labels, none. See ``resolved_params_``."""
+        labels: for aspect terms in English ``"flip+join+negate"`` with the
+        LSTM and a pretrained encoder (:data:`~aspectattn.params.TERM_COPIES`),
+        none with the transformer (not measured) or in other languages (the
+        copies reverse English opinion words); for aspect categories
+        ``"join"``, with the LSTM in English ``"flip+join"`` (the pair
+        classifier) and ``"flip+join+negate"`` (the detector). Each chosen on
+        validation by accuracy, then robustness (the behaviour guide); without
+        those labels, none. See ``resolved_params_``."""
 
 
 class AspectAttentionBase(FittedState, BaseEstimator):
@@ -228,6 +230,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "unseen_words": None,
     }
     _parameter_constraints: dict = {}
+    #: Whether the estimator detects categories in a table (its ``"auto"``
+    #: copies are the detector's, :func:`aspectattn.params.resolve_auto`).
+    _detector: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -347,7 +352,11 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         if values.get("aspect_type") in ("category", "term"):
             aspect_type = values["aspect_type"]
             self._check_aspect_settings(
-                {**values, **P.resolve_auto(values, aspect_type)}, aspect_type
+                {
+                    **values,
+                    **P.resolve_auto(values, aspect_type, detector=self._detector),
+                },
+                aspect_type,
             )
 
     def _resolve(
@@ -356,7 +365,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """``values`` with every ``"auto"`` resolved for this fit's aspect type,
         labels, texts and device (:func:`aspectattn.params.resolve_auto`), checked
         against each other."""
-        resolved = P.resolve_auto(values, aspect_type, labels, texts, device)
+        resolved = P.resolve_auto(
+            values, aspect_type, labels, texts, device, detector=self._detector
+        )
         values = {**values, **resolved}
         self._check_aspect_settings(values, aspect_type)
         return values
@@ -375,7 +386,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     def _derived_record(self, aspect_type: str) -> dict:
         """``resolved_params_`` of a model saved before it was recorded: from its
         parameters (explicit then, but for ``aspect_type`` and ``batch_by``)."""
-        return self._resolved_record(P.resolve_auto(self._values(), aspect_type))
+        return self._resolved_record(
+            P.resolve_auto(self._values(), aspect_type, detector=self._detector)
+        )
 
     def _check_aspect_settings(self, values: dict, aspect_type: str) -> None:
         """The checks that depend on the aspect type (resolved from the data when

@@ -227,6 +227,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     )
     # Parameters of earlier releases that could hold one value only.
     _retired_params = {"scoring": "loss"}
+    _detector = True
     _table_names = tuple(PARAMETERS)
     _parameter_constraints = signature_constraints(SIGNATURE)
 

@@ -222,7 +222,13 @@ def is_auto(value) -> bool:
 
 
 def resolve_auto(
-    values: dict, aspect_type: str, labels=None, texts=None, device=None
+    values: dict,
+    aspect_type: str,
+    labels=None,
+    texts=None,
+    device=None,
+    *,
+    detector: bool = False,
 ) -> dict:
     """What each ``"auto"`` value of ``values`` stands for with aspects of
     ``aspect_type`` and the training ``labels`` (None: not known yet); the
@@ -235,13 +241,15 @@ def resolve_auto(
     validation accuracy, then validation robustness, ``benchmarks/behaviour.py``;
     linear for the others); for categories, the attention pooling alone
     (``final_state=False``: the final state, the same for every aspect of the
-    sentence, pulls them all to its overall tone) and sentences joined from two of
-    opposite polarity
-    (``augment="join"``), which needs the labels ``"positive"`` and
-    ``"negative"``; for English aspect terms with those labels, the encoder's
-    copies (its recipe's ``term_copies``: flipped, negated and joined sentences
-    for the LSTM and the pretrained encoder), chosen by validation accuracy, then
-    validation robustness (``benchmarks/behaviour.py``). ``pretrained_input``:
+    sentence, pulls them all to its overall tone); the encoder's copies, which
+    need the labels ``"positive"`` and ``"negative"``: for categories, sentences
+    joined from two of opposite polarity (``augment="join"``), with the LSTM in
+    English also flipped ones (the pair classifier: the recipe's
+    ``category_copies``) and negated ones (the ``detector``: its
+    ``detector_copies``); for English aspect terms, the recipe's
+    ``term_copies`` (flipped, negated and joined sentences for the LSTM and the
+    pretrained encoder); each chosen by validation accuracy, then validation
+    robustness (``benchmarks/behaviour.py``). ``pretrained_input``:
     the recipe's ``term_input`` for aspect terms (the term also as a second
     segment for the pretrained encoder, chosen by the same rule), the query
     alone for categories. ``batch_by``: whole sentences when the encoder does
@@ -293,7 +301,11 @@ def resolve_auto(
             resolved[name] = "pair" if sees else "sentence"
         elif name == "augment":
             resolved[name] = _copies(
-                term, values.get("encoder", "lstm"), labels, resolved.get("language")
+                term,
+                values.get("encoder", "lstm"),
+                labels,
+                resolved.get("language"),
+                detector,
             )
         elif name == "language":  # (read from the texts only when asked)
             # no texts: a record derived for a model saved before the language was
@@ -310,16 +322,22 @@ def _recipe(encoder) -> Recipe:
     return ENCODERS.get(encoder, ENCODERS["lstm"]).recipe
 
 
-def _copies(term: bool, encoder: str, labels, language) -> str | None:
-    """``augment="auto"``: the encoder's recipe's copies for categories
-    (joined sentences) and for English terms (they reverse English opinion words
-    and join with English connectives), none without the labels ``"positive"``
+def _copies(term: bool, encoder: str, labels, language, detector: bool) -> str | None:
+    """``augment="auto"``: the encoder's recipe's copies -- for terms its
+    ``term_copies`` (English alone: they reverse English opinion words and join
+    with English connectives), for the pair classifier's categories and the
+    detector's its ``category_copies`` and ``detector_copies`` (in other
+    languages their joins alone) -- and none without the labels ``"positive"``
     and ``"negative"``."""
     if labels is not None and missing_join_labels(labels):
         return None
-    if not term:
-        return _recipe(encoder).category_copies
-    return _recipe(encoder).term_copies if language == "en" else None
+    recipe = _recipe(encoder)
+    if term:
+        return recipe.term_copies if language == "en" else None
+    copies = recipe.detector_copies if detector else recipe.category_copies
+    if language == "en" or copies is None:
+        return copies
+    return "join" if "join" in copies.split("+") else None
 
 
 def fast_bfloat16(device: str) -> bool:

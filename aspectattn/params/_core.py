@@ -75,9 +75,13 @@ class Recipe:
     head_lr: float | None = None
     #: ``augment`` for English aspect terms (None: no copies).
     term_copies: str | None = None
-    #: ``augment`` for aspect categories, the pair classifier's and the
-    #: detector's.
+    #: ``augment`` for the pair classifier's aspect categories in English
+    #: (other languages: ``"join"``, as flipping and negating read English
+    #: opinion words).
     category_copies: str | None = "join"
+    #: ``augment`` for the detector's categories in English (the same rule for
+    #: other languages).
+    detector_copies: str | None = "join"
     #: ``precision="bfloat16"`` where the device computes it natively.
     bfloat16: bool = False
     #: ``mention_weight``: the detector's loss weight of the mentioned cells.

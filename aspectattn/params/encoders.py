@@ -19,14 +19,16 @@ ENCODERS = {
         "LSTM",
         # flipped, joined and negated copies of English terms and a position
         # prior learned per distance from the term: chosen on validation by
-        # accuracy, then robustness, with its own word vectors; the detector's
-        # mentioned cells weighted 2, by the same rule (benchmarks/behaviour.py);
-        # categories keep the joined copies of every recipe (category_copies),
-        # though the rule puts the flipped ones first on validation (--detector,
-        # --category-pairs): the defaults' figures are to be measured with them
+        # accuracy, then robustness, with its own word vectors; for English
+        # categories flipped and joined copies (the pair classifier) and
+        # flipped, joined and negated ones with the mentioned cells weighted 2
+        # (the detector), by the same rule (benchmarks/behaviour.py
+        # --category-pairs, --detector)
         Recipe(
             SCRATCH_RECIPE.training,
             term_copies="flip+join+negate",
+            category_copies="flip+join",
+            detector_copies="flip+join+negate",
             mention_weight=2.0,
             term_position="learned",
         ),

@@ -253,9 +253,9 @@ PARAMS = [
         "auto",
         [None, StrOptions({*AUGMENTATIONS, "auto"})],
         "model",
-        "also train on sentences joined from two of opposite polarity (join), or, "
-        "for aspect terms, on copies with one opinion flipped (flip) or negated "
-        "(negate)",
+        "also train on sentences joined from two of opposite polarity (join), or "
+        "on copies with their opinion flipped (flip) or negated (negate): for a "
+        "term the opinion next to it, for categories a sentence of one tone",
         type="str or None",
         needs=(),
         goes="estimator",
