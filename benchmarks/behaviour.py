@@ -497,15 +497,21 @@ EXPERIMENT = Experiment(
 )
 
 
-#: Candidate -> its tier and what its detector sets beside the defaults.
+#: The categories' copies before the rule chose the LSTM's flipped ones (and
+#: negated ones for the detector): the rows that ran with them pin them.
+JOINED = {"augment": "join"}
+#: Candidate -> its tier, what both its models set beside the defaults and what
+#: its detector sets beside them.
 CATEGORY_TIERS = {
-    "LSTM: defaults": ("lstm", {}),
+    "LSTM: defaults": ("lstm", {}, {}),
+    "LSTM: joined copies (the defaults before)": ("lstm", JOINED, {}),
     # the defaults before the LSTM detector's mention_weight="auto" (2)
-    "LSTM: defaults, the detector's mentions weighted 1": (
+    "LSTM: joined copies, the detector's mentions weighted 1": (
         "lstm",
+        JOINED,
         {"mention_weight": 1.0},
     ),
-    "MiniLM: defaults": ("pretrained", {}),
+    "MiniLM: defaults": ("pretrained", {}, {}),
 }
 CATEGORY_KEYS = [
     ("test_accuracy", "test accuracy"),
@@ -527,11 +533,10 @@ def category_run(candidate: str, data: str, seed: int) -> dict:
     from aspectattn.datasets import fetch_category_table
     from aspectattn.evaluation import score_detection
 
-    tier, detecting = CATEGORY_TIERS[candidate]
-    extra = {}
+    tier, extra, detecting = CATEGORY_TIERS[candidate]
     if tier == "pretrained":
         minilm = str(get_data_home() / "all-MiniLM-L6-v2")
-        extra = {"encoder": "pretrained", "pretrained_model": minilm}
+        extra = {**extra, "encoder": "pretrained", "pretrained_model": minilm}
     X, y = fetch_semeval2014("restaurants", "train", "category")
     X_test, y_test = fetch_semeval2014("restaurants", "test", "category")
     texts, Y = fetch_category_table("semeval2014", "train")
@@ -557,8 +562,10 @@ CATEGORY_NOTE = (
     "detector's detection tests (all four domains). MiniLM and the LSTM with "
     "the detector's mentions weighted 1 (the defaults before "
     "mention_weight='auto') trained on an H200 GPU (MiniLM in bfloat16, as its "
-    "defaults train there), the LSTM's defaults on a 2-core CPU. Reported: "
-    "nothing here chose a default."
+    "defaults train there), the other LSTM rows on a 2-core CPU. The LSTM rows "
+    "with joined copies ran before the rule chose its flipped copies for "
+    "categories (and negated ones for the detector): they pin the joins. "
+    "Reported: nothing here chose a default."
 )
 CATEGORY_EXPERIMENT = Experiment(
     "behaviour_categories",
@@ -574,13 +581,13 @@ CATEGORY_EXPERIMENT = Experiment(
 # ------------------------------------------------------------- the detector
 DETECTOR_DATA = ("SemEval-14 restaurant categories", "SemEval-15 restaurant categories")
 _TABLES = dict(zip(DETECTOR_DATA, ("semeval2014", "semeval2015"), strict=True))
-#: The detector's mention weight when the candidates below it first ran (the
-#: default then): they keep it, so that they stay what they measured.
-BEFORE = {"mention_weight": 1.0}
+#: The detector's mention weight and copies when the candidates below it first
+#: ran (the defaults then): they keep them, so that they stay what they measured.
+BEFORE = {**JOINED, "mention_weight": 1.0}
 #: Candidate -> the parameters it sets beside the LSTM detector's defaults
-#: (whose ``augment="auto"`` joins sentences: "join").
+#: (flipped, joined and negated copies, mentioned cells weighted 2).
 DETECTOR_CANDIDATES = {
-    "LSTM detector: joined copies (the defaults before)": BEFORE,
+    "LSTM detector: joined copies, mentions weighted 1": BEFORE,
     "LSTM detector: no copies": {**BEFORE, "augment": None},
     # CAN (Hu et al., 2019): the categories a sentence mentions attend to
     # different words (orthogonal), each to few (sparse); the copies as the
@@ -598,11 +605,12 @@ DETECTOR_CANDIDATES = {
     # 20th (SemEval-15); the copies as the defaults'
     "LSTM detector: 40 epochs": {**BEFORE, "max_epochs": 40},
     # a missed mention costs twice a false one: chosen, now mention_weight="auto"
-    "LSTM detector: joined copies, mentions weighted 2 (the defaults)": {},
+    "LSTM detector: joined copies, mentions weighted 2 (the defaults before)": (JOINED),
     # categories' counterfactuals: each sentence of one tone with its opinion
-    # words flipped (and negated), beside the joined copies
+    # words flipped (and negated), beside the joined copies; the negated ones
+    # chosen, now augment="auto"
     "LSTM detector: flipped and joined copies": {"augment": "flip+join"},
-    "LSTM detector: flipped, joined and negated copies": {
+    "LSTM detector: flipped, joined and negated copies (the defaults)": {
         "augment": "flip+join+negate"
     },
 }
@@ -704,9 +712,10 @@ def table_choose(candidates: dict, accuracy: str):
 
 DETECTOR_NOTE = (
     "The LSTM detector (`AspectCategoryClassifier` with its defaults: its own "
-    "word vectors, joined copies, mentioned cells weighted 2) and candidates "
-    "beside it (those up to the defaults' row ran with the weight 1 of the "
-    "defaults before; the negation probes, each sentence whose categories "
+    "word vectors, flipped, joined and negated copies, mentioned cells weighted "
+    "2) and candidates beside it (those with joined copies alone ran with the "
+    "defaults before, which they pin, the first five with the weight 1 of the "
+    "defaults before that; the negation probes, each sentence whose categories "
     "share one polarity with every opinion word negated, are logged since the "
     "flipped copies' runs), mean "
     "± std over seeds, on a 2-core CPU. Validation: 10% of the training "
@@ -720,7 +729,7 @@ DETECTOR_NOTE = (
     "larger), the best validation ARS averaged over the data sets. The test "
     "columns and the suite's detection tests choose nothing (of SemEval-15, "
     "whose categories the suite does not name, its sentences about no aspect in"
-    " particular alone). The defaults still join alone: see the behaviour guide."
+    " particular alone)."
 )
 DETECTOR_EXPERIMENT = Experiment(
     "behaviour_detector",
@@ -736,16 +745,19 @@ DETECTOR_EXPERIMENT = Experiment(
 
 # ------------------------------------------- the pair classifier of categories
 #: Candidate -> the parameters it sets beside the LSTM pair classifier's
-#: defaults for categories (AT, joined copies), on the detector's data sets.
+#: defaults for categories (AT, flipped and joined copies), on the detector's
+#: data sets.
 CATEGORY_PAIR_CANDIDATES = {
-    "LSTM: defaults": {},
+    "LSTM: joined copies (the defaults before)": JOINED,
     "LSTM: no copies": {"augment": None},
     # the category's vector beside every word too: the encoder reads the
     # aspect (one pass per pair, not per sentence); the copies as the defaults'
-    "LSTM: ATAE": {"variant": "atae"},
+    # then
+    "LSTM: ATAE": {**JOINED, "variant": "atae"},
     # categories' counterfactuals: each sentence of one tone with its opinion
-    # words flipped (and negated), beside the joined copies
-    "LSTM: flipped and joined copies": {"augment": "flip+join"},
+    # words flipped (and negated), beside the joined copies; the flipped ones
+    # chosen, now augment="auto"
+    "LSTM: flipped and joined copies (the defaults)": {"augment": "flip+join"},
     "LSTM: flipped, joined and negated copies": {"augment": "flip+join+negate"},
 }
 
@@ -782,15 +794,17 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
 
 CATEGORY_PAIR_NOTE = (
     "The LSTM pair classifier of categories (`AspectAttentionClassifier` with "
-    "its defaults: AT, its own word vectors, joined copies) and candidates "
+    "its defaults: AT, its own word vectors, flipped and joined copies) and "
+    "candidates "
     "beside it, mean ± std over seeds, on a 2-core CPU; trained on the pairs of "
     "the detector's split (validation: 10% of the training sentences). ARS: "
     "each pair and its AddDiff variant (a clause about another category with "
     "the opposite opinion, from a training sentence about one category). "
     "Negation probes: each sentence whose categories share one polarity with "
     "every opinion word negated, the labels reversed (logged since the flipped "
-    "copies' runs). Chosen by the detector's rule on validation accuracy, then "
-    "ARS (the defaults still join alone: see the behaviour guide). The test "
+    "copies' runs). The rows with joined copies alone ran before the rule "
+    "chose the flipped ones, and pin them. Chosen by the detector's rule on "
+    "validation accuracy, then ARS. The test "
     "columns and the suite (SemEval-14 alone: the suite names its categories) "
     "choose nothing."
 )

@@ -8,13 +8,14 @@ Trains the default model and shows its attention::
 Nothing about the model is set: the defaults are AT-LSTM trained jointly over the
 aspects of each sentence (one encoder pass per sentence), with sentences whose two
 aspects disagree joined inside ``fit`` from training sentences of opposite polarity
-(``augment="join"``: only 4.5% of the training sentences have aspects that disagree,
-and without them a model learns to give every aspect the sentence's overall tone),
-and the aspect's attention alone in the classified vector (``final_state=False``).
-The script prints what the ``"auto"`` defaults resolved to. Only the training
-settings are Wang et al.'s (hidden size 300, batches of 25, the epoch chosen on 10%
-of the training sentences), as in ``benchmarks/defaults.py``, so seed 0 prints the
-figures of that benchmark's seed-0 run.
+(only 4.5% of the training sentences have aspects that disagree, and without them a
+model learns to give every aspect the sentence's overall tone) and, in English,
+copies of the sentences of one tone with their opinion words swapped for their
+antonyms, labels reversed (``augment="flip+join"``), and the aspect's attention
+alone in the classified vector (``final_state=False``). The script prints what the
+``"auto"`` defaults resolved to. Only the training settings are Wang et al.'s
+(hidden size 300, batches of 25, the epoch chosen on 10% of the training
+sentences), as in ``benchmarks/defaults.py``.
 
 The data come from the data home (``$ASPECTATTN_DATA``, downloaded there when
 missing). Word vectors: ``--embeddings``, else GloVe 6B 50-d from
