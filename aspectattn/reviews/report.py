@@ -181,21 +181,7 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{_esc(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{_esc(title)}</h1>",
-        f"<p>{summary.n_reviews:,} reviews, {summary.n_sentences:,} sentences, "
-        f"{int(overall['mentions'].sum()) if len(overall) else 0:,} aspect mentions."
-        + (
-            f" {summary.n_unparsed_dates:,} dates could not be read: their reviews "
-            "are in every section but the trends."
-            if getattr(summary, "n_unparsed_dates", 0)
-            else ""
-        )
-        + (
-            f" {summary.n_skipped_sentences:,} sentences had no word the model reads"
-            " and were skipped."
-            if getattr(summary, "n_skipped_sentences", 0)
-            else ""
-        )
-        + "</p>",
+        _counts(summary, overall),
         "<h2>Sentiment per aspect</h2><p class='legend'>",
         "".join(
             f"<span><i class='swatch' style='background:{_color(label)}'></i>"
@@ -208,20 +194,54 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
     if summary.period_counts:
         parts += ["<h2>Over time</h2>", _trends(summary.table(by="period"), labels)]
     if summary.group_counts:
-        groups = summary.table(by="group")
-        header = "".join(f"<th>{_esc(label)}</th>" for label in labels)
-        rows = "".join(
-            f"<tr><td>{_esc(r['group'])}</td><td>{_esc(r['aspect'])}</td>"
-            f"<td>{r['mentions']}</td>"
-            + "".join(f"<td>{100 * r[f'share_{label}']:.0f}%</td>" for label in labels)
-            + "</tr>"
-            for _, r in groups.iterrows()
-        )
-        parts += [
-            "<h2>Per group</h2><table><tr><th>group</th><th>aspect</th>"
-            f"<th>mentions</th>{header}</tr>{rows}</table>"
-        ]
+        parts.append(_groups(summary.table(by="group"), labels))
     parts.append("<h2>Examples</h2>")
+    parts += _examples(summary, overall, labels)
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def _counts(summary, overall) -> str:
+    """The paragraph of counts: reviews, sentences, mentions, and what was left
+    out (dates not read, sentences skipped)."""
+    mentions = int(overall["mentions"].sum()) if len(overall) else 0
+    text = (
+        f"<p>{summary.n_reviews:,} reviews, {summary.n_sentences:,} sentences, "
+        f"{mentions:,} aspect mentions."
+    )
+    if getattr(summary, "n_unparsed_dates", 0):
+        text += (
+            f" {summary.n_unparsed_dates:,} dates could not be read: their reviews "
+            "are in every section but the trends."
+        )
+    if getattr(summary, "n_skipped_sentences", 0):
+        text += (
+            f" {summary.n_skipped_sentences:,} sentences had no word the model reads"
+            " and were skipped."
+        )
+    return text + "</p>"
+
+
+def _groups(groups, labels) -> str:
+    """The per-group table: each group's aspects, mentions and label shares."""
+    header = "".join(f"<th>{_esc(label)}</th>" for label in labels)
+    rows = "".join(
+        f"<tr><td>{_esc(r['group'])}</td><td>{_esc(r['aspect'])}</td>"
+        f"<td>{r['mentions']}</td>"
+        + "".join(f"<td>{100 * r[f'share_{label}']:.0f}%</td>" for label in labels)
+        + "</tr>"
+        for _, r in groups.iterrows()
+    )
+    return (
+        "<h2>Per group</h2><table><tr><th>group</th><th>aspect</th>"
+        f"<th>mentions</th>{header}</tr>{rows}</table>"
+    )
+
+
+def _examples(summary, overall, labels) -> list[str]:
+    """Each aspect's heading, its terms (where it groups several) and its most
+    confident examples per label, shaded by attention."""
+    parts = []
     for aspect, terms in (
         zip(overall["aspect"], overall["terms"], strict=True) if len(overall) else []
     ):
@@ -241,8 +261,7 @@ def render_report(summary, title: str = "Aspect sentiment report") -> str:
                     f"<span class='prob'>{_esc(label)} "
                     f"{100 * example['probability']:.0f}%</span></p>"
                 )
-    parts.append("</body></html>")
-    return "".join(parts)
+    return parts
 
 
 def write_report(summary, path, title: str = "Aspect sentiment report") -> Path:
