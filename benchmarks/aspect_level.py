@@ -56,6 +56,8 @@ from aspectattn.datasets import (
 from aspectattn.estimators.categories import detection_f1, mention_f1
 from benchmarks.common import (
     BASE,
+    JOINED,
+    JOINED_DETECTOR,
     PRETRAINED,
     build,
     glove,
@@ -71,10 +73,6 @@ PARAMS = BASE
 # they state; the library's own defaults are the rows of benchmarks/defaults.py.
 OLD = previous_defaults(AspectAttentionClassifier)
 OLD_DETECTOR = previous_defaults(AspectCategoryClassifier)
-# What the "Defaults" rows pin of the defaults when they ran: the categories'
-# joined copies alone, and the detector's mention weight 1.
-THEN = dict(augment="join")
-THEN_DETECTOR = dict(THEN, mention_weight=1.0)
 # MiniLM fine-tuned end to end, with the fine-tuning settings chosen on validation
 # data (benchmarks.common.PRETRAINED); word vectors are not used.
 MINILM = dict(
@@ -153,39 +151,39 @@ MODELS = {
     # tone: h* = tanh(W_p r)). The rows pin what has changed since: the joined
     # copies alone (the LSTM's English categories now also flip, the detector's
     # also negate) and the detector's mention weight 1.
-    "Defaults": ("pairs", "sem14", THEN),
-    "Detector, defaults": ("detector", "sem14", THEN_DETECTOR),
-    "Defaults, MAMS-ACSA": ("mams", "mams_train", THEN),
+    "Defaults": ("pairs", "sem14", JOINED),
+    "Detector, defaults": ("detector", "sem14", JOINED_DETECTOR),
+    "Defaults, MAMS-ACSA": ("mams", "mams_train", JOINED),
     # SemEval-2015 restaurant categories (entity#attribute), scored on its test set.
     "ATAE-LSTM, per pair, SemEval-15": ("pairs", "sem15", dict(OLD, variant="atae")),
-    "Defaults, SemEval-15": ("pairs", "sem15", THEN),
+    "Defaults, SemEval-15": ("pairs", "sem15", JOINED),
     # Candidates beside the defaults, compared on validation: a bi-LSTM for
     # categories, and CAN's regularisers re-tuned with the joined copies.
-    "Defaults, bidirectional": ("pairs", "sem14", dict(THEN, bidirectional=True)),
+    "Defaults, bidirectional": ("pairs", "sem14", dict(JOINED, bidirectional=True)),
     "Defaults, bidirectional, MAMS-ACSA": (
         "mams",
         "mams_train",
-        dict(THEN, bidirectional=True),
+        dict(JOINED, bidirectional=True),
     ),
     "Defaults, bidirectional, SemEval-15": (
         "pairs",
         "sem15",
-        dict(THEN, bidirectional=True),
+        dict(JOINED, bidirectional=True),
     ),
     "Detector, defaults, bidirectional": (
         "detector",
         "sem14",
-        dict(THEN_DETECTOR, bidirectional=True),
+        dict(JOINED_DETECTOR, bidirectional=True),
     ),
     "Detector, defaults + CAN regularisers (0.01, 0.01)": (
         "detector",
         "sem14",
-        dict(THEN_DETECTOR, sparse_penalty=0.01, orthogonal_penalty=0.01),
+        dict(JOINED_DETECTOR, sparse_penalty=0.01, orthogonal_penalty=0.01),
     ),
     "Detector, defaults + CAN regularisers (0.03, 0.03)": (
         "detector",
         "sem14",
-        dict(THEN_DETECTOR, sparse_penalty=0.03, orthogonal_penalty=0.03),
+        dict(JOINED_DETECTOR, sparse_penalty=0.03, orthogonal_penalty=0.03),
     ),
     # The pretrained encoder under the defaults: the aspect as the attention query
     # only ("vector") or also as the encoder's second segment ("pair"), and with
@@ -219,7 +217,7 @@ MODELS = {
 }
 # Joined sentences added by "+joined" (3,000 pairs, about as many as the original
 # 3,518): set before any run, not tuned.
-JOINED = 1500
+N_JOINED = 1500
 # Seeds per model: 5, and 3 for the rows that train on MAMS (10k pairs, long
 # sentences: 1-3 min a run on this 2-core machine).
 SEEDS = {name: 3 if "MAMS" in name else 5 for name in MODELS}
@@ -283,12 +281,12 @@ def mixed_table(data):
 
 
 def training_pairs(train, data, seed):
-    """The training pairs of ``train``; "+joined" adds JOINED sentences whose two
+    """The training pairs of ``train``; "+joined" adds N_JOINED sentences whose two
     aspects disagree, joined from single-aspect training sentences (seeded)."""
     if train != "sem14+joined":
         return data[train]
     X, y = data["sem14"]
-    X_new, y_new = join_opposite(X, y, JOINED, random_state=seed)
+    X_new, y_new = join_opposite(X, y, N_JOINED, random_state=seed)
     return X + X_new, y + y_new
 
 

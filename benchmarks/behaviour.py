@@ -64,8 +64,16 @@ from aspectattn.evaluation import (
     lexicon,
     score_behaviour,
 )
-from benchmarks.common import LINEAR, build, glove, pair_scores
-from benchmarks.distillation import _same_sentence, unlabelled_pairs
+from benchmarks.common import (
+    JOINED,
+    JOINED_DETECTOR,
+    LINEAR,
+    build,
+    glove,
+    pair_scores,
+    same_sentence,
+)
+from benchmarks.distillation import unlabelled_pairs
 from benchmarks.runner import Experiment
 
 DATA = ("restaurant terms", "laptop terms")
@@ -284,8 +292,8 @@ def mams_pairs(exclude) -> tuple[list, list]:
     from aspectattn.datasets import fetch_mams
 
     frame = fetch_mams("term", "train", as_frame=True)
-    exclude = {_same_sentence(text) for text in exclude}
-    frame = frame[[_same_sentence(text) not in exclude for text in frame.text]]
+    exclude = {same_sentence(text) for text in exclude}
+    frame = frame[[same_sentence(text) not in exclude for text in frame.text]]
     return _triples(frame), frame.polarity.tolist()
 
 
@@ -530,9 +538,6 @@ EXPERIMENT = Experiment(
 )
 
 
-#: The categories' copies before the rule chose the LSTM's flipped ones (and
-#: negated ones for the detector): the rows that ran with them pin them.
-JOINED = {"augment": "join"}
 #: Candidate -> its tier, what both its models set beside the defaults and what
 #: its detector sets beside them.
 CATEGORY_TIERS = {
@@ -616,7 +621,7 @@ DETECTOR_DATA = ("SemEval-14 restaurant categories", "SemEval-15 restaurant cate
 _TABLES = dict(zip(DETECTOR_DATA, ("semeval2014", "semeval2015"), strict=True))
 #: The detector's mention weight and copies when the candidates below it first
 #: ran (the defaults then): they keep them, so that they stay what they measured.
-BEFORE = {**JOINED, "mention_weight": 1.0}
+BEFORE = JOINED_DETECTOR
 #: Candidate -> the parameters it sets beside the LSTM detector's defaults
 #: (flipped, joined and negated copies, mentioned cells weighted 2).
 DETECTOR_CANDIDATES = {

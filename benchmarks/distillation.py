@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -47,7 +46,15 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.encoders import PretrainedEncoder
 from aspectattn.persistence import load as load_model
 from aspectattn.persistence import save
-from benchmarks.common import RESULTS, build, glove, load
+from benchmarks.common import (
+    JOINED,
+    JOINED_DETECTOR,
+    RESULTS,
+    build,
+    glove,
+    load,
+    same_sentence,
+)
 from benchmarks.pretrained import load_data, minilm, scores, validation_split
 from benchmarks.runner import Experiment
 
@@ -94,13 +101,8 @@ DETECTOR = {
     "student + unlabelled restaurant sentences": dict(teacher=True, unlabelled=True),
 }
 CATEGORIES_ONLY = {"student + every category of its sentences"}
-#: What the LSTM rows of categories pin of the defaults when they ran: the
-#: joined copies alone (the LSTM's English categories now also flip, the
-#: detector's also negate) and the detector's mention weight 1.
-THEN = {
-    "restaurant categories": {"augment": "join"},
-    "restaurant detector": {"augment": "join", "mention_weight": 1.0},
-}
+#: What the LSTM rows of categories pin of the defaults when they ran.
+THEN = {"restaurant categories": JOINED, "restaurant detector": JOINED_DETECTOR}
 RESTAURANTS_ONLY = {
     "student + unlabelled restaurant pairs",
     "student + unlabelled pairs + flip copies",
@@ -210,15 +212,8 @@ def unlabelled_pairs(data: str, exclude) -> list:
         ]
     else:
         return []
-    exclude = {_same_sentence(text) for text in exclude}
-    return sorted({p for p in pairs if _same_sentence(p[0]) not in exclude})
-
-
-def _same_sentence(text: str) -> str:
-    """``text`` as compared with the sentences to leave out: the same sentence
-    reappears in these data sets with other punctuation, spacing or case (a
-    SemEval-2014 test sentence ends in "..." in MAMS's copy and "." in its own)."""
-    return re.sub(r"\W+", "", text.casefold())
+    exclude = {same_sentence(text) for text in exclude}
+    return sorted({p for p in pairs if same_sentence(p[0]) not in exclude})
 
 
 def unnamed_categories(X) -> list:
@@ -269,13 +264,13 @@ def detector_scores(clf, texts, Y, prefix: str) -> dict:
 
 def unlabelled_sentences(exclude) -> list:
     """SemEval-2015 and MAMS training sentences, less those of ``exclude``."""
-    exclude = {_same_sentence(text) for text in exclude}
+    exclude = {same_sentence(text) for text in exclude}
     texts = {
         x[0]
         for name in ("semeval2015-restaurants-category", "mams-category")
         for x in load(name, "train")[0]
     }
-    return sorted(t for t in texts if _same_sentence(t) not in exclude)
+    return sorted(t for t in texts if same_sentence(t) not in exclude)
 
 
 def _record(candidate: str, data: str, seed: int, fit_seconds: float) -> dict:
