@@ -107,6 +107,8 @@ def workdir(tmp_path_factory):
         "0",
         "--validation-fraction",
         "0",
+        "--augment",  # (no copies, as FAST: test_train_defaults_... has them)
+        "none",
         "--history-plot",
         "history.png",
         cwd=d,

@@ -295,10 +295,10 @@ def test_an_unfitted_teacher_is_cloned_and_fitted_on_the_training_side(monkeypat
     X, y = _data()
     X_u = _unlabelled(["zesty", "soggy"], n=10) + [X[k] for k in range(10)]
     teacher = LexiconTeacher()
-    # (no copies: the pairs counted below are the given ones)
+    # (no copies, as FAST: the pairs counted below are the given ones)
     student = taught(
         teacher,
-        AspectAttentionClassifier(**FAST, validation_fraction=0.25, augment=None),
+        AspectAttentionClassifier(**FAST, validation_fraction=0.25),
     ).fit(X + X_u, y + [-1] * len(X_u))
     assert not hasattr(teacher, "fitted_on_")  # the parameter is left unfitted
     assert student.teacher is teacher

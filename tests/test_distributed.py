@@ -20,7 +20,8 @@ from aspectattn import AspectAttentionClassifier  # noqa: E402
 from aspectattn.distributed import predict_dataframe, set_torch_threads  # noqa: E402
 
 pytestmark = pytest.mark.dask
-GRID = {"encoder__hidden_size": [8, 16], "variant": ["at", "atae"]}
+# a nested and a plain parameter, two candidates (each fold a worker task)
+GRID = {"encoder__hidden_size": [8, 16], "variant": ["atae"]}
 
 
 @pytest.fixture(scope="module")

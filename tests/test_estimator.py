@@ -401,44 +401,52 @@ def test_fit_leaves_global_rngs_untouched(pairs):
 _RELOAD = textwrap.dedent("""
     import sys, pickle, joblib, numpy as np
     {block}
-    model = {loader}(sys.argv[1])
-    X = pickle.load(open(sys.argv[2], "rb"))
-    np.save(sys.argv[3], model.predict_proba(X))
+    X = pickle.load(open(sys.argv[1], "rb"))
+    for path in sys.argv[2:]:
+        if path.endswith(".joblib"):
+            model = joblib.load(path)
+        else:
+            with open(path, "rb") as f:
+                model = pickle.load(f)
+        np.save(path + ".npy", model.predict_proba(X))
     print("gensim loaded:", sys.modules.get("gensim") is not None)
 """)
 
 
-def _reload_in_fresh_process(tmp_path, model, X, loader, block_gensim=False):
-    model_path, x_path, out = tmp_path / "m.bin", tmp_path / "x.pkl", tmp_path / "p.npy"
-    if loader == "joblib.load":
-        joblib.dump(model, model_path)
-    else:
-        model_path.write_bytes(pickle.dumps(model))
+def _reload_in_fresh_process(tmp_path, model, X, loaders, block_gensim=False):
+    """``model`` written by each of ``loaders``' libraries, then read and asked for
+    ``X``'s probabilities in one fresh process (a torch import is seconds): the
+    probabilities per loader, and the process's output."""
+    x_path = tmp_path / "x.pkl"
     x_path.write_bytes(pickle.dumps(X))
+    paths = []
+    for loader in loaders:
+        if loader == "joblib.load":
+            paths.append(tmp_path / "m.joblib")
+            joblib.dump(model, paths[-1])
+        else:
+            paths.append(tmp_path / "m.pkl")
+            paths[-1].write_bytes(pickle.dumps(model))
     block = "sys.modules['gensim'] = None" if block_gensim else ""
-    script = _RELOAD.format(
-        block=block,
-        loader=loader
-        if loader == "joblib.load"
-        else "(lambda p: pickle.load(open(p, 'rb')))",
-    )
     run = subprocess.run(
-        [sys.executable, "-c", script, str(model_path), str(x_path), str(out)],
+        [sys.executable, "-c", _RELOAD.format(block=block), str(x_path), *paths],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    return np.load(out), run.stdout
+    return [np.load(f"{path}.npy") for path in paths], run.stdout
 
 
-@pytest.mark.parametrize("loader", ["pickle.load", "joblib.load"])
 def test_round_trip_in_a_fresh_process_gives_identical_proba(
-    loader, fitted, test_pairs, tmp_path
+    fitted, test_pairs, tmp_path
 ):
     X = test_pairs[0]
-    proba, _ = _reload_in_fresh_process(tmp_path, fitted, X, loader)
-    np.testing.assert_array_equal(proba, fitted.predict_proba(X))
+    loaded, _ = _reload_in_fresh_process(
+        tmp_path, fitted, X, ["pickle.load", "joblib.load"]
+    )
+    for proba in loaded:
+        np.testing.assert_array_equal(proba, fitted.predict_proba(X))
 
 
 def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path):
@@ -456,8 +464,8 @@ def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path)
         **{**FAST, "encoder": lstm(embeddings=str(vec_file), embedding_dim=None)}
     ).fit(X, y)
     vec_file.unlink()
-    proba, stdout = _reload_in_fresh_process(
-        tmp_path, clf, X[:30], "pickle.load", block_gensim=True
+    (proba,), stdout = _reload_in_fresh_process(
+        tmp_path, clf, X[:30], ["pickle.load"], block_gensim=True
     )
     np.testing.assert_array_equal(proba, clf.predict_proba(X[:30]))
     assert "gensim loaded: False" in stdout
@@ -521,8 +529,9 @@ def test_term_aspects(pairs):
     X_terms = [
         (t, next(w for w in t.rstrip(".").split() if w in words[a])) for t, a in X
     ]
-    # (no copies: they are the augmentation tests'; the terms learn without them)
-    clf = AspectAttentionClassifier(**LEARN, augment=None).fit(X_terms, y)
+    # (no copies, as LEARN: they are the augmentation tests'; the terms learn
+    # without them)
+    clf = AspectAttentionClassifier(**LEARN).fit(X_terms, y)
     assert clf.aspect_type_ == "term"
     assert clf.aspects_.size == 0
     assert clf.score(X_terms, y) >= 0.9
@@ -661,7 +670,8 @@ def test_defaults_give_no_unused_parameter_warning(pairs):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(*pairs)
+        auto = {**FAST, "max_epochs": 1, "augment": "auto"}
+        AspectAttentionClassifier(**auto).fit(*pairs)
 
 
 def test_binary_decision_function_is_one_dimensional(fitted, pairs):
@@ -748,7 +758,7 @@ def test_joint_training_batches_whole_sentences(pairs, monkeypatch):
         return original(module, tokens, lengths, aspect, sentence, **kw)
 
     monkeypatch.setattr(AspectAttentionModel, "forward", spy)
-    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}, augment=None).fit(X, y)
+    AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
     text_of = {}
     for text, _ in X:
         text_of.setdefault(text, len(text_of))
@@ -778,7 +788,8 @@ def test_labels_of_str_and_np_str_are_one_kind(pairs):
 
 def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     X, y = pairs
-    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
+    auto = {**FAST, "max_epochs": 1, "augment": "auto"}
+    clf = AspectAttentionClassifier(**auto).fit(X, y)
     assert clf.resolved_params_ == {
         "language": "en",
         "aspect_type": "category",
@@ -804,7 +815,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     again = clone(clf).fit(X, y)
     assert again.resolved_params_ == clf.resolved_params_
     np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
-    detector = AspectCategoryClassifier(**{**FAST, "max_epochs": 1})
+    detector = AspectCategoryClassifier(**auto)
     texts = [t for t, _ in X[::2]]
     table = {"food": y[::2], "service": ["none"] * len(texts)}
     detector.fit(texts, pytest.importorskip("pandas").DataFrame(table))
@@ -840,12 +851,11 @@ def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not(
         right = clf.predict(X_test) == np.asarray(y_test)
         return right.reshape(-1, 2).all(axis=1).mean()
 
-    defaults = AspectAttentionClassifier(**LEARN).fit(X, y)
-    before = AspectAttentionClassifier(
+    defaults = AspectAttentionClassifier(**{**LEARN, "augment": "auto"}).fit(X, y)
+    before = AspectAttentionClassifier(  # (no copies, as LEARN)
         **{**LEARN, "encoder": lstm(bidirectional=False)},
         variant="atae",
         attention=AspectAttention(final_state=True),
-        augment=None,
     ).fit(X, y)
     assert sentences_right(defaults) >= 0.9
     assert sentences_right(before) <= 0.2

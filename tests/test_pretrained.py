@@ -111,6 +111,9 @@ _RELOAD = textwrap.dedent("""
 """)
 
 
+# (one input: the pair's reads the most of the kept tokenizer, and a fresh process
+# costs seconds of imports)
+@pytest.mark.parametrize("fitted", ["pair"], indirect=True)
 def test_pickle_in_a_fresh_process_without_the_checkpoint(fitted, data, tmp_path):
     X = data[0][:10]
     (tmp_path / "m.pkl").write_bytes(pickle.dumps(fitted))

@@ -9,9 +9,11 @@ import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from conftest import FAST, lstm
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -185,35 +187,41 @@ def test_eight_threads_give_the_single_threaded_results(model, test_pairs):
         np.testing.assert_array_equal(proba, expected)
 
 
+def _fit_and_predict():
+    from conftest import make_pairs
+
+    X, y = make_pairs(80, seed=3, single_share=0.4)
+    params = {**FAST, "max_epochs": 3, "dropout": 0.3, "validation_fraction": 0.2}
+    params["encoder"] = lstm(embeddings="word2vec")
+    return AspectAttentionClassifier(**params).fit(X, y).predict_proba(X)
+
+
 _FIT_AND_PREDICT = textwrap.dedent("""
     import sys, numpy as np
     sys.path.insert(0, sys.argv[2])
-    from conftest import make_pairs, FAST, lstm
-    from aspectattn import AspectAttentionClassifier
-    X, y = make_pairs(80, seed=3, single_share=0.4)
-    params = {**FAST, "max_epochs": 3, "dropout": 0.3,
-              "encoder": lstm(embeddings="word2vec"), "validation_fraction": 0.2}
-    clf = AspectAttentionClassifier(**params).fit(X, y)
-    np.save(sys.argv[1], clf.predict_proba(X))
+    from test_robustness import _fit_and_predict
+    np.save(sys.argv[1], _fit_and_predict())
 """)
 
 
 def test_same_random_state_is_bit_identical_across_processes(tmp_path):
-    from pathlib import Path
-
-    tests_dir = str(Path(__file__).parent)
-    outs = [tmp_path / f"p{i}.npy" for i in range(2)]
-    runs = [  # side by side, one torch thread each; different str hashing
-        subprocess.Popen(
-            [sys.executable, "-c", _FIT_AND_PREDICT, str(out), tests_dir],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": seed, "OMP_NUM_THREADS": "1"},
-        )
-        for out, seed in zip(outs, ["1", "2"], strict=True)
-    ]
-    for run in runs:
-        _, stderr = run.communicate(timeout=300)
-        assert run.returncode == 0, stderr
-    np.testing.assert_array_equal(np.load(outs[0]), np.load(outs[1]))
+    # a fresh process with another string hashing beside this one (whatever it
+    # ran before), one torch thread each
+    other_hashing = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    out = tmp_path / "p.npy"
+    fresh = subprocess.Popen(
+        [sys.executable, "-c", _FIT_AND_PREDICT, str(out), str(Path(__file__).parent)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": other_hashing, "OMP_NUM_THREADS": "1"},
+    )
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        here = _fit_and_predict()
+    finally:
+        torch.set_num_threads(threads)
+    _, stderr = fresh.communicate(timeout=300)
+    assert fresh.returncode == 0, stderr
+    np.testing.assert_array_equal(np.load(out), here)

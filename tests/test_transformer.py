@@ -144,6 +144,7 @@ def test_learns_an_aspect_dependent_rule_that_bag_of_words_cannot(
     clf = AspectAttentionClassifier(
         **{
             **TF,
+            "augment": "auto",  # the joined copies
             "lr": 3e-3,
             "max_epochs": 60,
             "encoder": transformer(
