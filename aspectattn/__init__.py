@@ -41,6 +41,7 @@ _LAZY = {
     "AspectTermExtractor": ".extraction",
     "AspectSentimentPipeline": ".extraction",
     "AspectSentimentExtractor": ".extraction",
+    "DistilledExtractor": ".extraction",
 }
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "AspectTermExtractor",
     "AspectSentimentPipeline",
     "AspectSentimentExtractor",
+    "DistilledExtractor",
     "AspectAttnError",
     "AspectAttnWarning",
     "ChecksumError",

@@ -1474,6 +1474,7 @@ def test_train_joint_writes_the_joint_model_that_predict_reads(kinds):
     for extra, says in [
         (["--unlabelled", "s.txt"], "needs --teacher"),
         (["--teacher", "terms.aam"], "not a joint model"),
+        (["--teacher", "j.aam", "--distill-weight", "2"], "--distill-weight must"),
     ]:
         bad = run(*base, "--out", "x.aam", *extra, cwd=kinds, check=False)
         assert bad.returncode == 2 and says in bad.stderr, bad.stderr

@@ -27,6 +27,7 @@ from aspectattn import (
     AspectSentimentPipeline,
     AspectTermExtractor,
     DistilledClassifier,
+    DistilledExtractor,
     POSWeightedEmbeddingVectorizer,
     TfidfEmbeddingVectorizer,
 )
@@ -40,6 +41,7 @@ PUBLIC = [
     "AspectSentimentPipeline",
     "AspectSentimentExtractor",
     "DistilledClassifier",
+    "DistilledExtractor",
     "TfidfEmbeddingVectorizer",
     "POSWeightedEmbeddingVectorizer",
 ]
@@ -65,6 +67,9 @@ def _estimator(name: str, vectors: str):
         "DistilledClassifier": lambda: DistilledClassifier(
             AspectAttentionClassifier(**ONE_EPOCH), LexiconTeacher()
         ),
+        "DistilledExtractor": lambda: DistilledExtractor(
+            AspectSentimentExtractor(**EXTRACTOR), AspectSentimentExtractor(**EXTRACTOR)
+        ),
         "TfidfEmbeddingVectorizer": lambda: TfidfEmbeddingVectorizer(
             embeddings=vectors
         ),
@@ -87,6 +92,7 @@ def _read_only_data(name: str):
         "AspectTermExtractor",
         "AspectSentimentPipeline",
         "AspectSentimentExtractor",
+        "DistilledExtractor",
     ):
         texts, y = make_sentences(30, seed=0)
         return frozen(texts), y

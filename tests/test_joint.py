@@ -355,6 +355,47 @@ def test_a_teacher_teaches_the_unlabelled_sentences_terms_and_polarities(opinion
     )
 
 
+def test_the_meta_estimator_is_the_students_fit_with_a_teaching(opinions, tmp_path):
+    """DistilledExtractor calls the student's public fit with a Teaching: the
+    same student; not a classifier, so a grid search splits its sentences as any
+    target's; a model file holds the student alone."""
+    from sklearn.base import is_classifier
+    from sklearn.model_selection import GridSearchCV
+
+    from aspectattn import DistilledExtractor
+
+    texts, y = opinions
+    texts, marked = texts[:60], list(y[:40]) + [None] * 20
+    few = {**FAST, "max_epochs": 2}
+    teacher = _Oracle(*opinions)
+    meta = DistilledExtractor(AspectSentimentExtractor(**few), teacher, weight=0.3)
+    meta.fit(texts, marked)
+    direct = AspectSentimentExtractor(**few).fit(
+        texts, marked, teaching=Teaching(teacher, 0.3, 2.0)
+    )
+    assert meta.predict(texts) == direct.predict(texts)
+    np.testing.assert_array_equal(meta.classes_, direct.classes_)
+    assert meta.score(texts[:40], y[:40]) == direct.score(texts[:40], y[:40])
+    save(meta, tmp_path / "m.aam")
+    loaded = load(tmp_path / "m.aam")
+    assert type(loaded) is AspectSentimentExtractor
+    assert loaded.predict(texts[:5]) == direct.predict(texts[:5])
+    assert not is_classifier(meta)
+    search = GridSearchCV(
+        DistilledExtractor(
+            AspectSentimentExtractor(**{**few, "max_epochs": 1}), teacher
+        ),
+        {"student__polarity_weight": [0.5, 2.0], "weight": [0.5]},
+        cv=2,
+    ).fit(texts[:40], y[:40])
+    assert search.best_params_["student__polarity_weight"] in (0.5, 2.0)
+    with pytest.raises(InvalidParameterError, match="'teacher' parameter"):
+        DistilledExtractor(AspectSentimentExtractor(**few)).fit(texts, marked)
+    with pytest.raises(InvalidParameterError, match="'student' parameter"):
+        DistilledExtractor(AspectTermExtractor(), teacher).fit(texts, marked)
+    assert DistilledExtractor(teacher=teacher).student is None  # (the defaults')
+
+
 def test_unlabelled_sentences_need_a_teacher_that_answers_the_students_classes(
     opinions,
 ):

@@ -100,6 +100,8 @@ _FLAGS = {
     "random_state": "seed",
     "DistilledClassifier.weight": "distill_weight",
     "DistilledClassifier.temperature": "distill_temperature",
+    "DistilledExtractor.weight": "distill_weight",
+    "DistilledExtractor.temperature": "distill_temperature",
 }
 
 

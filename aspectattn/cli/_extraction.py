@@ -79,22 +79,30 @@ def train_extractor(args, unlabelled: list[str] = ()) -> int:
     settings["encoder"] = _encoder(args)
     kind = AspectSentimentExtractor if args.joint else AspectTermExtractor
     extractor = kind(**settings, verbose=0 if args.quiet else 1)
-    teaching, n_labelled = None, len(texts)
+    teacher, n_labelled = None, len(texts)
     if args.teacher:  # (--joint: train.run refuses it with --extractor)
-        teaching, texts, y = _teaching(args, texts, y, unlabelled)
+        teacher, texts, y = _teacher(args, texts, y, unlabelled)
     if not args.quiet:
         what = "a joint aspect-sentiment model" if args.joint else "an extractor"
         print(f"training {what} on {len(texts)} sentences", file=sys.stderr)
-        if teaching is not None:
+        if teacher is not None:
             print(
                 f"learning from {args.teacher} on them "
                 f"({len(texts) - n_labelled} unlabelled)",
                 file=sys.stderr,
             )
-    if teaching is None:
+    if teacher is None:
         extractor.fit(texts, y)
-    else:
-        extractor.fit(texts, y, teaching=teaching)
+    else:  # the student, trained on the teacher's answers too
+        from ..extraction import DistilledExtractor
+
+        extractor = DistilledExtractor(
+            extractor,
+            teacher,
+            weight=args.distill_weight,
+            temperature=args.distill_temperature,
+        ).fit(texts, y)
+        extractor = extractor.student_
     with output_path(Path(args.out)) as tmp:
         save(extractor, tmp)
     if args.history_plot:
@@ -118,11 +126,10 @@ def train_extractor(args, unlabelled: list[str] = ()) -> int:
     return 0
 
 
-def _teaching(args, texts, y, unlabelled) -> tuple:
-    """``(Teaching, texts, y)``: the ``--teacher`` joint model, and the
+def _teacher(args, texts, y, unlabelled) -> tuple:
+    """``(teacher, texts, y)``: the ``--teacher`` joint model, and the
     ``unlabelled`` sentences (those not among ``texts``) after the labelled
     ones, marked None."""
-    from ..engine.distillation import Teaching
     from ..extraction import AspectSentimentExtractor
     from ._common import load_model
 
@@ -134,9 +141,7 @@ def _teaching(args, texts, y, unlabelled) -> tuple:
         )
     known = set(texts)
     extra = [t for t in unlabelled if t not in known]
-    texts, y = [*texts, *extra], [*y, *[None] * len(extra)]
-    weight, temperature = args.distill_weight, args.distill_temperature
-    return Teaching(teacher, weight, temperature), texts, y
+    return teacher, [*texts, *extra], [*y, *[None] * len(extra)]
 
 
 def _encoder(args):

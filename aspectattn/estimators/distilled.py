@@ -3,11 +3,14 @@ estimator trained on a teacher's softened probabilities as well as on the labels
 and on samples nobody labelled (``-1``, as scikit-learn's semi-supervised
 estimators take them), which the teacher labels alone.
 
-The student is an :class:`~aspectattn.AspectAttentionClassifier` or an
-:class:`~aspectattn.AspectCategoryClassifier`; what the teacher does for it (fitted
-on the training side of the student's validation split, its probabilities read,
-checked and softened, the loss that mixes them with the labels) is
-:mod:`aspectattn.engine.distillation`'s.
+The student of :class:`DistilledClassifier` is an
+:class:`~aspectattn.AspectAttentionClassifier` or an
+:class:`~aspectattn.AspectCategoryClassifier`; that of its sibling
+:class:`~aspectattn.DistilledExtractor` the joint model. :class:`Distilled` is what
+both share: the student's public ``fit(X, y, teaching=...)`` does the work. What
+the teacher does for it (fitted on the training side of the student's validation
+split, its probabilities read, checked and softened, the loss that mixes them with
+the labels) is :mod:`aspectattn.engine.distillation`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ..engine.distillation import Teaching
 from ..params._constraints import validate_params
 from ._base import AspectAttentionBase
 
-__all__ = ["DistilledClassifier"]
+__all__ = ["Distilled", "DistilledClassifier"]
 
 
 def _student_has(name: str):
@@ -35,7 +38,94 @@ def _student_has(name: str):
     return check
 
 
-class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class Distilled(MetaEstimatorMixin, BaseEstimator):
+    """What the distilled meta-estimators share (not an estimator itself): the
+    student, the teacher, the teacher's weight and temperature; ``fit`` clones
+    the student and fits it with a :class:`~aspectattn.Teaching` of them; the
+    fitted student (``student_``) answers, and is what a model file holds.
+
+    A subclass sets ``_parameter_constraints`` (the ``student`` it takes),
+    ``_default_student()`` (its ``student=None``) and the methods it passes on.
+    """
+
+    #: The teacher's weight and temperature, as the parameter table bounds them
+    #: (the command line's --distill-weight and --distill-temperature check the
+    #: same).
+    _teaching_constraints = {
+        "teacher": [HasMethods(["fit", "predict_proba"])],
+        "weight": list(P.TABLE["distill_weight"].constraints),
+        "temperature": list(P.TABLE["distill_temperature"].constraints),
+    }
+
+    def __init__(self, student=None, teacher=None, *, weight=0.5, temperature=2.0):
+        self.student = student
+        self.teacher = teacher
+        self.weight = weight
+        self.temperature = temperature
+
+    def _default_student(self):
+        raise NotImplementedError
+
+    def _student(self):
+        """The student as given (``None``: the subclass's default)."""
+        return self._default_student() if self.student is None else self.student
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        student = self._student().__sklearn_tags__()
+        tags.input_tags = student.input_tags
+        tags.target_tags = student.target_tags
+        tags.non_deterministic = student.non_deterministic
+        return tags
+
+    def fit(self, X, y):
+        """Fit the student on ``X``, ``y`` with the teacher's answers.
+
+        Parameters
+        ----------
+        X : what the student's ``fit`` takes
+        y : what the student's ``fit`` takes, ``-1`` (or ``None``/NaN) marking the
+            samples nobody labelled
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self, self._parameter_constraints)
+        student = clone(self._student())
+        teaching = Teaching(self.teacher, self.weight, self.temperature)
+        self.student_ = student.fit(X, y, teaching=teaching)
+        self.classes_ = self.student_.classes_
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.student_, name):
+                setattr(self, name, getattr(self.student_, name))
+        return self
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "student_")
+
+    def _saved_estimator(self):
+        """What :func:`aspectattn.persistence.save` writes: the fitted student
+        (the teacher is never saved)."""
+        check_is_fitted(self, "student_")
+        return self.student_
+
+    @available_if(_student_has("predict"))
+    def predict(self, X):
+        """The student's predictions of ``X``."""
+        check_is_fitted(self)
+        return self.student_.predict(X)
+
+    @available_if(_student_has("score"))
+    def score(self, X, y, sample_weight=None):
+        """The student's score of ``X`` against ``y``."""
+        check_is_fitted(self)
+        if sample_weight is None:  # (the extractors' score takes none)
+            return self.student_.score(X, y)
+        return self.student_.score(X, y, sample_weight=sample_weight)
+
+
+class DistilledClassifier(ClassifierMixin, Distilled):
     """A student trained on a teacher's probabilities as well as on the labels.
 
     Knowledge distillation (Hinton et al., 2015): the student, fast (the LSTM's
@@ -106,71 +196,17 @@ class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "student": [None, AspectAttentionBase],
-        "teacher": [HasMethods(["fit", "predict_proba"])],
-        # (the table's: the command line's --distill-weight and
-        # --distill-temperature check the same)
-        "weight": list(P.TABLE["distill_weight"].constraints),
-        "temperature": list(P.TABLE["distill_temperature"].constraints),
+        **Distilled._teaching_constraints,
     }
 
-    def __init__(self, student=None, teacher=None, *, weight=0.5, temperature=2.0):
-        self.student = student
-        self.teacher = teacher
-        self.weight = weight
-        self.temperature = temperature
-
-    def _student(self):
-        """The student as given (``None``: the pair classifier's defaults)."""
+    def _default_student(self):
         from .pairs import AspectAttentionClassifier
 
-        return AspectAttentionClassifier() if self.student is None else self.student
+        return AspectAttentionClassifier()
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        student = self._student().__sklearn_tags__()
-        tags.input_tags = student.input_tags
-        tags.target_tags = student.target_tags
-        tags.non_deterministic = student.non_deterministic
-        return tags
-
-    def fit(self, X, y):
-        """Fit the student on ``X``, ``y`` with the teacher's probabilities.
-
-        Parameters
-        ----------
-        X : what the student's ``fit`` takes
-        y : what the student's ``fit`` takes, ``-1`` (or ``None``/NaN) marking the
-            samples nobody labelled
-
-        Returns
-        -------
-        self : DistilledClassifier
-        """
-        validate_params(self, self._parameter_constraints)
-        student = clone(self._student())
-        teaching = Teaching(self.teacher, self.weight, self.temperature)
-        self.student_ = student.fit(X, y, teaching=teaching)
-        self.classes_ = self.student_.classes_
-        self.n_features_in_ = self.student_.n_features_in_
-        if hasattr(self.student_, "feature_names_in_"):
-            self.feature_names_in_ = self.student_.feature_names_in_
-        return self
-
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "student_")
-
-    # -- the student's methods, once fitted ------------------------------------
-    def _saved_estimator(self):
-        """What :func:`aspectattn.persistence.save` writes: the fitted student
-        (the teacher is never saved)."""
-        check_is_fitted(self, "student_")
-        return self.student_
-
-    @available_if(_student_has("predict"))
-    def predict(self, X):
-        """The student's predictions of ``X``."""
-        check_is_fitted(self)
-        return self.student_.predict(X)
+    # the student's score, before ClassifierMixin's accuracy (a detector scores
+    # its mentions)
+    score = Distilled.__dict__["score"]
 
     @available_if(_student_has("predict_proba"))
     def predict_proba(self, X):
@@ -183,12 +219,6 @@ class DistilledClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """The student's decision function of ``X``."""
         check_is_fitted(self)
         return self.student_.decision_function(X)
-
-    @available_if(_student_has("score"))
-    def score(self, X, y, sample_weight=None):
-        """The student's score of ``X`` against ``y``."""
-        check_is_fitted(self)
-        return self.student_.score(X, y, sample_weight=sample_weight)
 
     @available_if(_student_has("explain"))
     def explain(self, X):

@@ -6,6 +6,7 @@
   sentences in, each term with its polarity out;
 - :class:`AspectSentimentExtractor` does both in one model: one encoder pass per
   sentence gives its terms and each one's polarity;
+  :class:`DistilledExtractor` trains it on a stronger one's answers too;
 - :func:`span_scores` / :func:`span_f1` score spans exactly, as SemEval does.
 
 Names are imported on first use: the torch-free runtime
@@ -19,6 +20,7 @@ __all__ = [
     "AspectTermExtractor",
     "AspectSentimentPipeline",
     "AspectSentimentExtractor",
+    "DistilledExtractor",
     "span_f1",
     "span_scores",
 ]
@@ -29,6 +31,7 @@ __getattr__, __dir__ = lazy_names(
         "AspectTermExtractor": ".extractor",
         "AspectSentimentPipeline": ".pipeline",
         "AspectSentimentExtractor": ".joint",
+        "DistilledExtractor": ".distilled",
         "span_f1": ".metrics",
         "span_scores": ".metrics",
     },
