@@ -164,13 +164,49 @@ def module_tensors(module) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
 
 
+class _NothingDrawn(torch.overrides.TorchFunctionMode):
+    """Weights on the meta device have no values: their initialisers draw
+    nothing. (PyTorch's meta form of ``normal_`` imports ``torch._dynamo``, two
+    to four seconds at the first model a fresh process loads.)"""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _INITIALISERS:
+            tensor = args[0] if args else kwargs.get("tensor")
+            if isinstance(tensor, torch.Tensor) and tensor.is_meta:
+                return tensor
+        return func(*args, **kwargs)
+
+
+#: The in-place initialisers a module's constructor may call on its weights.
+_INITIALISERS = frozenset(
+    {
+        *(
+            getattr(torch.nn.init, name)
+            for name in (
+                "normal_",
+                "uniform_",
+                "trunc_normal_",
+                "xavier_normal_",
+                "xavier_uniform_",
+                "kaiming_normal_",
+                "kaiming_uniform_",
+                "orthogonal_",
+            )
+        ),
+        torch.Tensor.normal_,
+        torch.Tensor.uniform_,
+    }
+)
+
+
 def module_from_tensors(build, tensors: dict[str, torch.Tensor]) -> torch.nn.Module:
     """The module ``build()`` makes, holding ``tensors``: built first on the
     meta device (nothing allocated, no random draws), so that a configuration
     that asks for more than the file holds fails on its shapes, strictly, before
     any memory is taken; built for real only where a library module keeps
     buffers outside its state dict (position ids), its sizes now the file's."""
-    with torch.device("meta"):
+    with torch.device("meta"), _NothingDrawn():
         module = build()
     expected = module.state_dict()
     for name, tensor in tensors.items():  # (a float64 weight fails at predict)

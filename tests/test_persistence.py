@@ -60,18 +60,22 @@ def test_round_trip_gives_identical_predictions(fitted, test_pairs, tmp_path):
 
 def test_load_alone_finds_the_estimator_classes(fitted, test_pairs, tmp_path):
     # `import aspectattn` loads its estimators lazily: persistence.load must not
-    # depend on something else having imported them first.
+    # depend on something else having imported them first. Nor does it import
+    # torch._dynamo (seconds), which the meta device's weight initialisers did.
     fitted.save(tmp_path / "m.aam")
     code = (
         "import sys; from aspectattn.persistence import load; "
         f"m = load({str(tmp_path / 'm.aam')!r}); "
-        f"print(m.predict([{test_pairs[0][0]!r}])[0])"
+        f"print(m.predict([{test_pairs[0][0]!r}])[0]); "
+        "print('torch._dynamo' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == str(fitted.predict(test_pairs[0][:1])[0])
+    label, dynamo = out.stdout.split()
+    assert label == str(fitted.predict(test_pairs[0][:1])[0])
+    assert dynamo == "False"
 
 
 def test_integer_labels_and_terms_survive(pairs, tmp_path):
