@@ -419,6 +419,11 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         assert got["position_weighting"] == "none"
         assert got.get("pretrained_input") == (given and "vector")
         assert got["batch_by"] == "sentence"
+        # another encoder's parameters are not resolved: the LSTM's size is no
+        # setting of a checkpoint's model, nor the checkpoint's input of the LSTM's
+        lstm_only = {"hidden_size", "bidirectional"}
+        assert (lstm_only <= set(got)) == (encoder == "lstm")
+        assert (lstm_only & set(got) == set()) == (encoder != "lstm")
     pretrained = {**values, "encoder": "pretrained"}
     for language in ("es", "tr"):
         got = P.resolve_auto({**pretrained, "language": language}, "term", labels)

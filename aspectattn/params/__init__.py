@@ -285,11 +285,12 @@ def resolve_auto(
         if values.get("embeddings") == "fasttext"
         else "spelling",
     }
+    # (another encoder's parameters -- the LSTM's size with a checkpoint, the
+    # checkpoint's input with the LSTM -- stand for nothing: left as they are)
+    others = set(ENCODERS) - set(ENCODER_GROUPS.get(values.get("encoder"), ()))
     resolved = {}
     for name in AUTO_PARAMS:
-        if name not in values or (
-            name == "pretrained_input" and values.get("encoder") != "pretrained"
-        ):  # (the pretrained encoder's alone)
+        if name not in values or others & set(TABLE[name].needs):
             continue
         value = values[name]
         if not is_auto(value):
