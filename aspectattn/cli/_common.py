@@ -623,3 +623,13 @@ def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
         kwargs["type"] = int if numbers[0] is Integral else float
     kwargs.update(overrides)
     p.add_argument(flag or "--" + name.replace("_", "-"), **kwargs)
+
+
+def fit_taught(meta, student, teacher, args, X, y):
+    """``student`` fitted on ``X``, ``y`` with what ``teacher`` answers, through
+    the meta-estimator class ``meta`` (``DistilledClassifier`` or
+    ``DistilledExtractor``), at ``--distill-weight`` and
+    ``--distill-temperature``: the fitted student."""
+    weight, temperature = args.distill_weight, args.distill_temperature
+    taught = meta(student, teacher, weight=weight, temperature=temperature)
+    return taught.fit(X, y).student_

@@ -12,6 +12,7 @@ from ._common import (
     APC_SUFFIXES,
     CLIError,
     check_outputs,
+    fit_taught,
     is_extractor,
     is_pipeline,
     output_path,
@@ -96,13 +97,7 @@ def train_extractor(args, unlabelled: list[str] = ()) -> int:
     else:  # the student, trained on the teacher's answers too
         from ..extraction import DistilledExtractor
 
-        extractor = DistilledExtractor(
-            extractor,
-            teacher,
-            weight=args.distill_weight,
-            temperature=args.distill_temperature,
-        ).fit(texts, y)
-        extractor = extractor.student_
+        extractor = fit_taught(DistilledExtractor, extractor, teacher, args, texts, y)
     with output_path(Path(args.out)) as tmp:
         save(extractor, tmp)
     if args.history_plot:

@@ -17,6 +17,7 @@ from ._common import (
     add_data_options,
     add_param,
     check_outputs,
+    fit_taught,
     is_pickle_name,
     language_code,
     load_data,
@@ -227,13 +228,7 @@ def run(args) -> int:
     else:  # the student, trained on the teacher's probabilities too
         from ..estimators.distilled import DistilledClassifier
 
-        clf = DistilledClassifier(
-            clf,
-            teacher,
-            weight=args.distill_weight,
-            temperature=args.distill_temperature,
-        ).fit(X, y)
-        clf = clf.student_
+        clf = fit_taught(DistilledClassifier, clf, teacher, args, X, y)
     out = Path(args.out)
     with output_path(out) as tmp:
         if is_pickle_name(out):
