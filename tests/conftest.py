@@ -60,6 +60,19 @@ def make_pairs(n_sentences: int, seed: int = 0, single_share: float = 0.0):
     return X, y
 
 
+@pytest.fixture
+def one_torch_thread():
+    """This process computes with one torch thread during the test, as a worker
+    or a fresh process with OMP_NUM_THREADS=1 does: the same floating-point
+    operations in the same order (the thread count is restored after)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def pairs():
     return make_pairs(200, seed=0, single_share=0.4)

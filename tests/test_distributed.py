@@ -5,7 +5,6 @@ import time
 
 import numpy as np
 import pytest
-import torch
 
 pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
@@ -40,17 +39,8 @@ def client():
     cluster.close()
 
 
-@pytest.fixture
-def one_torch_thread():
-    # The workers use one torch thread; so does the local reference, so that both
-    # do the same floating-point operations in the same order.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def test_grid_search_on_dask_equals_local(client, pairs, one_torch_thread):
+    # (the workers use one torch thread; so does the local reference)
     X, y = pairs
     estimator = AspectAttentionClassifier(**{**FAST, "max_epochs": 2})
     start = time.perf_counter()

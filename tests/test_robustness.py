@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from conftest import FAST, lstm
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -204,7 +203,9 @@ _FIT_AND_PREDICT = textwrap.dedent("""
 """)
 
 
-def test_same_random_state_is_bit_identical_across_processes(tmp_path):
+def test_same_random_state_is_bit_identical_across_processes(
+    tmp_path, one_torch_thread
+):
     # a fresh process with another string hashing beside this one (whatever it
     # ran before), one torch thread each
     other_hashing = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
@@ -216,12 +217,7 @@ def test_same_random_state_is_bit_identical_across_processes(tmp_path):
         text=True,
         env={**os.environ, "PYTHONHASHSEED": other_hashing, "OMP_NUM_THREADS": "1"},
     )
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        here = _fit_and_predict()
-    finally:
-        torch.set_num_threads(threads)
+    here = _fit_and_predict()
     _, stderr = fresh.communicate(timeout=300)
     assert fresh.returncode == 0, stderr
     np.testing.assert_array_equal(np.load(out), here)
