@@ -37,6 +37,7 @@ __all__ = [
     "OPINION_ANTONYMS",
     "OPINION_PAIRS",
     "NEGATIONS",
+    "COPY_NEGATIONS",
     "antonym_map",
 ]
 
@@ -452,13 +453,45 @@ def flip_opinions(
     return X_new, y_new, target
 
 
-#: What ``flip_pairs(..., negate=True)`` puts before the opinion word (English),
-#: one after the other over the copies.
-NEGATIONS = ("not", "never", "far from")
+#: The forms a negation takes in the negated copies and probes (English), one
+#: after the other over the copies; where the turn's form does not fit the
+#: opinion word's place, the next one that does:
+#:
+#: - "not", "never", "far from" before the opinion word, and before the words
+#:   that intensify it ("was not very good", "not too loud"); "never" not after
+#:   an article ("a never great place" is no English);
+#: - "n't" joined to the copula before it ("was great" -> "wasn't great");
+#: - "nothing" between a copula and a word of praise ("was nothing great");
+#: - "no" for the article between a copula and a positive word ("is a great
+#:   place" -> "is no great place").
+NEGATIONS = ("not", "never", "far from", "n't", "nothing", "no")
+#: The forms the negated copies take (``augment="...+negate"``).
+COPY_NEGATIONS = ("not", "never", "far from")
 #: Words that negate an opinion word within :data:`NEGATED_WITHIN` words after
 #: them (English): such a word is not negated again.
 NEGATORS = frozenset({"not", "never", "no", "nothing", "hardly", "barely", "nor"})
 NEGATED_WITHIN = 2
+#: Words that may stand between a negation and the opinion word it negates.
+INTENSIFIERS = frozenset(
+    {"very", "so", "really", "too", "pretty", "quite", "extremely", "super"}
+    | {"incredibly", "absolutely", "truly", "totally", "particularly", "that"}
+)
+_CONTRACTED = {"is": "isn't", "are": "aren't", "was": "wasn't", "were": "weren't"}
+_ARTICLES = frozenset({"a", "an"})
+#: The positive words "no" negates ("is no great place"; "nothing rude" and
+#: "no rude" are no plain reverse) and those of them "nothing" negates ("was
+#: nothing great"; not "was nothing easy to use").
+_POSITIVE = frozenset(word for word, _ in _PAIRS)
+_NOTHING = frozenset(
+    {"good", "great", "excellent", "amazing", "wonderful", "fantastic", "superb"}
+    | {"impressive", "outstanding", "fabulous", "incredible", "awesome", "special"}
+)
+
+
+def _copula(word: str | None) -> bool:
+    """Whether ``word`` (lower case) is a copula "nothing" and "no" may follow
+    ("was nothing great", "it's no great place")."""
+    return word is not None and (word in _CONTRACTED or word.endswith("'s"))
 
 
 def _negated(text: str, words, k: int) -> bool:
@@ -467,6 +500,55 @@ def _negated(text: str, words, k: int) -> bool:
     words."""
     before = [text[a:b].lower() for a, b in words[max(0, k - NEGATED_WITHIN) : k]]
     return any(w in NEGATORS or w.endswith("n't") for w in before)
+
+
+def _negation(text: str, words, k: int, form: str, fixed=frozenset()):
+    """The edit ``(a, b, new)`` (``text[a:b]`` becomes ``new``) that negates
+    opinion word ``k`` in ``form`` (one of :data:`NEGATIONS`, or any other
+    words, put before it as "not" is), or None where the form does not fit
+    there. ``fixed``: the indices of words no edit may touch (a term's)."""
+    lower = [text[a:b].lower() for a, b in words]
+    first = k  # the first of the intensifiers before the word, or the word
+    while first > 0 and lower[first - 1] in INTENSIFIERS and first - 1 not in fixed:
+        first -= 1
+    before = lower[first - 1] if first > 0 and first - 1 not in fixed else None
+    positive = lower[k] in _POSITIVE and first == k
+    if form == "n't":
+        if before not in _CONTRACTED:
+            return None
+        a, b = words[first - 1]
+        return a, b, _match_case(_CONTRACTED[before], text[a:b])
+    if form == "no":
+        verb = lower[k - 2] if k > 1 and k - 2 not in fixed else None
+        if not (positive and before in _ARTICLES and _copula(verb)):
+            return None
+        a, b = words[k - 1]
+        return a, b, _match_case("no", text[a:b])
+    if form == "nothing" and not (
+        lower[k] in _NOTHING and first == k and _copula(before)
+    ):
+        return None
+    if form == "never" and before in _ARTICLES | {"the"}:
+        return None
+    a, b = words[first]
+    return a, b, _put_before(form, text[a:b])
+
+
+def _put_before(negation: str, word: str) -> str:
+    """``negation`` put before ``word`` in its case ("Great" -> "Not great")."""
+    head = _match_case(negation, word)
+    keep = word.isupper() or head == negation
+    return f"{head} {word if keep else word[:1].lower() + word[1:]}"
+
+
+def _first_fit(text, words, k, forms, turn, fixed=frozenset()):
+    """The edit of :func:`_negation` in ``forms[turn]``, or the next form (in
+    turn, round) that fits; None when none does."""
+    for j in range(len(forms)):
+        edit = _negation(text, words, k, forms[(turn + j) % len(forms)], fixed)
+        if edit is not None:
+            return edit
+    return None
 
 
 def flip_pairs(
@@ -479,15 +561,19 @@ def flip_pairs(
     window=4,
     antonyms=None,
     negate=False,
+    negations=None,
 ):
     """:func:`flip_opinions` on validated columns; also returns, for each new pair,
     the index of the pair whose sentence it was made from (``source``, an int
     array), so a caller can keep a sentence and its flipped copies together.
 
-    ``negate=True`` (English): the opinion word is kept and a negation put
-    before it, the forms of :data:`NEGATIONS` in turn ("was great" -> "was not
-    great", "was never great", "was far from great"); a word already negated
-    ("wasn't great", "never rude") is left alone. The term's label is reversed,
+    ``negate=True`` (English): the opinion word is kept and negated, the forms
+    of ``negations`` in turn (:data:`COPY_NEGATIONS` by default; the forms of
+    :data:`NEGATIONS` are known: "was great" -> "was not great", "was never
+    great", "was far from great", "wasn't great", "was nothing great"; where
+    the turn's form does not fit, the next one that does; where none does, no
+    copy); a word already negated ("wasn't great", "never rude") is left
+    alone, and a term's words are never edited. The term's label is reversed,
     as the SemEval annotators label such opinions: in SemEval-2014's training
     sentences, of the terms within five words of a negated opinion word,
     those of a negated positive word are mostly negative (restaurants 31
@@ -501,7 +587,8 @@ def flip_pairs(
     """
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     flip = {positive: negative, negative: positive, None: None}
-    negations = itertools.cycle(NEGATIONS)
+    forms = COPY_NEGATIONS if negations is None else tuple(negations)
+    turn = itertools.count()
     X_new, y_new, target, source = [], [], [], []
     for text, members, span_of in _sentences(texts, terms, spans):
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
@@ -521,6 +608,7 @@ def flip_pairs(
                 k = int(np.searchsorted(starts, span[0]))
                 place[i] = (k, k)
 
+        fixed = {k for first, last in place.values() for k in range(first, last + 1)}
         done = set()  # the places flipped (a pair repeated in the data is one)
         for i in members:
             if i not in place or labels[i] not in flip or place[i] in done:
@@ -540,11 +628,16 @@ def flip_pairs(
             if not candidates:
                 continue
             _, k = min(candidates)
-            a, b = words[k]
-            word = text[a:b]
-            new_word = _reversed(word, antonyms, next(negations) if negate else None)
-            new_text = text[:a] + new_word + text[b:]
-            shift = len(new_word) - (b - a)
+            if negate:
+                edit = _first_fit(text, words, k, forms, next(turn), fixed)
+                if edit is None:
+                    continue
+                a, b, new = edit
+            else:
+                a, b = words[k]
+                new = _match_case(antonyms[text[a:b].lower()], text[a:b])
+            new_text = text[:a] + new + text[b:]
+            shift = len(new) - (b - a)
             for j in place:
                 start, end = (s + shift if s >= b else s for s in char_span[j])
                 X_new.append((new_text, terms[j], (start, end)))
@@ -555,22 +648,14 @@ def flip_pairs(
     return X_new, y_new, np.array(target, dtype=bool), np.array(source, dtype=np.intp)
 
 
-def _reversed(word: str, antonyms: dict, negation: str | None) -> str:
-    """Opinion ``word`` reversed: its antonym, or ``negation`` before it
-    ("great" -> "not great", "Great" -> "Not great")."""
-    if negation is None:
-        return _match_case(antonyms[word.lower()], word)
-    head = _match_case(negation, word)
-    keep = word.isupper() or head == negation
-    return f"{head} {word if keep else word[:1].lower() + word[1:]}"
-
-
 def flip_text(text: str, antonyms: dict | None = None, negation: str | None = None):
     """``text`` with its opinion reversed: every opinion word (a key of
     ``antonyms``, :data:`OPINION_ANTONYMS` by default) swapped for its antonym,
-    or, with ``negation`` (one of :data:`NEGATIONS`), that negation put before
-    each. None when the text has no opinion word, or, negating, when one is
-    negated already ("not bad" negated again is no plain reverse)."""
+    or, with ``negation`` (a form of :data:`NEGATIONS`, or any words to put
+    before it), each negated in that form, or, where it does not fit the word's
+    place, the next form of :data:`NEGATIONS` (in turn, round) that does. None
+    when the text has no opinion word, or, negating, when one is negated already
+    ("not bad" negated again is no plain reverse)."""
     antonyms = OPINION_ANTONYMS if antonyms is None else antonyms
     words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
     opinion = [k for k, (a, b) in enumerate(words) if text[a:b].lower() in antonyms]
@@ -578,17 +663,27 @@ def flip_text(text: str, antonyms: dict | None = None, negation: str | None = No
         negation is not None and any(_negated(text, words, k) for k in opinion)
     ):
         return None
-    for k in reversed(opinion):  # from the end: the offsets before stay valid
-        a, b = words[k]
-        text = text[:a] + _reversed(text[a:b], antonyms, negation) + text[b:]
+    forms = (negation, *NEGATIONS)
+    if negation in NEGATIONS:  # NEGATIONS in turn from it
+        forms = NEGATIONS
+    turn = forms.index(negation)
+    edits = []
+    for k in opinion:
+        if negation is None:
+            a, b = words[k]
+            edits.append((a, b, _match_case(antonyms[text[a:b].lower()], text[a:b])))
+        else:  # "not" fits everywhere
+            edits.append(_first_fit(text, words, k, forms, turn))
+    for a, b, new in sorted(edits, reverse=True):  # from the end: offsets hold
+        text = text[:a] + new + text[b:]
     return text
 
 
 def _flipped_sentences(groups, antonyms, negate):
     """``(polarity, members, new_text)`` for each one-tone group
     (``(polarity, (text, members))``) whose text :func:`flip_text` reverses;
-    negations in turn over the copies."""
-    negations = itertools.cycle(NEGATIONS)
+    the forms of :data:`COPY_NEGATIONS` in turn over the copies."""
+    negations = itertools.cycle(COPY_NEGATIONS)
     for polarity, (text, members) in groups:
         new_text = flip_text(text, antonyms, next(negations) if negate else None)
         if new_text is not None:

@@ -410,6 +410,61 @@ def test_flip_text_reverses_every_opinion_word_or_negates_each():
     assert flip_text("the soup was not bad") == "the soup was not good"
 
 
+@pytest.mark.parametrize(
+    "form, text, negated",
+    [
+        # before the words that intensify the opinion word, not between them
+        ("not", "The staff was very friendly.", "The staff was not very friendly."),
+        ("never", "The staff was so rude.", "The staff was never so rude."),
+        ("far from", "Great pasta.", "Far from great pasta."),
+        ("n't", "The pasta WAS great.", "The pasta WASN'T great."),
+        ("n't", "The rooms were really cramped.", "The rooms weren't really cramped."),
+        ("nothing", "The pasta is great.", "The pasta is nothing great."),
+        ("no", "It's a great place.", "It's no great place."),
+        # where the form does not fit, the next one of NEGATIONS that does
+        ("n't", "Great pasta.", "Not great pasta."),
+        ("nothing", "The pasta is very good.", "The pasta is not very good."),
+        ("nothing", "The waiter was rude.", "The waiter was not rude."),
+        ("no", "They serve a great pasta.", "They serve a not great pasta."),
+        ("never", "It is a great place.", "It is a far from great place."),
+    ],
+)
+def test_flip_text_negates_in_each_form_where_it_fits(form, text, negated):
+    assert flip_text(text, negation=form) == negated
+
+
+def test_negated_copies_take_the_forms_given_in_turn_and_leave_terms_alone():
+    text = "The pasta was great but the waiter was very rude."
+    texts, terms, labels = [text, text], ["pasta", "waiter"], ["positive", "negative"]
+
+    def targets(forms, texts=texts, terms=terms):
+        X, y, target, _ = flip_pairs(
+            texts, terms, None, labels, "positive", "negative",
+            negate=True, negations=forms,
+        )  # fmt: skip
+        return [
+            (x[0], x[1], label) for x, label, t in zip(X, y, target, strict=True) if t
+        ]
+
+    # "nothing" does not fit "very rude": the next form, "n't", does
+    assert targets(("n't", "nothing")) == [
+        ("The pasta wasn't great but the waiter was very rude.", "pasta", "negative"),
+        ("The pasta was great but the waiter wasn't very rude.", "waiter", "positive"),
+    ]
+    # one form alone: a place it does not fit makes no copy
+    assert [t[1] for t in targets(("nothing",))] == ["pasta"]
+    assert targets(("no",)) == []
+    # the copies' forms by default
+    assert [t[0] for t in targets(None)] == [
+        "The pasta was not great but the waiter was very rude.",
+        "The pasta was great but the waiter was never very rude.",
+    ]
+    # a term's own words are never edited: "was" belongs to the term here
+    odd = ["The menu was great."]
+    assert targets(("n't",), odd, ["menu was"]) == []
+    assert targets(("not",), odd, ["menu was"])[0][0] == "The menu was not great."
+
+
 def test_flip_categories_reverses_one_tone_sentences_only():
     texts = [
         "the pasta was great and the staff friendly",
