@@ -679,11 +679,12 @@ def flip_text(text: str, antonyms: dict | None = None, negation: str | None = No
     return text
 
 
-def _flipped_sentences(groups, antonyms, negate):
+def _flipped_sentences(groups, antonyms, negate, negations=None):
     """``(polarity, members, new_text)`` for each one-tone group
     (``(polarity, (text, members))``) whose text :func:`flip_text` reverses;
-    the forms of :data:`COPY_NEGATIONS` in turn over the copies."""
-    negations = itertools.cycle(COPY_NEGATIONS)
+    the forms of ``negations`` (:data:`COPY_NEGATIONS` by default) in turn over
+    the copies."""
+    negations = itertools.cycle(COPY_NEGATIONS if negations is None else negations)
     for polarity, (text, members) in groups:
         new_text = flip_text(text, antonyms, next(negations) if negate else None)
         if new_text is not None:
@@ -691,7 +692,14 @@ def _flipped_sentences(groups, antonyms, negate):
 
 
 def flip_categories(
-    texts, categories, labels, positive, negative, antonyms=None, negate=False
+    texts,
+    categories,
+    labels,
+    positive,
+    negative,
+    antonyms=None,
+    negate=False,
+    negations=None,
 ):
     """Aspect categories with their opinion reversed, for training: the category
     form of :func:`flip_pairs`.
@@ -700,10 +708,11 @@ def flip_categories(
     own are not known; in a sentence whose categories all carry one polarity
     (``positive`` or ``negative``) every opinion word is theirs. Each such
     sentence is copied by :func:`flip_text` (every opinion word swapped for its
-    antonym, or, ``negate=True``, negated: "not", "never", "far from" in turn)
-    and every category's label reversed, as SemEval's annotators label negated
-    opinions (measured in :func:`flip_pairs`). A sentence without an opinion word
-    of ``antonyms`` makes nothing. English: the words and negations are.
+    antonym, or, ``negate=True``, negated: the forms of ``negations`` in turn,
+    :data:`COPY_NEGATIONS` by default) and every category's label reversed, as
+    SemEval's annotators label negated opinions (measured in :func:`flip_pairs`).
+    A sentence without an opinion word of ``antonyms`` makes nothing. English:
+    the words and negations are.
 
     Returns
     -------
@@ -715,7 +724,8 @@ def flip_categories(
     groups = _one_tone_sentences(texts, categories, labels, positive, negative)
     flip = {positive: negative, negative: positive}
     X_new, y_new, source = [], [], []
-    for polarity, cats, text in _flipped_sentences(groups, antonyms, negate):
+    flipped = _flipped_sentences(groups, antonyms, negate, negations)
+    for polarity, cats, text in flipped:
         for category, i in cats.items():
             X_new.append((text, category))
             y_new.append(flip[polarity])
@@ -724,7 +734,14 @@ def flip_categories(
 
 
 def flip_table(
-    texts, table, not_mentioned, positive, negative, antonyms=None, negate=False
+    texts,
+    table,
+    not_mentioned,
+    positive,
+    negative,
+    antonyms=None,
+    negate=False,
+    negations=None,
 ):
     """:func:`flip_categories` for the detector's table: each row whose mentioned
     categories all carry one polarity, its text reversed by :func:`flip_text`
@@ -741,7 +758,9 @@ def flip_table(
     groups = _one_tone_rows(table, texts, not_mentioned, positive, negative)
     flip = {positive: negative, negative: positive}
     texts_new, rows, source = [], [], []
-    for polarity, columns, text in _flipped_sentences(groups, antonyms, negate):
+    for polarity, columns, text in _flipped_sentences(
+        groups, antonyms, negate, negations
+    ):
         i = next(iter(columns.values()))
         row = np.array(table[i], dtype=object)
         row[list(columns)] = flip[polarity]

@@ -172,3 +172,44 @@ def test_the_committed_tables_are_what_their_records_give():
             assert committed.read_text().splitlines()[: len(rows) - 1] == rows[:-1], (
                 one.name
             )
+
+
+def test_the_negation_rule_gives_up_at_most_a_point_of_accuracy_or_ars():
+    """benchmarks/negation.py's rule: every form wins on more negation probes
+    right, unless it costs more than one point of validation accuracy on a data
+    set or of validation ARS on average; the probes of a form are the places it
+    fits."""
+    from benchmarks.negation import negation_probes, rule
+
+    data, names = ("a", "b"), ("three", "every")
+
+    def chosen(every_accuracy, every_ars, every_negated):
+        """The rule's choice where "three" has accuracy 70, ARS 60 and 80% of
+        the negation probes right on both data sets."""
+        rows = []
+        for d in data:
+            three = {"valid_accuracy": 70.0, "valid_ars": 60.0, "valid_negated": 80.0}
+            every = {
+                "valid_accuracy": every_accuracy[d],
+                "valid_ars": every_ars,
+                "valid_negated": every_negated,
+            }
+            for name, values in zip(names, (three, every), strict=True):
+                cells = {k: (v, 1.0) for k, v in values.items()}
+                rows.append({"data": d, "candidate": name, **cells})
+        rule(data, names, "valid_accuracy", "valid_negated")(rows)
+        return {r["candidate"] for r in rows if r.get("chosen")}
+
+    assert chosen({"a": 69.1, "b": 71}, 59.1, 81) == {"every"}
+    assert chosen({"a": 68.9, "b": 71}, 59.1, 81) == {"three"}  # accuracy on a
+    assert chosen({"a": 70, "b": 70}, 58.9, 81) == {"three"}  # ARS
+    assert chosen({"a": 70, "b": 70}, 60, 80) == {"three"}  # no more probes right
+
+    pairs = [
+        ("The pasta was great.", "pasta", (4, 9)),
+        ("Great pasta.", "pasta", (6, 11)),
+    ]
+    probes = negation_probes(pairs, ["positive", "positive"])
+    assert [x[0] for x in probes["n't"][0]] == ["The pasta wasn't great."]
+    assert probes["not"][1].tolist() == ["negative", "negative"]
+    assert probes["no"][0] == []

@@ -186,9 +186,11 @@ augment : str or None, default="auto"
         carry one polarity with every opinion word swapped, every label reversed
         (:func:`aspectattn.augment.flip_categories`, the detector's table:
         :func:`~aspectattn.augment.flip_table`). ``"negate"`` (English): the
-        same copies with a negation put before the opinion word instead ("not",
-        "never", "far from" in turn; a word already negated is left alone), the
-        label reversed as SemEval's annotators label negated opinions
+        same copies with the opinion word negated instead, the forms of
+        :data:`~aspectattn.augment.COPY_NEGATIONS` in turn ("not great", "never
+        great", "far from great"; each where it fits the place; a word already
+        negated is left alone), the label reversed as SemEval's annotators label
+        negated opinions
         ("not great" negative, "not awful" positive; measured in
         :func:`aspectattn.augment.flip_pairs`); ``"flip+join+negate"`` makes all three.
         A copy trains only when all its source sentences are on the training side of the

@@ -147,9 +147,9 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         (:mod:`aspectattn.augment`): ``"flip"``, each with the opinion word next
         to one term swapped for its antonym (that term's polarity reversed, the
         others' kept); ``"join"``, two sentences whose terms disagree joined
-        into one ("..., but ..."); ``"negate"``, a negation put before that
-        word instead ("not", "never", "far from"; the term's polarity
-        reversed, as SemEval's annotators label negated opinions). Copies
+        into one ("..., but ..."); ``"negate"``, that word negated instead
+        (the forms of :data:`~aspectattn.augment.COPY_NEGATIONS`; the term's
+        polarity reversed, as SemEval's annotators label negated opinions). Copies
         never enter the validation share.
         ``"auto"``: ``"flip+join"`` for English (``language_``) with the labels
         "positive" and "negative", else none.
