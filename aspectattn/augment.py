@@ -461,10 +461,14 @@ def flip_opinions(
 #:   that intensify it ("was not very good", "not too loud"); "never" not after
 #:   an article ("a never great place" is no English);
 #: - "n't" joined to the copula before it ("was great" -> "wasn't great");
-#: - "nothing" between a copula and a word of praise ("was nothing great");
 #: - "no" for the article between a copula and a positive word ("is a great
 #:   place" -> "is no great place").
-NEGATIONS = ("not", "never", "far from", "n't", "nothing", "no")
+#:
+#: Not "nothing": SemEval's annotators label "nothing great" and "nothing
+#: special" neutral, no reverse (SemEval-2014's restaurant training sentences
+#: with either: five of their six terms neutral, the sixth positive by another
+#: clause's "very good").
+NEGATIONS = ("not", "never", "far from", "n't", "no")
 #: The forms the negated copies take (``augment="...+negate"``).
 COPY_NEGATIONS = ("not", "never", "far from")
 #: Words that negate an opinion word within :data:`NEGATED_WITHIN` words after
@@ -478,19 +482,14 @@ INTENSIFIERS = frozenset(
 )
 _CONTRACTED = {"is": "isn't", "are": "aren't", "was": "wasn't", "were": "weren't"}
 _ARTICLES = frozenset({"a", "an"})
-#: The positive words "no" negates ("is no great place"; "nothing rude" and
-#: "no rude" are no plain reverse) and those of them "nothing" negates ("was
-#: nothing great"; not "was nothing easy to use").
+#: The positive words "no" negates ("is no great place"; "no rude" is no plain
+#: reverse).
 _POSITIVE = frozenset(word for word, _ in _PAIRS)
-_NOTHING = frozenset(
-    {"good", "great", "excellent", "amazing", "wonderful", "fantastic", "superb"}
-    | {"impressive", "outstanding", "fabulous", "incredible", "awesome", "special"}
-)
 
 
 def _copula(word: str | None) -> bool:
-    """Whether ``word`` (lower case) is a copula "nothing" and "no" may follow
-    ("was nothing great", "it's no great place")."""
+    """Whether ``word`` (lower case) is a copula "no" may follow ("it's no
+    great place")."""
     return word is not None and (word in _CONTRACTED or word.endswith("'s"))
 
 
@@ -524,10 +523,6 @@ def _negation(text: str, words, k: int, form: str, fixed=frozenset()):
             return None
         a, b = words[k - 1]
         return a, b, _match_case("no", text[a:b])
-    if form == "nothing" and not (
-        lower[k] in _NOTHING and first == k and _copula(before)
-    ):
-        return None
     if form == "never" and before in _ARTICLES | {"the"}:
         return None
     a, b = words[first]
@@ -570,7 +565,7 @@ def flip_pairs(
     ``negate=True`` (English): the opinion word is kept and negated, the forms
     of ``negations`` in turn (:data:`COPY_NEGATIONS` by default; the forms of
     :data:`NEGATIONS` are known: "was great" -> "was not great", "was never
-    great", "was far from great", "wasn't great", "was nothing great"; where
+    great", "was far from great", "wasn't great", "is no great place"; where
     the turn's form does not fit, the next one that does; where none does, no
     copy); a word already negated ("wasn't great", "never rude") is left
     alone, and a term's words are never edited. The term's label is reversed,

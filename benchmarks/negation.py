@@ -1,7 +1,7 @@
 """Negation in every form English uses: the LSTM's negated copies in the three
 forms they had ("not", "never", "far from") against every form of
-:data:`aspectattn.augment.NEGATIONS` (also "n't", "nothing", "no"), both
-scored on validation probes in every form.
+:data:`aspectattn.augment.NEGATIONS` (also "n't" and "no"), both scored on
+validation probes in every form.
 
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 python -m benchmarks \
         negation [--workers N --worker I] [--candidates ...] [--seeds 0 1 2]
@@ -180,11 +180,14 @@ NOTE = (
     "Mean ± std over 3 seeds, the LSTM's defaults with its own word vectors, one "
     "thread each on a 2-core CPU. Validation: 10% of the training sentences, "
     "as in the behaviour table. The negation probes of a form are the positive "
-    'and negative terms whose nearest opinion word the form fits ("n\'t" and '
-    '"nothing" after is/are/was/were, "nothing" before a word of praise, "no" '
-    "for the article a/an between a copula and a positive word), negated in it, "
-    "label reversed. Both rows put the negation before the words that intensify "
-    'the opinion word ("not very good") and never edit a term. Chosen (in '
+    'and negative terms whose nearest opinion word the form fits ("n\'t" after '
+    'is/are/was/were, "no" for the article a/an between a copula and a '
+    "positive word), negated in it, label reversed. Both rows put the negation "
+    'before the words that intensify the opinion word ("not very good") and '
+    "never edit a term. The three-form rows' first restaurant runs also scored "
+    '"nothing" probes ("was nothing great", labelled negative) before "nothing" '
+    "left the forms (SemEval's annotators label it neutral): their aggregate is "
+    "recomputed from their recorded per-form shares without them. Chosen (in "
     "bold): the forms with the most validation negation probes right, averaged "
     "over the data sets, if their validation accuracy is on each data set at "
     "most one point below the other's and their validation ARS at most one "

@@ -419,12 +419,10 @@ def test_flip_text_reverses_every_opinion_word_or_negates_each():
         ("far from", "Great pasta.", "Far from great pasta."),
         ("n't", "The pasta WAS great.", "The pasta WASN'T great."),
         ("n't", "The rooms were really cramped.", "The rooms weren't really cramped."),
-        ("nothing", "The pasta is great.", "The pasta is nothing great."),
         ("no", "It's a great place.", "It's no great place."),
         # where the form does not fit, the next one of NEGATIONS that does
         ("n't", "Great pasta.", "Not great pasta."),
-        ("nothing", "The pasta is very good.", "The pasta is not very good."),
-        ("nothing", "The waiter was rude.", "The waiter was not rude."),
+        ("no", "The pasta is very good.", "The pasta is not very good."),
         ("no", "They serve a great pasta.", "They serve a not great pasta."),
         ("never", "It is a great place.", "It is a far from great place."),
     ],
@@ -446,13 +444,12 @@ def test_negated_copies_take_the_forms_given_in_turn_and_leave_terms_alone():
             (x[0], x[1], label) for x, label, t in zip(X, y, target, strict=True) if t
         ]
 
-    # "nothing" does not fit "very rude": the next form, "n't", does
-    assert targets(("n't", "nothing")) == [
+    # "no" does not fit "very rude": the next form, "n't", does
+    assert targets(("n't", "no")) == [
         ("The pasta wasn't great but the waiter was very rude.", "pasta", "negative"),
         ("The pasta was great but the waiter wasn't very rude.", "waiter", "positive"),
     ]
     # one form alone: a place it does not fit makes no copy
-    assert [t[1] for t in targets(("nothing",))] == ["pasta"]
     assert targets(("no",)) == []
     # the copies' forms by default
     assert [t[0] for t in targets(None)] == [
