@@ -151,6 +151,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("behaviour", "DETECTOR_EXPERIMENT"),
         ("behaviour", "CATEGORY_PAIR_EXPERIMENT"),
         ("behaviour", "VOCABULARY_EXPERIMENT"),
+        ("negation", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),

@@ -47,6 +47,7 @@ RESULTS = {
         "Aspect-level behaviour: the opinion words a model never read",
         "behaviour",
     ),
+    "negation": ("Negation in every form: the LSTM's negated copies", "negation"),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
