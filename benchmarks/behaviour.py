@@ -387,12 +387,19 @@ def run(candidate: str, data: str, seed: int) -> dict:
     clf = getattr(clf, "student_", clf)  # a taught model: its student
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": tier}
     out["fit_seconds"] = time.perf_counter() - start
-    out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
+    return out | scores(clf, train, valid, test, seed)
+
+
+def scores(clf, train, valid, test, seed: int, negation=negated) -> dict:
+    """A term classifier's scores: validation accuracy, ARS (and its variants)
+    and ``negation`` probes; the same on the test side, its disagreeing pairs;
+    the suite's MFT / INV / DIR and each of its tests."""
+    out = {"valid_accuracy": 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))}
     variants = ("RevTgt", "RevNon", "AddDiff")
     out |= robustness(clf, *valid, train, seed, "valid_", variants)
-    out |= negated(clf, *valid, "valid_")
+    out |= negation(clf, *valid, "valid_")
     out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
-    out |= negated(clf, *test, "test_")
+    out |= negation(clf, *test, "test_")
     out |= robustness(clf, *test, train, seed, "test_", variants)
     suite = score_behaviour(clf)
     out |= percents(suite, ("MFT", "INV", "DIR"), "suite_")

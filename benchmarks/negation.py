@@ -50,21 +50,21 @@ import pandas as pd
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier, augment
 from aspectattn.augment import NEGATIONS, flip_pairs, flip_table
-from aspectattn.evaluation import pair_answers, score_behaviour, score_detection
+from aspectattn.evaluation import pair_answers, score_detection
 from benchmarks.behaviour import (
+    DATA,
     DETECTOR_DATA,
+    SEEDS,
     load,
     load_table,
     percents,
     robustness,
-    suite_tests,
+    scores,
     table_pairs,
 )
 from benchmarks.common import pair_scores
 from benchmarks.runner import Experiment
 
-DATA = ("restaurant terms", "laptop terms")
-SEEDS = (0, 1, 2)
 THREE = ("not", "never", "far from")
 #: Candidate -> the forms its negated copies take.
 CANDIDATES = {
@@ -119,23 +119,22 @@ def copies_in(forms):
         augment.COPY_NEGATIONS = before
 
 
+def fit_in(forms, estimator, *data) -> tuple:
+    """``estimator`` fitted on ``data`` with its negated copies in ``forms``,
+    and the seconds it took."""
+    start = time.perf_counter()
+    with copies_in(forms):
+        estimator.fit(*data)
+    return estimator, time.perf_counter() - start
+
+
 def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
-    start = time.perf_counter()
-    with copies_in(CANDIDATES[candidate]):
-        clf = AspectAttentionClassifier(random_state=seed).fit(*train)
-    seconds = time.perf_counter() - start
+    clf, seconds = fit_in(
+        CANDIDATES[candidate], AspectAttentionClassifier(random_state=seed), *train
+    )
     out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
-    out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
-    variants = ("RevTgt", "RevNon", "AddDiff")
-    out |= robustness(clf, *valid, train, seed, "valid_", variants)
-    out |= negated(clf, *valid, "valid_")
-    out |= pair_scores(clf.predict(test[0]), *test, prefix="test_")
-    out |= negated(clf, *test, "test_")
-    out |= robustness(clf, *test, train, seed, "test_", variants)
-    suite = score_behaviour(clf)
-    out |= percents(suite, ("MFT", "INV", "DIR"), "suite_")
-    return out | suite_tests(suite)
+    return out | scores(clf, train, valid, test, seed, negation=negated)
 
 
 KEYS = [
@@ -228,10 +227,11 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     candidate's forms, scored as :func:`benchmarks.behaviour.detector_run`
     scores, the negation probes in every form."""
     train, valid, test = load_table(data)
-    start = time.perf_counter()
-    with copies_in(DETECTOR_CANDIDATES[candidate]):
-        detector = AspectCategoryClassifier(random_state=seed).fit(*train)
-    seconds = time.perf_counter() - start
+    detector, seconds = fit_in(
+        DETECTOR_CANDIDATES[candidate],
+        AspectCategoryClassifier(random_state=seed),
+        *train,
+    )
     out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
     clauses = table_pairs(*train)
     for name, (texts, Y) in (("valid", valid), ("test", test)):
