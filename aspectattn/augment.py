@@ -38,6 +38,7 @@ __all__ = [
     "OPINION_PAIRS",
     "NEGATIONS",
     "COPY_NEGATIONS",
+    "DETECTOR_NEGATIONS",
     "antonym_map",
 ]
 
@@ -469,8 +470,13 @@ def flip_opinions(
 #: with either: five of their six terms neutral, the sixth positive by another
 #: clause's "very good").
 NEGATIONS = ("not", "never", "far from", "n't", "no")
-#: The forms the negated copies take (``augment="...+negate"``).
+#: The forms the negated copies of terms and of categories' pairs take
+#: (``augment="...+negate"``), chosen on validation (``python -m benchmarks
+#: negation``: every form cost the LSTM 1.6 points of laptop accuracy).
 COPY_NEGATIONS = ("not", "never", "far from")
+#: The forms the detector's negated copies take (:func:`flip_table`), chosen on
+#: validation (``python -m benchmarks negation --detector``).
+DETECTOR_NEGATIONS = NEGATIONS
 #: Words that negate an opinion word within :data:`NEGATED_WITHIN` words after
 #: them (English): such a word is not negated again.
 NEGATORS = frozenset({"not", "never", "no", "nothing", "hardly", "barely", "nor"})
@@ -674,12 +680,11 @@ def flip_text(text: str, antonyms: dict | None = None, negation: str | None = No
     return text
 
 
-def _flipped_sentences(groups, antonyms, negate, negations=None):
+def _flipped_sentences(groups, antonyms, negate, negations):
     """``(polarity, members, new_text)`` for each one-tone group
     (``(polarity, (text, members))``) whose text :func:`flip_text` reverses;
-    the forms of ``negations`` (:data:`COPY_NEGATIONS` by default) in turn over
-    the copies."""
-    negations = itertools.cycle(COPY_NEGATIONS if negations is None else negations)
+    the forms of ``negations`` in turn over the copies."""
+    negations = itertools.cycle(negations)
     for polarity, (text, members) in groups:
         new_text = flip_text(text, antonyms, next(negations) if negate else None)
         if new_text is not None:
@@ -719,7 +724,8 @@ def flip_categories(
     groups = _one_tone_sentences(texts, categories, labels, positive, negative)
     flip = {positive: negative, negative: positive}
     X_new, y_new, source = [], [], []
-    flipped = _flipped_sentences(groups, antonyms, negate, negations)
+    forms = COPY_NEGATIONS if negations is None else negations
+    flipped = _flipped_sentences(groups, antonyms, negate, forms)
     for polarity, cats, text in flipped:
         for category, i in cats.items():
             X_new.append((text, category))
@@ -741,7 +747,8 @@ def flip_table(
     """:func:`flip_categories` for the detector's table: each row whose mentioned
     categories all carry one polarity, its text reversed by :func:`flip_text`
     and its mentioned categories' polarity reversed (the others stay not
-    mentioned).
+    mentioned); negated, the forms of ``negations`` in turn,
+    :data:`DETECTOR_NEGATIONS` by default.
 
     Returns
     -------
@@ -753,9 +760,8 @@ def flip_table(
     groups = _one_tone_rows(table, texts, not_mentioned, positive, negative)
     flip = {positive: negative, negative: positive}
     texts_new, rows, source = [], [], []
-    for polarity, columns, text in _flipped_sentences(
-        groups, antonyms, negate, negations
-    ):
+    forms = DETECTOR_NEGATIONS if negations is None else negations
+    for polarity, columns, text in _flipped_sentences(groups, antonyms, negate, forms):
         i = next(iter(columns.values()))
         row = np.array(table[i], dtype=object)
         row[list(columns)] = flip[polarity]

@@ -110,13 +110,14 @@ def negated(model, pairs, labels, prefix: str) -> dict:
 @contextlib.contextmanager
 def copies_in(forms):
     """The negated copies made in ``forms`` meanwhile (the estimators read
-    :data:`aspectattn.augment.COPY_NEGATIONS` when they make them)."""
-    before = augment.COPY_NEGATIONS
-    augment.COPY_NEGATIONS = forms
+    :data:`aspectattn.augment.COPY_NEGATIONS`, the detector
+    :data:`~aspectattn.augment.DETECTOR_NEGATIONS`, when they make them)."""
+    before = augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS
+    augment.COPY_NEGATIONS = augment.DETECTOR_NEGATIONS = forms
     try:
         yield
     finally:
-        augment.COPY_NEGATIONS = before
+        augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS = before
 
 
 def fit_in(forms, estimator, *data) -> tuple:

@@ -510,6 +510,28 @@ def test_flip_table_reverses_the_mentioned_categories():
     assert empty[0] == [] and empty[1].shape == (0, 2) and empty[2].shape == (0,)
 
 
+def test_the_detectors_negated_copies_take_every_form_the_pairs_three():
+    """As the rule chose on validation: the detector's copies (flip_table) in
+    every form of NEGATIONS in turn, the categories' pairs' (flip_categories)
+    in the three of COPY_NEGATIONS."""
+    texts = [f"the {food} was great" for food in ("pasta", "soup", "fish", "tea")]
+    table = np.array([["positive"]] * 4, dtype=object)
+    negated = flip_table(texts, table, "none", "positive", "negative", negate=True)
+    assert negated[0] == [
+        "the pasta was not great",
+        "the soup was never great",
+        "the fish was far from great",
+        "the tea wasn't great",
+    ]
+    pairs = flip_categories(
+        texts, ["food"] * 4, ["positive"] * 4, "positive", "negative", negate=True
+    )
+    assert [text for text, _ in pairs[0]][2:] == [
+        "the fish was far from great",
+        "the tea was not great",
+    ]
+
+
 def test_category_copies_are_labelled_reversed(monkeypatch):
     seen = spy_on_training_data(monkeypatch, AspectAttentionClassifier)
     X = [("the pasta was great", "food"), ("the waiter was rude", "service")] * 5

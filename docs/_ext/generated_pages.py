@@ -48,6 +48,10 @@ RESULTS = {
         "behaviour",
     ),
     "negation": ("Negation in every form: the LSTM's negated copies", "negation"),
+    "negation_detector": (
+        "Negation in every form: the detector's negated copies",
+        "negation",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
