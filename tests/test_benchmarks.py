@@ -152,6 +152,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("behaviour", "CATEGORY_PAIR_EXPERIMENT"),
         ("behaviour", "VOCABULARY_EXPERIMENT"),
         ("negation", "EXPERIMENT"),
+        ("negation", "DETECTOR_EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),
