@@ -48,13 +48,14 @@ threads each).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
 import numpy as np
 import pandas as pd
 
-from aspectattn import AspectAttentionClassifier
+from aspectattn import AspectAttentionClassifier, augment
 from aspectattn.augment import flip_categories, flip_pairs, flip_table
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from aspectattn.evaluation import (
@@ -78,6 +79,9 @@ from benchmarks.runner import Experiment
 
 DATA = ("restaurant terms", "laptop terms")
 SEEDS = (0, 1, 2)
+#: The forms the negated copies and probes of the runs here had (the LSTM
+#: detector's copies take every form since benchmarks/negation.py chose them).
+THREE_NEGATIONS = ("not", "never", "far from")
 #: Candidate -> its tier and the parameters it sets beside the defaults. Each
 #: pins what its runs had where the defaults have changed since: no copies
 #: (the defaults before ``augment="auto"``), the LSTM's linear prior.
@@ -696,15 +700,28 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     (of SemEval-15, whose categories the suite does not name, its sentences
     about no aspect in particular alone)."""
     from aspectattn import AspectCategoryClassifier
-    from aspectattn.evaluation import pair_answers, score_detection
 
     train, valid, test = load_table(data)
     start = time.perf_counter()
-    detector = build(
-        AspectCategoryClassifier, random_state=seed, **DETECTOR_CANDIDATES[candidate]
-    ).fit(*train)
+    with copies_in(THREE_NEGATIONS):  # the forms its runs had
+        detector = build(
+            AspectCategoryClassifier,
+            random_state=seed,
+            **DETECTOR_CANDIDATES[candidate],
+        ).fit(*train)
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": "lstm"}
     out["fit_seconds"] = time.perf_counter() - start
+    return out | detector_scores(detector, train, valid, test, seed, THREE_NEGATIONS)
+
+
+def detector_scores(detector, train, valid, test, seed: int, negations) -> dict:
+    """A detector's scores: validation and test (category, polarity) micro-F1,
+    ARS (AddDiff) and micro-F1 on negation probes in the forms of
+    ``negations``; the test pairs and disagreeing pairs found with their
+    polarity; the suite's detection tests."""
+    from aspectattn.evaluation import pair_answers, score_detection
+
+    out = {}
     clauses = table_pairs(*train)
     for name, (texts, Y) in (("valid", valid), ("test", test)):
         out[f"{name}_f1"] = 100 * detector.score(texts, Y)
@@ -713,16 +730,31 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
             detector, pairs, labels, clauses, seed, f"{name}_", ("AddDiff",)
         )
         negated, table, _ = flip_table(
-            texts, Y.to_numpy(object), "none", "positive", "negative", negate=True
-        )
+            texts, Y.to_numpy(object), "none", "positive", "negative",
+            negate=True, negations=negations,
+        )  # fmt: skip
         out[f"{name}_negated_f1"] = 100 * detector.score(
             negated, pd.DataFrame(table, columns=Y.columns)
         )
     pairs, labels = table_pairs(*test)
     out |= pair_scores(pair_answers(detector, pairs), pairs, labels, prefix="test_")
     found = score_detection(detector)
-    out |= percents(found, ("found", "polarity", "no_false_mentions"), "detection_")
-    return out
+    return out | percents(
+        found, ("found", "polarity", "no_false_mentions"), "detection_"
+    )
+
+
+@contextlib.contextmanager
+def copies_in(forms):
+    """The negated copies made in ``forms`` meanwhile (the estimators read
+    :data:`aspectattn.augment.COPY_NEGATIONS`, the detector
+    :data:`~aspectattn.augment.DETECTOR_NEGATIONS`, when they make them)."""
+    before = augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS
+    augment.COPY_NEGATIONS = augment.DETECTOR_NEGATIONS = forms
+    try:
+        yield
+    finally:
+        augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS = before
 
 
 DETECTOR_KEYS = [
@@ -762,7 +794,9 @@ DETECTOR_NOTE = (
     "defaults before, which they pin, the first five with the weight 1 of the "
     "defaults before that; the negation probes, each sentence whose categories "
     "share one polarity with every opinion word negated, are logged since the "
-    "flipped copies' runs), mean "
+    "flipped copies' runs; the negated copies and probes in the three forms "
+    '"not", "never", "far from", which the runs had: the defaults\' copies '
+    "take every form since benchmarks/negation.py chose them), mean "
     "± std over seeds, on a 2-core CPU. Validation: 10% of the training "
     "sentences. ARS: each mentioned (sentence, category) pair and its AddDiff "
     "variant (a clause about another category with the opposite opinion, from a"

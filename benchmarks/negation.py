@@ -42,33 +42,28 @@ forms stay.
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 import numpy as np
-import pandas as pd
 
-from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier, augment
-from aspectattn.augment import NEGATIONS, flip_pairs, flip_table
-from aspectattn.evaluation import pair_answers, score_detection
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.augment import NEGATIONS, flip_pairs
 from benchmarks.behaviour import (
     DATA,
     DETECTOR_DATA,
     SEEDS,
+    THREE_NEGATIONS,
+    copies_in,
+    detector_scores,
     load,
     load_table,
-    percents,
-    robustness,
     scores,
-    table_pairs,
 )
-from benchmarks.common import pair_scores
 from benchmarks.runner import Experiment
 
-THREE = ("not", "never", "far from")
 #: Candidate -> the forms its negated copies take.
 CANDIDATES = {
-    "LSTM: negated copies in three forms": THREE,
+    "LSTM: negated copies in three forms": THREE_NEGATIONS,
     "LSTM: negated copies in every form": NEGATIONS,
 }
 
@@ -105,19 +100,6 @@ def negated(model, pairs, labels, prefix: str) -> dict:
         out[f"{prefix}negated_{slug(form)}_n"] = len(X)
         right, n = right + hits, n + len(X)
     return out | {f"{prefix}negated": 100 * right / n}
-
-
-@contextlib.contextmanager
-def copies_in(forms):
-    """The negated copies made in ``forms`` meanwhile (the estimators read
-    :data:`aspectattn.augment.COPY_NEGATIONS`, the detector
-    :data:`~aspectattn.augment.DETECTOR_NEGATIONS`, when they make them)."""
-    before = augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS
-    augment.COPY_NEGATIONS = augment.DETECTOR_NEGATIONS = forms
-    try:
-        yield
-    finally:
-        augment.COPY_NEGATIONS, augment.DETECTOR_NEGATIONS = before
 
 
 def fit_in(forms, estimator, *data) -> tuple:
@@ -208,19 +190,9 @@ EXPERIMENT = Experiment(
 
 # ------------------------------------------------------------- the detector
 DETECTOR_CANDIDATES = {
-    "LSTM detector: negated copies in three forms": THREE,
+    "LSTM detector: negated copies in three forms": THREE_NEGATIONS,
     "LSTM detector: negated copies in every form": NEGATIONS,
 }
-
-
-def negated_f1(detector, texts, Y) -> float:
-    """``detector``'s (category, polarity) micro-F1 on the negation probes of a
-    table, in %."""
-    negated, table, _ = flip_table(
-        texts, Y.to_numpy(object), "none", "positive", "negative",
-        negate=True, negations=NEGATIONS,
-    )  # fmt: skip
-    return 100 * detector.score(negated, pd.DataFrame(table, columns=Y.columns))
 
 
 def detector_run(candidate: str, data: str, seed: int) -> dict:
@@ -234,20 +206,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
         *train,
     )
     out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
-    clauses = table_pairs(*train)
-    for name, (texts, Y) in (("valid", valid), ("test", test)):
-        out[f"{name}_f1"] = 100 * detector.score(texts, Y)
-        pairs, labels = table_pairs(texts, Y)
-        out |= robustness(
-            detector, pairs, labels, clauses, seed, f"{name}_", ("AddDiff",)
-        )
-        out[f"{name}_negated_f1"] = negated_f1(detector, texts, Y)
-    pairs, labels = table_pairs(*test)
-    out |= pair_scores(pair_answers(detector, pairs), pairs, labels, prefix="test_")
-    found = score_detection(detector)
-    return out | percents(
-        found, ("found", "polarity", "no_false_mentions"), "detection_"
-    )
+    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
 
 
 DETECTOR_KEYS = [
