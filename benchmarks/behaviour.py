@@ -657,9 +657,10 @@ DETECTOR_CANDIDATES = {
     "LSTM detector: joined copies, mentions weighted 2 (the defaults before)": (JOINED),
     # categories' counterfactuals: each sentence of one tone with its opinion
     # words flipped (and negated), beside the joined copies; the negated ones
-    # chosen, now augment="auto"
+    # chosen, now augment="auto" (whose negations then took every form:
+    # benchmarks/negation.py --detector; these runs pin the three they had)
     "LSTM detector: flipped and joined copies": {"augment": "flip+join"},
-    "LSTM detector: flipped, joined and negated copies (the defaults)": {
+    "LSTM detector: flipped, joined and negated copies in three forms": {
         "augment": "flip+join+negate"
     },
 }

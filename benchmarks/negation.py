@@ -171,7 +171,7 @@ NOTE = (
     "as in the behaviour table. The negation probes of a form are the positive "
     'and negative terms whose nearest opinion word the form fits ("n\'t" after '
     'is/are/was/were, "no" for the article a/an between a copula and a '
-    "positive word), negated in it, label reversed. Both rows put the negation "
+    "positive word), negated in it, label reversed. Every row puts the negation "
     'before the words that intensify the opinion word ("not very good") and '
     "never edit a term. The three-form rows' first restaurant runs also scored "
     '"nothing" probes ("was nothing great", labelled negative) before "nothing" '
@@ -180,8 +180,8 @@ NOTE = (
     "bold): among the forms whose validation accuracy is on each data set at "
     "most one point below the most accurate candidate's and whose validation "
     "ARS is at most one point below the best, those with the most validation "
-    "negation probes right, averaged over the data sets; else the three forms. The test columns and the suite choose "
-    "nothing."
+    "negation probes right, averaged over the data sets; else the three forms. "
+    "The test columns and the suite choose nothing."
 )
 EXPERIMENT = Experiment(
     "negation",
@@ -238,7 +238,8 @@ DETECTOR_NOTE = (
     "bold): among the forms whose validation micro-F1 is on each data set at "
     "most one point below the best candidate's and whose validation ARS is at "
     "most one point below the best, those with the best validation negation "
-    "F1, averaged over the data sets; else the three forms. The test columns and the suite choose nothing."
+    "F1, averaged over the data sets; else the three forms. The test columns "
+    "and the suite choose nothing."
 )
 DETECTOR_EXPERIMENT = Experiment(
     "negation_detector",
