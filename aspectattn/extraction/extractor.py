@@ -52,9 +52,9 @@ from ._training import (
 from .inputs import SubwordInputs, WordInputs, inputs_from_state
 from .metrics import check_spans, span_f1
 from .reading import read_terms
-from .words import tag_words
+from .words import DECODINGS, tag_words
 
-__all__ = ["AspectTermExtractor", "RECIPES", "TAGGER_LSTM_SIZE"]
+__all__ = ["AspectTermExtractor", "RECIPES", "TAGGER_LSTM_SIZE", "AUTO_DECODING"]
 
 #: Each encoder's training recipe: what the ``"auto"`` settings stand for.
 RECIPES = {
@@ -66,6 +66,9 @@ RECIPES = {
 #: 69.1, laptops and restaurants, 3 seeds) and 2.7 times faster to predict
 #: (``benchmarks/extraction.py``).
 TAGGER_LSTM_SIZE = 100
+#: What ``decoding="auto"`` stands for: how the span taggers read their tags
+#: (:data:`~aspectattn.extraction.words.DECODINGS`).
+AUTO_DECODING = "greedy"
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1", "valid_score")
 #: Each encoder the tagger takes -> the settings it reads (their parameter-table
@@ -107,6 +110,7 @@ class SpanTagger(BaseEstimator):
         "max_epochs": _auto(Interval(Integral, 1, None, closed="left")),
         "patience": _auto(Interval(Integral, 1, None, closed="left")),
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "decoding": [StrOptions({"auto", *DECODINGS})],
         "language": [
             None,
             StrOptions({"auto"}),
@@ -127,6 +131,12 @@ class SpanTagger(BaseEstimator):
     _STATE_KEYS = _STATE_KEYS
     #: The prefix of the tagger's tensors in the module's.
     _TAGGER = ""
+
+    def _decoding(self) -> str:
+        """How the tags are read (``decoding``, ``"auto"`` resolved); read at
+        each prediction, so ``set_params(decoding=...)`` needs no refit."""
+        validate_params(self, {"decoding": self._parameter_constraints["decoding"]})
+        return AUTO_DECODING if self.decoding == "auto" else self.decoding
 
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``); an encoder's
@@ -360,6 +370,7 @@ class SpanTagger(BaseEstimator):
                 whole_words=isinstance(self.inputs_, SubwordInputs),
                 language=self.language_,
                 max_tokens=self.module_.batch_tokens,
+                decoding=self._decoding(),
             )
         finally:
             self.module_.cpu()
@@ -540,6 +551,13 @@ class AspectTermExtractor(SpanTagger):
         Epochs without a better validation F1 before training stops.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
+    decoding : {"auto", "greedy", "viterbi"}, default="auto"
+        How the tags are read: ``"greedy"``, each token's most likely tag (a
+        token tagged inside a term after one outside starts a term);
+        ``"viterbi"``, each sentence's most likely sequence of tags in which
+        every term starts with its first tag. ``"auto"``: ``"greedy"``
+        (:data:`AUTO_DECODING`). Read when predicting: changing it needs no
+        refit. The epoch is chosen on the greedy tags.
     language : str, "auto" or None, default="auto"
         The tokenizer's language (an ISO 639 code; see
         :class:`~aspectattn.text.tokens.Tokenizer`): ``"en"`` splits English
@@ -593,6 +611,7 @@ class AspectTermExtractor(SpanTagger):
         max_epochs="auto",
         patience="auto",
         validation_fraction=0.1,
+        decoding="auto",
         language="auto",
         device="auto",
         random_state=None,
@@ -606,6 +625,7 @@ class AspectTermExtractor(SpanTagger):
         self.max_epochs = max_epochs
         self.patience = patience
         self.validation_fraction = validation_fraction
+        self.decoding = decoding
         self.language = language
         self.device = device
         self.random_state = random_state

@@ -155,6 +155,9 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         "positive" and "negative", else none.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
+    decoding : {"auto", "greedy", "viterbi"}, default="auto"
+        How the tags are read (see :class:`~aspectattn.AspectTermExtractor`;
+        ``"auto"``: ``"greedy"``). Read when predicting.
     aspect_names : dict of str to str or None, default=None
         For :meth:`analyze` (the review report): a term's aspect where the
         grouping of :mod:`aspectattn.extraction.aspects` does not group it.
@@ -229,6 +232,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         polarity_weight=1.0,
         augment="auto",
         validation_fraction=0.1,
+        decoding="auto",
         aspect_names=None,
         language="auto",
         device="auto",
@@ -245,6 +249,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         self.polarity_weight = polarity_weight
         self.augment = augment
         self.validation_fraction = validation_fraction
+        self.decoding = decoding
         self.aspect_names = aspect_names
         self.language = language
         self.device = device
@@ -535,6 +540,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                 language=self.language_,
                 max_tokens=self.module_.batch_tokens,
                 term_proba=proba.terms if polarity else None,
+                decoding=self._decoding(),
             )
         finally:
             self.module_.cpu()

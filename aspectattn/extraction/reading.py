@@ -24,7 +24,7 @@ from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
 from .metrics import check_spans, span_f1
-from .words import O, decode, word_offsets
+from .words import O, best_tags, decode, word_offsets
 
 __all__ = [
     "TermsEndToEnd",
@@ -64,6 +64,7 @@ def read_terms(
     language: str | None,
     max_tokens: int | None = None,
     term_proba: TermProba | None = None,
+    decoding: str,
 ) -> list[list[dict]]:
     """Each text's terms, found by ``tag_proba`` in ``encoded`` (the texts as the
     encoder reads them), in length-sorted batches of :data:`PREDICT_BATCH` texts
@@ -87,6 +88,9 @@ def read_terms(
         The batch's terms -> their polarities' probabilities
         (:data:`TermProba`), called after ``tag_proba`` on the same batch (a
         joint model reads the states that call computed).
+    decoding : {"greedy", "viterbi"}
+        How the tags are read from their probabilities
+        (:data:`~aspectattn.extraction.words.DECODINGS`).
 
     Returns
     -------
@@ -100,7 +104,9 @@ def read_terms(
     out: list[list[dict]] = [[] for _ in texts]
     words: dict[int, np.ndarray] = {}  # a text's words, found once
     for index, keep, proba in tag_batches(encoded, tag_proba, max_tokens):
-        row, first, last, score = decode(proba.argmax(-1), 1 - proba[:, O], keep.sum(1))
+        lengths = keep.sum(1)  # (B,)
+        tags = best_tags(proba, lengths, decoding)  # (n_tokens,)
+        row, first, last, score = decode(tags, 1 - proba[:, O], lengths)
         polar = [None] * len(row)
         if term_proba is not None and len(row):
             polar = term_proba(batch_terms(keep, row, first, last))  # (n, C)

@@ -38,6 +38,8 @@ __all__ = [
     "words_and_offsets",
     "tag_words",
     "decode",
+    "DECODINGS",
+    "best_tags",
     "character_table",
     "character_ids",
 ]
@@ -116,6 +118,67 @@ def tag_words(offsets, spans) -> np.ndarray:
             tags[inside] = I
             tags[inside[0]] = B
     return tags
+
+
+#: How tags are read from their probabilities: ``"greedy"``, each token's most
+#: likely tag (an I after an O starts a term); ``"viterbi"``, each sentence's
+#: most likely sequence of tags in which every term starts with a B.
+DECODINGS = ("greedy", "viterbi")
+
+
+def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarray:
+    """The tags of a batch of sentences, read from their probabilities.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_tokens, 3)
+        The tags' probabilities of every sentence's tokens, one sentence after
+        the other, in the order of :data:`TAGS`.
+    lengths : ndarray of shape (n_sentences,) int
+        Tokens per sentence.
+    decoding : {"greedy", "viterbi"}
+        See :data:`DECODINGS`. Viterbi's search runs over the batch's
+        sentences at once, one step per token position.
+
+    Returns
+    -------
+    ndarray of shape (n_tokens,) int64
+    """
+    if decoding == "greedy":
+        return proba.argmax(-1)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_rows, width = len(lengths), int(lengths.max(initial=0))
+    out = np.zeros(len(proba), dtype=np.int64)
+    if not len(proba):
+        return out
+    real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
+    logp = np.full((n_rows, width, 3), 0.0)
+    logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
+    rows = np.arange(n_rows)
+    score = logp[:, 0].copy()  # (S, 3): the best path's log-probability to each tag
+    score[:, I] = -np.inf  # no term starts with an I
+    back = np.zeros((n_rows, width, 3), dtype=np.int64)  # each step's best previous
+    for t in range(1, width):
+        anything = score.argmax(1)  # O and B may follow any tag
+        inside = np.where(score[:, B] >= score[:, I], B, I)  # I only B or I
+        new = np.stack(
+            [
+                score[rows, anything] + logp[:, t, O],
+                score[rows, anything] + logp[:, t, B],
+                score[rows, inside] + logp[:, t, I],
+            ],
+            axis=1,
+        )  # (S, 3)
+        back[:, t] = np.stack([anything, anything, inside], axis=1)
+        score = np.where(real[:, t, None], new, score)  # ended sentences keep theirs
+    tags = np.zeros((n_rows, width), dtype=np.int64)
+    tag = score.argmax(1)  # (S,)
+    for t in range(width - 1, -1, -1):
+        live = real[:, t]
+        tags[live, t] = tag[live]
+        if t:
+            tag = np.where(live, back[rows, t, tag], tag)
+    return tags[real]
 
 
 def decode(tags: np.ndarray, inside: np.ndarray, lengths: np.ndarray):

@@ -326,6 +326,7 @@ def _extractor_export(extractor) -> _Export:
         "lowercase": subwords or bool(inputs.tokenizer.lowercase),
         "language": extractor.language_,
         "whole_words": subwords,
+        "decoding": extractor._decoding(),
         "batch_tokens": extractor.module_.batch_tokens,
     }
     return _Export(

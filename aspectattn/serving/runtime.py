@@ -50,6 +50,7 @@ from ..extraction.reading import (
     read_terms,
     with_polarities,
 )
+from ..extraction.words import DECODINGS
 from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
@@ -100,6 +101,7 @@ _TERM_KEYS = {
     "lowercase",
     "language",
     "whole_words",
+    "decoding",
     "onnx_sha256",
     "batch_tokens",
 }
@@ -169,6 +171,8 @@ def _check_meta(meta) -> dict:
     if meta["kind"] in ("terms", "joint"):
         if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
             raise ValueError("lowercase and whole_words must be true or false")
+        if meta["decoding"] not in DECODINGS:
+            raise ValueError(f"decoding must be one of {list(DECODINGS)}")
         language = meta["language"]
         if not (
             language is None
@@ -557,6 +561,7 @@ class OnnxTermExtractor:
         self.inputs_ = inputs
         self.language_ = meta["language"]
         self._whole_words = meta["whole_words"]
+        self._decoding = meta["decoding"]
         self._batch_tokens = meta["batch_tokens"]
         self._chars = bool(inputs.n_characters)
 
@@ -595,6 +600,7 @@ class OnnxTermExtractor:
             whole_words=self._whole_words,
             language=self.language_,
             max_tokens=self._batch_tokens,
+            decoding=self._decoding,
         )
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
@@ -626,6 +632,7 @@ class OnnxAspectSentiment(TermsEndToEnd):
         self.inputs_, self.classes_ = inputs, classes
         self.language_ = meta["language"]
         self._whole_words = meta["whole_words"]
+        self._decoding = meta["decoding"]
         self._batch_tokens = meta["batch_tokens"]
         self._chars = bool(inputs.n_characters)
         self._states = self._lengths = None
@@ -680,6 +687,7 @@ class OnnxAspectSentiment(TermsEndToEnd):
             language=self.language_,
             max_tokens=self._batch_tokens,
             term_proba=self._term_proba if polarity else None,
+            decoding=self._decoding,
         )
 
     def predict(self, X) -> list[list[dict]]:

@@ -1,0 +1,172 @@
+"""How the span taggers read their tags: greedy (each token's most likely tag)
+against Viterbi (each sentence's most likely tag sequence in which every term
+starts with a B), for the LSTM extractor's and the LSTM joint model's defaults,
+on SemEval-2014 laptops and restaurants.
+
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 python -m benchmarks \
+        decoding [--workers N --worker I] [--candidates ...] [--seeds 0 1 2]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks decoding --table
+    ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 python -m benchmarks \
+        decoding --speed
+
+Each run fits one model's defaults with one seed on the same 90% of a data
+set's training sentences as :mod:`benchmarks.extraction` (the epoch is chosen
+on the greedy tags, as ``fit`` chooses it whatever ``decoding`` says), then
+reads the other 10% (**validation**, what chooses) and the test sentences
+(**reported**, chooses nothing) both ways: ``set_params(decoding=...)`` needs no
+refit. The extractor is scored by exact-span F1 (SemEval's), the joint model by
+end-to-end F1 (gold ``conflict`` terms count neither way; its spans' F1 is
+reported beside).
+
+The rule, per model: the decoding with the better mean validation F1 (the
+extractor's spans; the joint model's end to end), averaged over the two data
+sets; greedy, the way the taggers read before, on a tie. This is what the
+extraction and joint rules reduce to here: both decodings read one fitted
+model, so the LSTM's size, the terms given and their ARS are the same.
+``--speed``: ``predict`` on every laptop sentence, both ways, one thread, best
+of 3; run it with nothing else running.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from aspectattn import AspectSentimentExtractor, AspectTermExtractor
+from aspectattn.extraction.metrics import span_scores
+from aspectattn.extraction.words import DECODINGS
+from benchmarks.common import RESULTS
+from benchmarks.extraction import load
+from benchmarks.joint import end_to_end
+from benchmarks.runner import Experiment, read_runs
+
+DATA = ("laptops", "restaurants")
+SEEDS = (0, 1, 2)
+#: Candidate -> the model whose defaults it fits.
+CANDIDATES = {
+    "LSTM extractor: defaults": AspectTermExtractor,
+    "joint LSTM: defaults": AspectSentimentExtractor,
+}
+
+
+def read_both(model, texts, y) -> dict:
+    """``decoding -> {"f1": ..., "span_f1": ...}`` (in %) of ``model`` on
+    ``texts``: the spans' F1, and the joint model's end-to-end F1 as ``f1``."""
+    out = {}
+    for decoding in DECODINGS:
+        model.set_params(decoding=decoding)
+        found = model.predict(texts)
+        if isinstance(model, AspectSentimentExtractor):
+            spans = [[t["span"] for t in terms] for terms in found]
+            out[decoding] = {
+                "f1": end_to_end(model, texts, y, found),
+                "span_f1": 100 * span_scores(y, spans)["f1"],
+            }
+        else:
+            f1 = 100 * span_scores(y, found)["f1"]
+            out[decoding] = {"f1": f1, "span_f1": f1}
+    model.set_params(decoding="auto")
+    return out
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    train, valid, test = load(data)
+    start = time.perf_counter()
+    model = CANDIDATES[candidate](random_state=seed).fit(*train)
+    out = {"candidate": candidate, "data": data, "seed": seed}
+    out["fit_seconds"] = time.perf_counter() - start
+    out["best_epoch"] = model.best_epoch_
+    for side, (texts, y) in (("valid", valid), ("test", test)):
+        for decoding, scores in read_both(model, texts, y).items():
+            for key, value in scores.items():
+                out[f"{side}_{key}_{decoding}"] = value
+    return out
+
+
+KEYS = [
+    ("valid_f1_greedy", "valid F1, greedy"),
+    ("valid_f1_viterbi", "valid F1, Viterbi"),
+    ("test_f1_greedy", "test F1, greedy"),
+    ("test_f1_viterbi", "test F1, Viterbi"),
+    ("test_span_f1_greedy", "test terms F1, greedy"),
+    ("test_span_f1_viterbi", "test terms F1, Viterbi"),
+]
+
+
+def decision(rows: list[dict], candidate: str) -> str | None:
+    """The rule's decoding for ``candidate`` (None until both data sets have
+    rows)."""
+    means = {}
+    for decoding in DECODINGS:
+        key = f"valid_f1_{decoding}"
+        per_data = [
+            [r[key] for r in rows if r["candidate"] == candidate and r["data"] == d]
+            for d in DATA
+        ]
+        if not all(per_data):
+            return None
+        means[decoding] = np.mean([np.mean(v) for v in per_data])
+    return "viterbi" if means["viterbi"] > means["greedy"] else "greedy"
+
+
+def note() -> str:
+    rows = read_runs(EXPERIMENT.log)
+    chosen = ", ".join(
+        f"{candidate}: {decision(rows, candidate) or 'not yet measured'}"
+        for candidate in CANDIDATES
+    )
+    return (
+        "F1 in %, mean ± std over 3 seeds, one fit per row read both ways; the "
+        "extractor's F1 is exact-span F1, the joint model's end-to-end F1 "
+        "(its terms' F1 beside). Validation: 10% of the training sentences, as "
+        "in the extraction table. The rule: per model, the decoding with the "
+        "better validation F1 averaged over the two data sets (greedy on a "
+        f"tie). Chosen -- {chosen}. One thread each on a 2-core CPU; the test "
+        "columns choose nothing."
+    )
+
+
+EXPERIMENT = Experiment("decoding", DATA, CANDIDATES, run, KEYS, note, SEEDS)
+
+
+def speed() -> None:
+    """Sentences per second of ``predict`` on every laptop sentence (the
+    extractor's defaults fitted two epochs, seed 0), greedy and Viterbi, one
+    thread, best of 3 after a first pass."""
+    train, valid, test = load("laptops")
+    texts = list(dict.fromkeys(train[0] + valid[0] + test[0]))
+    out = {"sentences": len(texts), "threads": 1}
+    for candidate, model in CANDIDATES.items():
+        fitted = model(max_epochs=2, random_state=0).fit(*train)
+        for decoding in DECODINGS:
+            fitted.set_params(decoding=decoding)
+            fitted.predict(texts)  # warm up
+            best = min(_timed(fitted.predict, texts) for _ in range(3))
+            out[f"{candidate}, {decoding}"] = round(len(texts) / best)
+    (RESULTS / "decoding_speed.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(json.dumps(out, indent=1))
+
+
+def _timed(predict, texts) -> float:
+    start = time.perf_counter()
+    predict(texts)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
+    parser.add_argument("--speed", action="store_true", help="time predict")
+    args = parser.parse_args()
+    if args.speed:
+        import torch
+
+        torch.set_num_threads(1)
+        speed()
+    else:
+        EXPERIMENT.main(args)
+
+
+if __name__ == "__main__":
+    main()
