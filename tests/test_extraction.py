@@ -3,6 +3,7 @@ the end-to-end pipeline on small synthetic data (and their contracts)."""
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import unicodedata
 
@@ -12,6 +13,7 @@ from conftest import BAD, FOOD, GOOD, SERVICE, lstm, spy_on_batches
 from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import GridSearchCV
+from sklearn.utils._param_validation import InvalidParameterError
 
 from aspectattn import (
     AspectAttentionClassifier,
@@ -22,11 +24,12 @@ from aspectattn import (
 )
 from aspectattn.encoders import LSTMEncoder, PretrainedEncoder, TransformerEncoder
 from aspectattn.extraction import span_f1, span_scores
-from aspectattn.extraction.extractor import TAGGER_LSTM_SIZE
+from aspectattn.extraction.extractor import AUTO_DECODING, TAGGER_LSTM_SIZE
 from aspectattn.extraction.words import (
     B,
     I,
     O,
+    best_tags,
     character_ids,
     character_table,
     decode,
@@ -175,6 +178,60 @@ def test_decoding_never_gives_an_invalid_span():
     ]
     assert score[0] == pytest.approx(0.15) and score[3] == pytest.approx(0.8)
     assert len(decode(np.array([], int), np.array([]), np.array([], int))[0]) == 0
+
+
+def _best_valid_sequence(proba: np.ndarray) -> list[int]:
+    """The most likely tags of one sentence in which no I opens a term, by
+    trying every sequence."""
+    best, best_score = None, -np.inf
+    for tags in itertools.product((O, B, I), repeat=len(proba)):
+        if any(t == I and (k == 0 or tags[k - 1] == O) for k, t in enumerate(tags)):
+            continue
+        score = np.log(proba[np.arange(len(proba)), list(tags)]).sum()
+        if score > best_score:
+            best, best_score = list(tags), score
+    return best
+
+
+def test_viterbi_decoding_finds_each_sentences_best_valid_tags():
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        lengths = rng.integers(0, 6, size=rng.integers(1, 5))
+        proba = rng.dirichlet(np.ones(3), size=lengths.sum())  # (n_tokens, 3)
+        expected = [
+            tag
+            for sentence in np.split(proba, np.cumsum(lengths)[:-1])
+            for tag in (_best_valid_sequence(sentence) if len(sentence) else [])
+        ]
+        assert best_tags(proba, lengths, "viterbi").tolist() == expected
+        np.testing.assert_array_equal(
+            best_tags(proba, lengths, "greedy"), proba.argmax(-1)
+        )
+
+
+def test_viterbi_decoding_starts_a_term_where_greedy_reads_an_i_after_an_o():
+    # greedy: O I I (a term starting with I); the best valid path: O B I
+    proba = np.array([[0.8, 0.1, 0.1], [0.1, 0.4, 0.5], [0.1, 0.1, 0.8]])
+    assert best_tags(proba, np.array([3]), "greedy").tolist() == [O, I, I]
+    assert best_tags(proba, np.array([3]), "viterbi").tolist() == [O, B, I]
+    # a sentence of one token whose I is likeliest: B or O, never I
+    one = np.array([[0.3, 0.2, 0.5]])
+    assert best_tags(one, np.array([1]), "viterbi").tolist() == [O]
+    assert best_tags(np.zeros((0, 3)), np.array([0]), "viterbi").tolist() == []
+
+
+def test_decoding_is_read_when_predicting_and_checked(fitted, sentences):
+    texts = sentences[0][:40]
+    extractor = pickle.loads(pickle.dumps(fitted))  # (the module's fixture kept)
+    found = {}
+    for decoding in ("auto", "greedy", "viterbi"):
+        found[decoding] = extractor.set_params(decoding=decoding).predict(texts)
+        for spans, text in zip(found[decoding], texts, strict=True):
+            assert all(0 <= a < b <= len(text) for a, b in spans)
+    assert found["auto"] == found[AUTO_DECODING]
+    extractor.set_params(decoding="beam")
+    with pytest.raises(InvalidParameterError, match="decoding"):
+        extractor.predict(texts)
 
 
 def test_a_span_inside_a_word_tags_the_word():

@@ -3,6 +3,7 @@
 torch model; files checked."""
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -378,7 +379,7 @@ def _edit_meta(directory, **fields):
         ({"batch_tokens": True}, "batch_tokens must be"),
         ({"batch_tokens": 2048.0}, "batch_tokens must be"),
         ({"batch_tokens": "2048"}, "batch_tokens must be"),
-        ({"format_version": 4}, "version 1 to 3"),
+        ({"format_version": 5}, "version 1 to 4"),
         ({"format_version": 1}, "must be an object with keys"),  # v1 had none
     ],
 )
@@ -577,7 +578,7 @@ def test_version_1_exports_load_and_predict_as_before(exported, pairs, tmp_path)
     X, _ = pairs
     directory = _copy(exported, tmp_path)
     meta = json.loads((directory / "model.json").read_text())
-    assert meta["format_version"] == 3 and meta["batch_tokens"] is None  # an LSTM
+    assert meta["format_version"] == 4 and meta["batch_tokens"] is None  # an LSTM
     del meta["batch_tokens"]
     (directory / "model.json").write_text(json.dumps({**meta, "format_version": 1}))
     np.testing.assert_array_equal(
@@ -756,6 +757,8 @@ def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
         ({"inputs": {"kind": "code"}}, "words' or the sub-words'"),
         ({"language": "../en"}, "ISO 639"),
         ({"whole_words": 1}, "true or false"),
+        ({"decoding": "beam"}, "decoding must be one of"),
+        ({"decoding": ["viterbi"]}, "decoding must be one of"),
         ({"text_pipeline": {}}, "must be an object with keys"),
         ({"batch_tokens": 0}, "batch_tokens must be"),
         ({"batch_tokens": 1.5}, "batch_tokens must be"),
@@ -780,10 +783,10 @@ def test_extractor_exports_before_the_budget_and_within_one(
 
     directory = export_onnx(extractors[True], tmp_path / "extractor")
     meta = json.loads((directory / "model.json").read_text())
-    assert meta["format_version"] == 3 and meta["batch_tokens"] is None  # an LSTM
+    assert meta["format_version"] == 4 and meta["batch_tokens"] is None  # an LSTM
     expected = load_onnx(directory).predict_spans(EXTRACTOR_TEXTS)
     before = _copy(directory, tmp_path)
-    del meta["batch_tokens"]
+    del meta["batch_tokens"], meta["decoding"]  # (version 2: greedy, as "auto")
     (before / "model.json").write_text(json.dumps({**meta, "format_version": 2}))
     _same_terms(load_onnx(before).predict_spans(EXTRACTOR_TEXTS), expected)
     _edit_meta(directory, batch_tokens=20)
@@ -1020,4 +1023,18 @@ def test_a_pretrained_joint_model_exports_int8(tiny_checkpoint, tmp_path):
             served.predict_polarity_proba(pairs) - joint.predict_polarity_proba(pairs)
         ).max()
         < 0.05
+    )
+
+
+def test_an_extractor_exported_with_viterbi_decoding_reads_as_the_estimator(
+    extractors, tmp_path
+):
+    extractor = pickle.loads(pickle.dumps(extractors[True]))
+    extractor.set_params(decoding="viterbi")  # (read when predicting: no refit)
+    directory = export_onnx(extractor, tmp_path / "extractor")
+    meta = json.loads((directory / "model.json").read_text())
+    assert meta["decoding"] == "viterbi"
+    _same_terms(
+        load_onnx(directory).predict_spans(EXTRACTOR_TEXTS),
+        extractor.predict_spans(EXTRACTOR_TEXTS),
     )

@@ -69,10 +69,13 @@ __all__ = [
 
 FORMAT = "aspectattn-onnx"  # written by aspectattn.serving.export (which needs torch)
 #: Version 2 adds ``batch_tokens`` to classifiers' and detectors' ``model.json``,
-#: version 3 to extractors'; earlier exports (without it) are read as before.
-FORMAT_VERSION = 3
+#: version 3 to extractors', version 4 ``decoding`` to extractors'; earlier
+#: exports (without them) are read as before: no budget, greedy tags.
+FORMAT_VERSION = 4
 #: The first version whose ``model.json`` holds ``batch_tokens``, per kind.
 _BUDGET_SINCE = {"pairs": 2, "categories": 2, "terms": 3, "joint": 3}
+#: The first version whose extractors' ``model.json`` holds ``decoding``.
+_DECODING_SINCE = 4
 #: Largest ``batch_tokens`` read.
 MAX_BATCH_TOKENS = 2**20
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
@@ -155,10 +158,14 @@ def _check_meta(meta) -> dict:
     keys = {"terms": _TERM_KEYS, "joint": _JOINT_KEYS}.get(meta["kind"], _KEYS)
     if meta["format_version"] < _BUDGET_SINCE[meta["kind"]]:
         keys = keys - {"batch_tokens"}
+    if meta["format_version"] < _DECODING_SINCE:
+        keys = keys - {"decoding"}
     if set(meta) != keys:
         raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
     _check_sha(meta["onnx_sha256"])
     meta.setdefault("batch_tokens", None)  # an earlier version: no budget
+    if meta["kind"] in ("terms", "joint"):
+        meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
     tokens = meta["batch_tokens"]
     if not (
         tokens is None or (type(tokens) is int and 1 <= tokens <= MAX_BATCH_TOKENS)
