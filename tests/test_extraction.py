@@ -228,7 +228,7 @@ def test_decoding_is_read_when_predicting_and_checked(fitted, sentences):
         found[decoding] = extractor.set_params(decoding=decoding).predict(texts)
         for spans, text in zip(found[decoding], texts, strict=True):
             assert all(0 <= a < b <= len(text) for a, b in spans)
-    assert found["auto"] == found[AUTO_DECODING]
+    assert found["auto"] == found[AUTO_DECODING["lstm"]] == found["viterbi"]
     extractor.set_params(decoding="beam")
     with pytest.raises(InvalidParameterError, match="decoding"):
         extractor.predict(texts)

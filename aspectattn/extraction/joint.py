@@ -157,7 +157,8 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         Share of the sentences held out to choose the epoch.
     decoding : {"auto", "greedy", "viterbi"}, default="auto"
         How the tags are read (see :class:`~aspectattn.AspectTermExtractor`;
-        ``"auto"``: ``"greedy"``). Read when predicting.
+        ``"auto"``: ``"viterbi"`` with the LSTM, ``"greedy"`` with a pretrained
+        encoder). Read when predicting.
     aspect_names : dict of str to str or None, default=None
         For :meth:`analyze` (the review report): a term's aspect where the
         grouping of :mod:`aspectattn.extraction.aspects` does not group it.

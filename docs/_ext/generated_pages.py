@@ -57,6 +57,7 @@ RESULTS = {
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
     "joint": ("The joint model: terms and polarities in one pass", "joint"),
     "joint_speed": ("The joint model: speed", "joint"),
+    "decoding": ("Reading the tags: greedy or Viterbi", "decoding"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
     "report_grouping": (
         "The laptop report before and after grouping",
