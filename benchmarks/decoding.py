@@ -39,7 +39,7 @@ from aspectattn.extraction.metrics import span_scores
 from aspectattn.extraction.words import DECODINGS
 from benchmarks.common import RESULTS
 from benchmarks.extraction import load
-from benchmarks.joint import end_to_end
+from benchmarks.joint import _timed, end_to_end
 from benchmarks.runner import Experiment, read_runs
 
 DATA = ("laptops", "restaurants")
@@ -147,12 +147,6 @@ def speed() -> None:
             out[f"{candidate}, {decoding}"] = round(len(texts) / best)
     (RESULTS / "decoding_speed.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
-
-
-def _timed(predict, texts) -> float:
-    start = time.perf_counter()
-    predict(texts)
-    return time.perf_counter() - start
 
 
 def main() -> None:
