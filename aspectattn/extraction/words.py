@@ -146,11 +146,10 @@ def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarr
     """
     if decoding == "greedy":
         return proba.argmax(-1)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_rows, width = len(lengths), int(lengths.max(initial=0))
-    out = np.zeros(len(proba), dtype=np.int64)
     if not len(proba):
-        return out
+        return np.zeros(0, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_rows, width = len(lengths), int(lengths.max())
     real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
     logp = np.full((n_rows, width, 3), 0.0)
     logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
@@ -160,7 +159,7 @@ def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarr
     back = np.zeros((n_rows, width, 3), dtype=np.int64)  # each step's best previous
     for t in range(1, width):
         anything = score.argmax(1)  # O and B may follow any tag
-        inside = np.where(score[:, B] >= score[:, I], B, I)  # I only B or I
+        inside = np.where(score[:, B] >= score[:, I], B, I)  # I after B or I only
         new = np.stack(
             [
                 score[rows, anything] + logp[:, t, O],
