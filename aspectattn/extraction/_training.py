@@ -20,7 +20,7 @@ from ..nn.ops import distillation_loss
 from ..text.tokens import EncodedTexts
 from .inputs import Encoded, padded_batch, token_rows
 from .reading import PREDICT_BATCH, batch_terms
-from .words import TAGS, decode
+from .words import TAGS, best_tags, decode
 
 __all__ = [
     "TagDataset",
@@ -140,11 +140,14 @@ class ValidSpanF1(Callback):
     :class:`BestWeights` reads it): the F1 less :data:`LOSS_WEIGHT` times the
     validation loss, so that between epochs of equal F1 the lower loss wins --
     and a model that finds no term yet but learns (its loss falls) is not
-    stopped for want of progress. A subclass says what a batch's gold and found
-    terms are (``_terms``) and what it records of them (``_f1``)."""
+    stopped for want of progress. The found terms are read from the tags as
+    ``decoding`` says (:func:`~aspectattn.extraction.words.best_tags`). A
+    subclass says what a batch's gold and found terms are (``_terms``) and what
+    it records of them (``_f1``)."""
 
-    def __init__(self, dataset: TagDataset):
+    def __init__(self, dataset: TagDataset, decoding: str = "greedy"):
         self.dataset = dataset
+        self.decoding = decoding
 
     def on_epoch_end(self, net, **kwargs):
         module = net.module_
@@ -170,7 +173,7 @@ class ValidSpanF1(Callback):
         logits = module(**{k: v.to(device) for k, v in inputs.items()})
         real = tags != IGNORE  # (B, T): the tagged tokens
         lengths = real.sum(1).numpy()
-        predicted = logits.argmax(-1).cpu()[real].numpy()
+        predicted = _read_tags(logits, real, lengths, self.decoding)
         return tuple(
             list(zip(*decode(flat, np.ones(len(flat)), lengths)[:3], strict=True))
             for flat in (tags[real].numpy(), predicted)
@@ -323,7 +326,7 @@ class ValidJointF1(ValidSpanF1):
         """The batch's gold and found terms: (row, first, last, class)."""
         terms = X["terms"].terms.numpy()
         gold = [(*t, c) for t, c in zip(terms, y["polarity"].numpy(), strict=True)]
-        return gold, _found_terms(module, X, y["tags"], device)
+        return gold, _found_terms(module, X, y["tags"], device, self.decoding)
 
     def _f1(self, net, gold: set, found: set) -> float:
         unscored = {g[:3] for g in gold if g[3] == IGNORE}
@@ -334,18 +337,26 @@ class ValidJointF1(ValidSpanF1):
         return _f1(gold, found)
 
 
-def _found_terms(module, X, tags, device) -> list[tuple]:
+def _read_tags(logits, real, lengths, decoding: str) -> np.ndarray:
+    """The tags of the tagged tokens (``real``, (B, T)) read from ``logits``
+    (B, T, K) as ``decoding`` says: (n_real,) int64, sentence after sentence."""
+    if decoding == "greedy":  # (the logits' argmax: no ties moved by a softmax)
+        return logits.argmax(-1).cpu()[real].numpy()
+    proba = torch.softmax(logits.float(), -1).cpu()[real].numpy()  # (n_real, K)
+    return best_tags(proba, lengths, decoding)
+
+
+def _found_terms(module, X, tags, device, decoding: str) -> list[tuple]:
     """(row, first token, last token, class) of the terms the joint ``module``
-    finds in a batch, and their polarities, from one pass."""
+    finds in a batch (its tags read as ``decoding`` says), and their
+    polarities, from one pass."""
     inputs = {k: v.to(device) for k, v in module_inputs(X).items()}
     inputs.pop("terms")
     states = module.states(**inputs)  # (B, T, D)
-    predicted = module.tag_logits(states).argmax(-1).cpu()  # (B, T)
     real = tags != IGNORE  # (B, T): the tagged tokens
     lengths = real.sum(1).numpy()
-    row, first, last, _ = decode(
-        predicted[real].numpy(), np.ones(int(real.sum())), lengths
-    )
+    predicted = _read_tags(module.tag_logits(states), real, lengths, decoding)
+    row, first, last, _ = decode(predicted, np.ones(len(predicted)), lengths)
     if not len(row):
         return []
     places = batch_terms(real.numpy(), row, first, last)  # (n, 3)

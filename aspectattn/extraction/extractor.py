@@ -318,7 +318,7 @@ class SpanTagger(BaseEstimator):
         tracker = BestWeights("valid_score", lower_is_better=False, load_best=True)
         callbacks = [
             ("finite_loss", FiniteLoss()),
-            ("valid_f1", self._SCORING(valid)),
+            ("valid_f1", self._SCORING(valid, self._decoding())),
             ("best_weights", tracker),
             ("early_stopping", StopWhenStalled(tracker, recipe["patience"])),
         ]
