@@ -441,3 +441,34 @@ def test_the_teachers_tags_reach_the_words_that_start_where_its_tokens_do():
     assert np.isnan(out[[0, 3]]).all()
     np.testing.assert_allclose(out[1:3], teacher[1])
     assert np.isnan(_aligned_tags(student, None)).all()
+
+
+@pytest.mark.parametrize(
+    "model, decoding, epoch_on",
+    [
+        (AspectTermExtractor, "viterbi", "greedy"),  # the extractor: greedy always
+        (AspectSentimentExtractor, "viterbi", "viterbi"),  # the joint: as it reads
+        (AspectSentimentExtractor, "greedy", "greedy"),
+    ],
+)
+def test_the_epoch_is_chosen_on_the_tags_each_model_was_measured_best_with(
+    model, decoding, epoch_on, monkeypatch
+):
+    from aspectattn.extraction import _training
+
+    seen = []
+    original = _training.ValidSpanF1.__init__
+
+    def spy(self, dataset, decoding="greedy"):
+        seen.append(decoding)
+        original(self, dataset, decoding)
+
+    monkeypatch.setattr(_training.ValidSpanF1, "__init__", spy)
+    texts, y = make_opinions(40, seed=2)
+    if model is AspectTermExtractor:
+        y = [[s[:2] for s in spans] for spans in y]
+        settings = {k: v for k, v in FAST.items() if k != "augment"}
+    else:
+        settings = FAST
+    model(**{**settings, "max_epochs": 1, "decoding": decoding}).fit(texts, y)
+    assert seen == [epoch_on]
