@@ -160,10 +160,11 @@ def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarr
     for t in range(1, width):
         anything = score.argmax(1)  # O and B may follow any tag
         inside = np.where(score[:, B] >= score[:, I], B, I)  # I after B or I only
+        best = score[rows, anything]  # (S,)
         new = np.stack(
             [
-                score[rows, anything] + logp[:, t, O],
-                score[rows, anything] + logp[:, t, B],
+                best + logp[:, t, O],
+                best + logp[:, t, B],
                 score[rows, inside] + logp[:, t, I],
             ],
             axis=1,

@@ -164,8 +164,6 @@ def _check_meta(meta) -> dict:
         raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
     _check_sha(meta["onnx_sha256"])
     meta.setdefault("batch_tokens", None)  # an earlier version: no budget
-    if meta["kind"] in ("terms", "joint"):
-        meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
     tokens = meta["batch_tokens"]
     if not (
         tokens is None or (type(tokens) is int and 1 <= tokens <= MAX_BATCH_TOKENS)
@@ -178,6 +176,7 @@ def _check_meta(meta) -> dict:
     if meta["kind"] in ("terms", "joint"):
         if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
             raise ValueError("lowercase and whole_words must be true or false")
+        meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
         if meta["decoding"] not in DECODINGS:
             raise ValueError(f"decoding must be one of {list(DECODINGS)}")
         language = meta["language"]
