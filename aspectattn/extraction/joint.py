@@ -158,8 +158,9 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
     decoding : {"auto", "greedy", "viterbi"}, default="auto"
         How the tags are read (see :class:`~aspectattn.AspectTermExtractor`;
         ``"auto"``: ``"viterbi"`` with the LSTM, ``"greedy"`` with a pretrained
-        encoder). The epoch is chosen on the tags read this way (by validation
-        end-to-end F1, against the greedy tags'; a twentieth of a point); a
+        encoder). The epoch is chosen on the tags read this way (against the
+        greedy tags: the same validation ARS, end-to-end F1 a twentieth of a
+        point higher); a
         fitted model reads them as ``decoding`` says when predicting.
     aspect_names : dict of str to str or None, default=None
         For :meth:`analyze` (the review report): a term's aspect where the
