@@ -19,7 +19,8 @@ from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectAttentionClassifier, DistilledClassifier
 from aspectattn.engine import training
-from aspectattn.engine.distillation import DistillationLoss, soften, teacher_targets
+from aspectattn.engine.distillation import soften, teacher_targets
+from aspectattn.engine.training import PairLoss
 from aspectattn.exceptions import InputError
 
 # the suite's fast settings, two epochs (the plumbing; learning tests say more)
@@ -84,13 +85,11 @@ def test_loss_without_distillation_weight_is_the_cross_entropy():
     logits = torch.randn(6, 3)
     label = torch.tensor([0, 1, 2, 0, 1, 2])
     soft = torch.softmax(torch.randn(6, 3), -1)
-    loss = DistillationLoss(distill_weight=0.0)(
-        logits, {"label": label, "teacher": soft}
-    )
+    loss = PairLoss(distill_weight=0.0)(logits, {"label": label, "teacher": soft})
     torch.testing.assert_close(loss, torch.nn.functional.cross_entropy(logits, label))
     # a plain tensor (the validation set's labels) is the cross-entropy too
     torch.testing.assert_close(
-        DistillationLoss(distill_weight=0.7)(logits, label),
+        PairLoss(distill_weight=0.7)(logits, label),
         torch.nn.functional.cross_entropy(logits, label),
     )
 
@@ -98,7 +97,7 @@ def test_loss_without_distillation_weight_is_the_cross_entropy():
 def test_loss_of_class_weights_matches_the_weighted_cross_entropy():
     logits, label = torch.randn(8, 3), torch.tensor([0, 1, 2, 2, 2, 1, 0, 2])
     weight = torch.tensor([2.0, 1.0, 0.5])
-    loss = DistillationLoss(weight=weight, distill_weight=0.0)(
+    loss = PairLoss(weight=weight, distill_weight=0.0)(
         logits, {"label": label, "teacher": torch.full((8, 3), 1 / 3)}
     )
     expected = torch.nn.functional.cross_entropy(logits, label, weight=weight)
@@ -109,7 +108,7 @@ def test_unlabelled_pairs_learn_the_teachers_distribution_alone():
     T = 2.0
     soft = torch.tensor([[0.7, 0.2, 0.1]])
     unlabelled = {"label": torch.tensor([-1]), "teacher": soft}
-    criterion = DistillationLoss(distill_weight=0.3, temperature=T)
+    criterion = PairLoss(distill_weight=0.3, temperature=T)
     # the student that matches the teacher at temperature T has no loss
     matching = torch.log(soft) * T
     assert criterion(matching, unlabelled).item() == pytest.approx(0.0, abs=1e-6)

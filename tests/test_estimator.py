@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import conftest
 import joblib
 import numpy as np
 import pytest
@@ -586,6 +587,79 @@ def test_class_weight_shifts_predictions_towards_the_weighted_class(pairs):
     assert (shifted == "negative").mean() > (plain == "negative").mean() + 0.1
     balanced = AspectAttentionClassifier(**params, class_weight="balanced").fit(X, y)
     assert balanced.predict(X).shape == (len(X),)
+
+
+def test_sample_weight_shifts_predictions_towards_the_weighted_pairs(pairs):
+    X, y = pairs
+    params = {**FAST, "max_epochs": 2}
+    plain = AspectAttentionClassifier(**params).fit(X, y).predict(X)
+    weights = np.where(np.asarray(y) == "negative", 20.0, 1.0)
+    weighted = AspectAttentionClassifier(**params).fit(X, y, sample_weight=weights)
+    shifted = weighted.predict(X)
+    assert (shifted == "negative").mean() > (plain == "negative").mean() + 0.1
+    # a weight of 1 each is the unweighted fit (up to float rounding)
+    ones = AspectAttentionClassifier(**params).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_allclose(
+        ones.predict_proba(X),
+        AspectAttentionClassifier(**params).fit(X, y).predict_proba(X),
+        atol=1e-4,
+    )
+
+
+def test_sample_weight_reaches_the_classifier_through_a_pipeline_and_a_search(
+    pairs,
+):
+    X, y = pairs
+    weights = np.where(np.asarray(y) == "negative", 20.0, 1.0)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 2})
+    pipe = Pipeline([("clean", FunctionTransformer(_strip)), ("clf", clf)])
+    direct = clone(clf).fit(_strip(X), y, sample_weight=weights)
+    pipe.fit(X, y, clf__sample_weight=weights)
+    np.testing.assert_array_equal(pipe.predict_proba(X), direct.predict_proba(X))
+    search = GridSearchCV(
+        AspectAttentionClassifier(**{**FAST, "max_epochs": 1}),
+        {"dropout": [0.0]},
+        cv=2,
+    ).fit(X, y, sample_weight=weights)
+    assert search.best_estimator_.predict(X).shape == (len(X),)
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        (lambda n: np.ones(n - 1), r"sample_weight.shape == \(\d+,\), expected"),
+        (lambda n: -np.ones(n), "Negative values in data passed to `sample_weight`"),
+        (lambda n: np.r_[np.nan, np.ones(n - 1)], "sample_weight contains NaN"),
+        (lambda n: np.zeros(n), "at least one non-zero|pairs the weight 0"),
+    ],
+)
+def test_bad_sample_weight_is_a_clear_error(weights, message, pairs):
+    X, y = pairs
+    with pytest.raises(ValueError, match=message):
+        AspectAttentionClassifier(**FAST).fit(X, y, sample_weight=weights(len(y)))
+
+
+def test_each_copy_weighs_copy_weight_times_its_sources(monkeypatch):
+    seen = conftest.spy_on_training_data(monkeypatch, AspectAttentionClassifier)
+    X = [("the pasta was great", "pasta"), ("the soup was awful", "soup")] * 6
+    X = [(f"{t} number {k}", a) for k, (t, a) in enumerate(X)]
+    y = ["positive", "negative"] * 6
+    weights = np.arange(1.0, 13.0)
+    params = {**FAST, "aspect_type": "term", "augment": "flip+join", "max_epochs": 1}
+    AspectAttentionClassifier(**params, copy_weight=0.5).fit(
+        X, y, sample_weight=weights
+    )
+    AspectAttentionClassifier(**params, copy_weight=0.5).fit(X, y)
+    AspectAttentionClassifier(**params).fit(X, y)
+    weighted, halved, plain = seen
+    n = weighted.n_given
+    np.testing.assert_array_equal(weighted.weights[:n], weights)
+    expected = 0.5 * weights[weighted.source].mean(axis=1)
+    np.testing.assert_allclose(weighted.weights[n:], expected)
+    assert weighted.source.shape[1] == 2 and len(weighted.texts) > n
+    np.testing.assert_array_equal(halved.weights[:n], 1.0)
+    np.testing.assert_array_equal(halved.weights[n:], 0.5)
+    assert plain.weights is None  # (the default: every row counts once)
 
 
 def test_class_weight_with_unknown_label(pairs):

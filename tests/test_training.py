@@ -9,6 +9,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
 from aspectattn.engine.batching import PairDataset
 from aspectattn.engine.training import (
+    PairLoss,
     TrainingConfig,
     build_net,
     class_weight_tensor,
@@ -345,3 +346,52 @@ def test_class_weights_must_be_finite_and_non_negative(pairs, weight):
     clf = AspectAttentionClassifier(**{**FAST, "class_weight": {"positive": weight}})
     with pytest.raises(ValueError, match="class_weight must map labels to finite"):
         clf.fit(*pairs)
+
+
+# ------------------------------------------------------------------ sample weights
+def test_a_pairs_weight_counts_it_that_many_times_in_the_loss():
+    """Weight 2 is the pair given twice, weight 0 the pair left out, with the
+    class weights weighing as torch's cross-entropy weighs them."""
+    logits, label = torch.randn(5, 3), torch.tensor([0, 1, 2, 2, 1])
+    classes = torch.tensor([2.0, 1.0, 0.5])
+    rows = torch.tensor([2.0, 1.0, 0.0, 1.0, 1.0])
+    twice = [0, 0, 1, 3, 4]  # the first pair given twice, the third left out
+    for weight in (None, classes):
+        loss = PairLoss(weight=weight)(logits, {"label": label, "weight": rows})
+        expected = torch.nn.functional.cross_entropy(
+            logits[twice], label[twice], weight=weight
+        )
+        torch.testing.assert_close(loss, expected)
+    # with a teacher, the mixed loss of each pair is weighed the same way
+    soft = torch.softmax(torch.randn(5, 3), -1)
+    taught = PairLoss(weight=classes, distill_weight=0.3)
+    loss = taught(logits, {"label": label, "teacher": soft, "weight": rows})
+    expected = taught(logits[twice], {"label": label[twice], "teacher": soft[twice]})
+    torch.testing.assert_close(loss, expected)
+
+
+def test_the_detectors_sentence_weight_weighs_each_of_its_cells():
+    from aspectattn.nn.categories import MultiOutputLoss
+
+    logits, alpha = torch.randn(3, 2, 4), torch.softmax(torch.randn(3, 2, 5), -1)
+    label = torch.tensor([[0, 1], [2, 3], [1, 1]])
+    rows = torch.tensor([2.0, 0.0, 1.0])
+    twice = [0, 0, 2]  # the first sentence given twice, the second left out
+    plain = MultiOutputLoss(none_index=3)
+    loss = plain((logits, alpha), {"label": label, "weight": rows})
+    torch.testing.assert_close(loss, plain((logits[twice], alpha[twice]), label[twice]))
+    # the attention penalties are the sentences' as they are, unweighted
+    penalised = MultiOutputLoss(none_index=3, sparse_penalty=0.1)
+    penalty = penalised((logits, alpha), label) - plain((logits, alpha), label)
+    torch.testing.assert_close(
+        penalised((logits, alpha), {"label": label, "weight": rows}), loss + penalty
+    )
+
+
+def test_the_weights_identify_a_run_to_resume():
+    data = (["a b", "c d"], ["x", "y"], ["positive", "negative"])
+    plain = fingerprint({}, 0, *data)
+    assert fingerprint({}, 0, *data, None) == plain
+    weighted = fingerprint({}, 0, *data, np.array([1.0, 2.0]))
+    assert weighted != plain
+    assert weighted != fingerprint({}, 0, *data, np.array([2.0, 1.0]))

@@ -42,6 +42,9 @@ class PairDataset(Dataset):
         A teacher's softened probabilities of each pair (distillation); the
         batches' targets are then ``{"label": (B,), "teacher": (B, C)}``, with
         the label ``-1`` for a pair that has none.
+    weight : ndarray of shape (n,) float32, or None
+        Each pair's weight in the loss (``sample_weight``, and the copies'
+        share of it); the batches' targets then also hold ``"weight"`` (B,).
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class PairDataset(Dataset):
         y: np.ndarray | None = None,
         spans: np.ndarray | None = None,
         teacher: np.ndarray | None = None,
+        weight: np.ndarray | None = None,
     ):
         self.sentences = sentences
         self.sentence = np.asarray(sentence, dtype=np.int64)
@@ -59,6 +63,7 @@ class PairDataset(Dataset):
         self.targets = None if y is None else np.asarray(y, dtype=np.int64)
         self.spans = None if spans is None else np.asarray(spans, dtype=np.int64)
         self.teacher = teacher
+        self.weight = None if weight is None else np.asarray(weight, np.float32)
         self.lengths = sentences.lengths[self.sentence]  # per pair
 
     def __len__(self) -> int:
@@ -90,18 +95,24 @@ class PairDataset(Dataset):
             return X, torch.zeros(len(index), dtype=torch.int64)
         index = np.asarray(index)
         label = torch.from_numpy(self.targets[index])
-        if self.teacher is None:
+        if self.teacher is None and self.weight is None:
             return X, label
-        return X, {"label": label, "teacher": torch.from_numpy(self.teacher[index])}
+        y = {"label": label}
+        if self.teacher is not None:
+            y["teacher"] = torch.from_numpy(self.teacher[index])
+        if self.weight is not None:
+            y["weight"] = torch.from_numpy(self.weight[index])
+        return X, y
 
     def __getitem__(self, i):
         X, y = self.__getitems__([i])
         y = {k: v[0] for k, v in y.items()} if isinstance(y, dict) else y[0]
         return {k: v[0] for k, v in X.items()}, y
 
-    def subset(self, index: np.ndarray, teacher: bool = True) -> PairDataset:
+    def subset(self, index: np.ndarray, labels_only: bool = False) -> PairDataset:
         """A new dataset of the pairs at ``index`` (sharing the sentences);
-        ``teacher=False`` leaves the teacher's probabilities out."""
+        ``labels_only=True`` leaves the teacher's probabilities and the weights
+        out (what validation scores)."""
         aspects = (
             self.aspects.take(index)
             if isinstance(self.aspects, EncodedTexts)
@@ -109,9 +120,10 @@ class PairDataset(Dataset):
         )
         y = None if self.targets is None else self.targets[index]
         spans = None if self.spans is None else self.spans[index]
-        soft = None if self.teacher is None or not teacher else self.teacher[index]
+        soft = None if self.teacher is None or labels_only else self.teacher[index]
+        weight = None if self.weight is None or labels_only else self.weight[index]
         return PairDataset(
-            self.sentences, self.sentence[index], aspects, y, spans, soft
+            self.sentences, self.sentence[index], aspects, y, spans, soft, weight
         )
 
 

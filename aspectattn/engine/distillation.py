@@ -8,7 +8,7 @@ loss that mixes them with the labels.
     teacher = fitted_teacher(teacher, X_train_side, y_train_side, name)
     soft = teacher_targets(teacher, X_every_training_row, classes, T, name)
     dataset.teacher = soft                    # (n, C), rows with no label too
-    train_module(...)                         # the criterion: DistillationLoss
+    train_module(...)                 # the criterion: engine.training.PairLoss
 
 The teacher stays outside the fitted state: nothing here keeps a reference.
 """
@@ -18,11 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
-from torch import nn
 
 from ..exceptions import InputError
 from ..nn.ops import distillation_loss
@@ -37,7 +35,6 @@ __all__ = [
     "table_teacher_targets",
     "soften",
     "distillation_loss",
-    "DistillationLoss",
 ]
 
 #: Probabilities below this are raised to it before softening (log 0 is -inf).
@@ -268,54 +265,3 @@ def table_teacher_targets(
         p = _checked_proba(proba[cell], (len(texts), len(labels)), name)
         out[:, k] = soften(p[:, order], temperature)
     return out
-
-
-class DistillationLoss(nn.Module):
-    """Cross-entropy with the labels mixed with the KL divergence from the
-    teacher's softened probabilities (Hinton et al., 2015).
-
-    ``forward(logits, target)``: ``target`` a dict with ``label`` (B,) -- the
-    class index, ``-1`` for a pair with no label -- and ``teacher`` (B, C), the
-    teacher's probabilities softened at ``temperature``. A labelled pair's loss
-    is ``(1 - w) * CE + w * T**2 * KL``, an unlabelled pair's ``T**2 * KL``
-    (``w``: ``distill_weight``); the batch's loss is their mean. A plain tensor
-    of class indices (the validation set's) gives the cross-entropy alone, so
-    validation losses compare with and without a teacher.
-
-    Parameters
-    ----------
-    weight : tensor of shape (C,) or None
-        Class weights of the cross-entropy (``class_weight``).
-    distill_weight : float
-    temperature : float
-
-    Examples
-    --------
-    >>> import torch
-    >>> from aspectattn.engine.distillation import DistillationLoss
-    >>> loss = DistillationLoss(distill_weight=0.5, temperature=2.0)
-    >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0]])
-    >>> target = {"label": torch.tensor([0, -1]),  # the second has no label
-    ...           "teacher": torch.tensor([[0.7, 0.3], [0.4, 0.6]])}
-    >>> round(loss(logits, target).item(), 4)
-    0.0363
-    """
-
-    def __init__(self, weight=None, distill_weight: float = 0.5, temperature=2.0):
-        super().__init__()
-        self.weight = weight
-        self.distill_weight = distill_weight
-        self.temperature = temperature
-
-    def forward(self, logits: torch.Tensor, target) -> torch.Tensor:
-        weight = None if self.weight is None else self.weight.to(logits.device)
-        if not isinstance(target, dict):
-            return nn.functional.cross_entropy(logits, target, weight=weight)
-        return distillation_loss(
-            logits,
-            target["label"],
-            target["teacher"],
-            weight,
-            self.distill_weight,
-            self.temperature,
-        )

@@ -28,7 +28,7 @@ from skorch import NeuralNet, NeuralNetClassifier
 from skorch.utils import to_tensor
 
 from ..exceptions import AspectAttnWarning, InputError
-from ..nn.ops import in_bfloat16
+from ..nn.ops import cross_entropy, distillation_loss, in_bfloat16
 from ..params import TrainingConfig
 from ..params._constraints import Interval
 from .batching import BucketLoader, PairDataset
@@ -41,7 +41,6 @@ from .callbacks import (
     load_checkpoint,
     log_line,
 )
-from .distillation import DistillationLoss
 
 __all__ = [
     "train_module",
@@ -118,8 +117,9 @@ def split_sentences(
     groups of their source sentences (``groups`` of shape (n_pairs, k): a pair
     goes with every sentence of its row; ``-1``: with none, always on the
     training side), train only when all of them are on the training side, and
-    are left out of the validation set. The validation set holds no teacher's
-    probabilities: it is scored on the labels.
+    are left out of the validation set. The validation set holds neither a
+    teacher's probabilities nor weights: it is scored on the labels, each pair
+    once.
     """
     if fraction is None:
         return dataset, None
@@ -130,7 +130,7 @@ def split_sentences(
     scored = is_valid if synthetic is None else is_valid & ~synthetic
     return (
         dataset.subset(np.flatnonzero(~is_valid)),
-        dataset.subset(np.flatnonzero(scored), teacher=False),
+        dataset.subset(np.flatnonzero(scored), labels_only=True),
     )
 
 
@@ -294,6 +294,68 @@ class MixedPrecision:
         return in_bfloat16(super().infer, device_type, x, **fit_params)
 
 
+class PairLoss(torch.nn.Module):
+    """The pair classifier's criterion: cross-entropy with the class weights,
+    each pair counted by its weight and, with a teacher, mixed with the KL
+    divergence from the teacher's softened probabilities (Hinton et al., 2015).
+
+    ``forward(logits, target)``: ``target`` the class indices (B,) -- the
+    cross-entropy alone, as the validation set's are scored -- or a dict with
+    ``label`` (B,) (``-1`` for a pair with no label, with a teacher), and
+    ``teacher`` (B, C), the teacher's probabilities softened at
+    ``temperature``, and/or ``weight`` (B,), each pair's weight. With a
+    teacher, a labelled pair's loss is ``(1 - w) * CE + w * T**2 * KL``, an
+    unlabelled pair's ``T**2 * KL`` (``w``: ``distill_weight``); the batch's
+    loss is their mean, weighted by the pairs' weights where given
+    (:func:`~aspectattn.nn.ops.distillation_loss`,
+    :func:`~aspectattn.nn.ops.cross_entropy`).
+
+    Parameters
+    ----------
+    weight : tensor of shape (C,) or None
+        Class weights of the cross-entropy (``class_weight``).
+    distill_weight : float
+    temperature : float
+
+    Examples
+    --------
+    >>> import torch
+    >>> from aspectattn.engine.training import PairLoss
+    >>> loss = PairLoss(distill_weight=0.5, temperature=2.0)
+    >>> logits = torch.tensor([[2.0, 0.0], [0.0, 1.0]])
+    >>> target = {"label": torch.tensor([0, -1]),  # the second has no label
+    ...           "teacher": torch.tensor([[0.7, 0.3], [0.4, 0.6]])}
+    >>> round(loss(logits, target).item(), 4)
+    0.0363
+    >>> weighted = {"label": torch.tensor([0, 1]), "weight": torch.tensor([1.0, 0.0])}
+    >>> round(loss(logits, weighted).item(), 4)  # the second pair counts 0 times
+    0.1269
+    """
+
+    def __init__(self, weight=None, distill_weight: float = 0.5, temperature=2.0):
+        super().__init__()
+        self.weight = weight
+        self.distill_weight = distill_weight
+        self.temperature = temperature
+
+    def forward(self, logits: torch.Tensor, target) -> torch.Tensor:
+        weight = None if self.weight is None else self.weight.to(logits.device)
+        if not isinstance(target, dict):
+            return cross_entropy(logits, target, weight)
+        label, rows = target["label"], target.get("weight")  # (B,), (B,) or None
+        if "teacher" not in target:
+            return cross_entropy(logits, label, weight, rows)
+        return distillation_loss(
+            logits,
+            label,
+            target["teacher"],
+            weight,
+            self.distill_weight,
+            self.temperature,
+            rows,
+        )
+
+
 class ClassifierNet(MixedPrecision, NeuralNetClassifier):
     """The pair classifier's net: skorch's classifier, with :class:`MixedPrecision`."""
 
@@ -333,8 +395,7 @@ def build_net(
     are not one class per row (the detector's ``(logits (B, K, C), attention)``);
     the net is then a :class:`MultiOutputNet` and the validation loss is its only
     validation score. ``distill``: the training targets hold a teacher's
-    probabilities (the pair classifier's criterion is then
-    :class:`~aspectattn.engine.distillation.DistillationLoss`; both take
+    probabilities (both criteria, :class:`PairLoss` and the detector's, take
     ``distill_weight`` and ``distill_temperature``).
     """
     from skorch.helper import predefined_split
@@ -424,15 +485,13 @@ def _criterion(config, y_index, classes, multi_output, distill) -> tuple:
         net_class, loss = (
             ClassifierNet,
             {
-                "criterion": torch.nn.CrossEntropyLoss,
+                "criterion": PairLoss,
                 "criterion__weight": class_weight_tensor(
                     config.class_weight, _labelled(y_index), classes
                 ),
                 "classes": list(range(len(classes))),
             },
         )
-        if distill:
-            loss["criterion"] = DistillationLoss
     else:
         from ..nn.categories import MultiOutputLoss
 
@@ -445,9 +504,10 @@ def _criterion(config, y_index, classes, multi_output, distill) -> tuple:
     return net_class, loss
 
 
-def fingerprint(params: dict, seed: int, texts, aspects, labels) -> str:
+def fingerprint(params: dict, seed: int, texts, aspects, labels, weights=None) -> str:
     """Identifies a training run: the hyperparameters that change the result, the
-    seed actually used, and the data. A checkpoint is resumed only by its run."""
+    seed actually used, and the data (``weights``: the samples', or None). A
+    checkpoint is resumed only by its run."""
     params = {
         k: v
         for k, v in params.items()
@@ -460,6 +520,8 @@ def fingerprint(params: dict, seed: int, texts, aspects, labels) -> str:
     )
     for text, aspect, label in zip(texts, aspects, labels, strict=True):
         digest.update(f"{text}\x00{aspect}\x00{label!r}\x01".encode())
+    if weights is not None:
+        digest.update(np.ascontiguousarray(weights, dtype=np.float64).tobytes())
     return digest.hexdigest()
 
 
@@ -529,8 +591,8 @@ def train_module(
 
     The copies among ``data``'s rows train only when all their sources are on the
     training side and are not scored in validation. A dataset with a teacher's
-    probabilities trains with
-    :class:`~aspectattn.engine.distillation.DistillationLoss`.
+    probabilities or weights trains on them (:class:`PairLoss`, the
+    detector's :class:`~aspectattn.nn.categories.MultiOutputLoss`).
     """
     dataset, texts, rng = data.dataset, data.texts, seeding.rng
     seed, device = seeding.seed, seeding.device

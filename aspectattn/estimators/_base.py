@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import params as P
 from .._validation import plain, text_tags
@@ -47,6 +47,7 @@ __all__ = [
     "FITTED_ATTRIBUTES",
     "resolve_seed",
     "resolve_device",
+    "check_sample_weight",
 ]
 
 
@@ -102,6 +103,30 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def check_sample_weight(sample_weight, n: int, what: str) -> np.ndarray | None:
+    """``sample_weight`` of ``n`` samples (``what``: "pairs", "texts") as
+    scikit-learn checks it -- ``n`` finite numbers, none negative -- and not all
+    0, as float32; None stays None (every sample counts once)."""
+    if sample_weight is None:
+        return None
+    weights = _check_sample_weight(
+        sample_weight, np.empty((n, 0)), dtype=np.float64, ensure_non_negative=True
+    )
+    if not weights.any():
+        raise InputError(
+            f"sample_weight gives all {n} {what} the weight 0; fit needs some "
+            "samples that count."
+        )
+    return weights.astype(np.float32)
+
+
+def split_sample_weight(weights, labelled: np.ndarray) -> tuple:
+    """``(labelled rows' weights, the others')``: each None without weights."""
+    if weights is None:
+        return None, None
+    return weights[labelled], weights[~labelled]
+
+
 #: The fit's random streams, each ``np.random.default_rng([seed, STREAM])``: what
 #: one part draws never moves another's draws (copies made or not, word vectors
 #: drawn or read, the validation split and batch order stay those of the seed).
@@ -118,7 +143,9 @@ class TrainingData:
     the label values (what ``"auto"`` reads); ``classes`` the fitted ``classes_``;
     ``run`` the given data as a checkpoint identifies its run by;
     ``unlabelled`` the given pairs that have no label, ``(texts, aspects,
-    spans)`` (trained on a teacher's probabilities only), or None.
+    spans, weights)`` (trained on a teacher's probabilities only), or None;
+    ``weights`` each row's weight in the loss (the given rows' ``sample_weight``,
+    a copy's share of its sources'), or None: every row counts once.
     """
 
     texts: list
@@ -136,9 +163,22 @@ class TrainingData:
     source: np.ndarray | None = None
     unlabelled: tuple | None = None
     teacher: np.ndarray | None = None
+    weights: np.ndarray | None = None
 
-    def with_copies(self, texts, aspects, spans, targets, source) -> TrainingData:
-        """These rows followed by copies (``source``: the given rows of each)."""
+    def with_copies(
+        self, texts, aspects, spans, targets, source, weights=None
+    ) -> TrainingData:
+        """These rows followed by copies (``source``: the given rows of each;
+        ``weights``: theirs, None: 1 each)."""
+        if self.weights is not None or weights is not None:
+            weights = np.concatenate(
+                [
+                    np.ones(len(self.texts), np.float32)
+                    if self.weights is None
+                    else self.weights,
+                    np.ones(len(texts), np.float32) if weights is None else weights,
+                ]
+            ).astype(np.float32)
         spans_ = None
         if self.spans is not None or any(s is not None for s in spans):
             spans_ = [*(self.spans or [None] * len(self.texts)), *spans]
@@ -154,6 +194,7 @@ class TrainingData:
                     np.asarray(source, dtype=np.intp),
                 ]
             ),
+            weights=weights,
         )
 
     def pairs(self, rows=None) -> list[tuple]:
@@ -204,7 +245,12 @@ augment : str or None, default="auto"
         ``"join"``, with the LSTM in English ``"flip+join"`` (the pair
         classifier) and ``"flip+join+negate"`` (the detector). Each chosen on
         validation by accuracy, then robustness (the behaviour guide); without
-        those labels, none. See ``resolved_params_``."""
+        those labels, none. See ``resolved_params_``.
+    copy_weight : float, default=1.0
+        The weight in the loss of each copy ``augment`` makes, as a share of
+        the mean weight of the samples it was made from (their
+        ``sample_weight``, 1 without): below 1, the copies teach the aspect's
+        reading without outweighing the given sentences."""
 
 
 class AspectAttentionBase(FittedState, BaseEstimator):
@@ -228,6 +274,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         "head_lr": None,
         "lr_schedule": "constant",
         "layer_lr_decay": 1.0,
+        "copy_weight": 1.0,
         "precision": "float32",
         "unseen_words": None,
     }
@@ -422,21 +469,25 @@ class AspectAttentionBase(FittedState, BaseEstimator):
     #: The torch module trained (called with the module configuration).
     _module_class: type = None
 
-    def _fit(self, X, y, teaching: Teaching | None = None):
+    def _fit(self, X, y, teaching: Teaching | None = None, sample_weight=None):
         """The one ``fit`` of both estimators; each supplies what differs: its
         training data (:meth:`_training_data`), its copies (:meth:`_copies`), its
         model input (:meth:`_training_dataset`) and its loss (:meth:`_loss`).
         ``teaching``: a teacher's, from :class:`~aspectattn.DistilledClassifier`
-        (samples marked unlabelled are read as such only with one)."""
+        (samples marked unlabelled are read as such only with one);
+        ``sample_weight``: each sample's weight in the loss."""
         values = self._check_params()
-        data = self._training_data(X, y, teaching)
+        data = self._training_data(X, y, teaching, sample_weight)
+        # (a checkpoint resumes only the run of the same data and weights)
+        weights = None if sample_weight is None else np.asarray(sample_weight, float)
+        run = (*data.run, weights)
         seed, device = resolve_seed(self.random_state), resolve_device(self.device)
         # every "auto" resolved for these aspects, labels, texts and device
         values = self._resolve(
             values, data.aspect_type, data.labels, data.texts, device
         )
         if values["augment"] is not None:
-            data = self._augmented(data, values["augment"], seed)
+            data = self._augmented(data, values["augment"], values["copy_weight"], seed)
             if data.source is None:  # none could be made: say what the fit did
                 values = {**values, "augment": None}
         # a teacher to fit is fitted on the sentences validation holds out
@@ -455,7 +506,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         training_set = TrainingSet(
             self._training_dataset(pipeline, module_config, data),
             texts=data.texts[: data.n_given],
-            run=data.run,
+            run=run,
             targets=data.targets,
             classes=np.asarray(data.labels),
             source=data.source,
@@ -502,9 +553,12 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         return split_rng, held_out
 
-    def _augmented(self, data: TrainingData, augment: str, seed: int):
+    def _augmented(
+        self, data: TrainingData, augment: str, copy_weight: float, seed: int
+    ):
         """``data`` with the copies ``augment`` makes (drawn from their own stream),
-        less those equal to a given sentence; ``data`` itself when none is made."""
+        less those equal to a given sentence, each weighing ``copy_weight`` times
+        the mean weight of its sources; ``data`` itself when none is made."""
         missing = P.missing_join_labels(data.labels)
         if missing:
             raise InputError(
@@ -529,12 +583,18 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                     stacklevel=4,
                 )
             return data
+        source = np.asarray(source)[keep]  # (n_new,) or (n_new, k)
+        weights = None
+        if data.weights is not None or copy_weight != 1:
+            given = np.ones(data.n_given) if data.weights is None else data.weights
+            weights = copy_weight * given[source].reshape(len(source), -1).mean(1)
         return data.with_copies(
             [texts[k] for k in keep],
             [aspects[k] for k in keep] if aspects else [],
             [spans[k] for k in keep],
             np.asarray(targets)[keep],
-            np.asarray(source)[keep],
+            source,
+            None if weights is None else weights.astype(np.float32),
         )
 
     def _distilled(self, data: TrainingData, teaching: Teaching, held_out):
@@ -552,7 +612,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         )
         if data.unlabelled is not None:
             valid_texts = {data.texts[k] for k in np.flatnonzero(is_valid)}
-            texts, aspects, spans = data.unlabelled
+            texts, aspects, spans, weights = data.unlabelled
             keep = [k for k, text in enumerate(texts) if text not in valid_texts]
             width = () if data.source is None else data.source.shape[1:]
             data = data.with_copies(
@@ -561,6 +621,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 [spans[k] for k in keep],
                 np.full((len(keep), *data.targets.shape[1:]), -1, dtype=np.intp),
                 np.full((len(keep), *width), -1, dtype=np.intp),
+                None if weights is None else weights[keep],
             )
         soft = self._teacher_targets(teacher, data, teaching.temperature)
         return replace(data, teacher=soft)
@@ -573,8 +634,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """The teacher's softened probabilities of every row of ``data``."""
         raise NotImplementedError
 
-    def _training_data(self, X, y, teaching) -> TrainingData:
-        """``X``, ``y`` checked; unlabelled samples only with ``teaching``."""
+    def _training_data(self, X, y, teaching, sample_weight) -> TrainingData:
+        """``X``, ``y`` and ``sample_weight`` checked; unlabelled samples only
+        with ``teaching``."""
         raise NotImplementedError
 
     def _copies(self, data: TrainingData, augment: str, rng):

@@ -49,8 +49,10 @@ from ..text.pipelines import distinct_index
 from ._base import (
     AspectAttentionBase,
     TrainingData,
+    check_sample_weight,
     signature,
     signature_constraints,
+    split_sample_weight,
 )
 
 __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
@@ -239,6 +241,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         dropout="auto",
         language="auto",
         augment="auto",
+        copy_weight=1.0,
         optimizer="adam",
         lr="auto",
         batch_size="auto",
@@ -261,6 +264,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         self.dropout = dropout
         self.language = language
         self.augment = augment
+        self.copy_weight = copy_weight
         self.optimizer = optimizer
         self.lr = lr
         self.batch_size = batch_size
@@ -295,7 +299,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     _module_class = CategoryModel
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y, teaching=None):
+    def fit(self, X, Y, sample_weight=None, teaching=None):
         """Train on texts ``X`` and the table ``Y`` (one column per category).
 
         Parameters
@@ -304,6 +308,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         Y : DataFrame or array-like of shape (n_texts, n_categories)
             A polarity or ``not_mentioned`` per cell; with ``teaching``, a row
             of ``-1`` (or None/NaN) marks a text nobody labelled.
+        sample_weight : array-like of shape (n_texts,) or None, default=None
+            Each text's weight in the training loss, on every one of its cells
+            (None: 1 each); a copy that ``augment`` makes weighs
+            ``copy_weight`` times its sources' mean. The validation split is
+            scored unweighted.
         teaching : Teaching or None, default=None
             A teacher's probabilities to learn from beside the labels
             (:class:`~aspectattn.Teaching`: what
@@ -313,19 +322,22 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         -------
         self
         """
-        return self._fit(X, Y, check_teaching(teaching))
+        return self._fit(X, Y, check_teaching(teaching), sample_weight)
 
-    def _training_data(self, X, Y, teaching) -> TrainingData:
+    def _training_data(self, X, Y, teaching, sample_weight) -> TrainingData:
         texts = check_texts(X, what="X")
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
+        weights = check_sample_weight(sample_weight, len(texts), "texts")
         teacher = None if teaching is None else teaching.teacher
         labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
+            weights, unlabelled_weights = split_sample_weight(weights, labelled)
             unlabelled = (
                 [t for t, k in zip(texts, labelled, strict=True) if not k],
                 [],
                 [None] * int((~labelled).sum()),
+                unlabelled_weights,
             )
             texts = [t for t, k in zip(texts, labelled, strict=True) if k]
             table = table[labelled]
@@ -351,6 +363,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             run=run,
             n_features_in=1,
             unlabelled=unlabelled,
+            weights=weights,
         )
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
@@ -404,6 +417,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             np.zeros(n, np.int64),
             data.targets,
             teacher=data.teacher,
+            weight=data.weights,
         )
 
     def _loss(self, data: TrainingData, config) -> dict:

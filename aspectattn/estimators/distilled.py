@@ -78,7 +78,7 @@ class Distilled(MetaEstimatorMixin, BaseEstimator):
         tags.non_deterministic = student.non_deterministic
         return tags
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the student on ``X``, ``y`` with the teacher's answers.
 
         Parameters
@@ -86,6 +86,9 @@ class Distilled(MetaEstimatorMixin, BaseEstimator):
         X : what the student's ``fit`` takes
         y : what the student's ``fit`` takes, ``-1`` (or ``None``/NaN) marking the
             samples nobody labelled
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Each sample's weight in the student's loss, for a student whose
+            ``fit`` takes them (the attention estimators).
 
         Returns
         -------
@@ -94,7 +97,8 @@ class Distilled(MetaEstimatorMixin, BaseEstimator):
         validate_params(self, self._parameter_constraints)
         student = clone(self._student())
         teaching = Teaching(self.teacher, self.weight, self.temperature)
-        self.student_ = student.fit(X, y, teaching=teaching)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.student_ = student.fit(X, y, teaching=teaching, **weighted)
         self.classes_ = self.student_.classes_
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.student_, name):

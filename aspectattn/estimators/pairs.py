@@ -43,8 +43,10 @@ from ..text.tokens import EncodedTexts
 from ._base import (
     AspectAttentionBase,
     TrainingData,
+    check_sample_weight,
     signature,
     signature_constraints,
+    split_sample_weight,
 )
 
 __all__ = ["AspectAttentionClassifier"]
@@ -292,6 +294,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         language="auto",
         term_marker=False,
         augment="auto",
+        copy_weight=1.0,
         antonyms=None,
         optimizer="adam",
         lr="auto",
@@ -318,6 +321,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         self.language = language
         self.term_marker = term_marker
         self.augment = augment
+        self.copy_weight = copy_weight
         self.antonyms = antonyms
         self.optimizer = optimizer
         self.lr = lr
@@ -339,7 +343,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     _module_class = AspectAttentionModel
 
     # ------------------------------------------------------------------------- fitting
-    def fit(self, X, y, teaching=None):
+    def fit(self, X, y, sample_weight=None, teaching=None):
         """Train on ``(text, aspect)`` pairs ``X`` with labels ``y``.
 
         Parameters
@@ -348,6 +352,10 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         y : array-like of shape (n_pairs,)
             With ``teaching``, ``-1`` (or None/NaN) marks a pair nobody
             labelled: it learns from the teacher alone.
+        sample_weight : array-like of shape (n_pairs,) or None, default=None
+            Each pair's weight in the training loss (None: 1 each); a copy that
+            ``augment`` makes weighs ``copy_weight`` times its sources' mean.
+            The validation split is scored unweighted.
         teaching : Teaching or None, default=None
             A teacher's probabilities to learn from beside the labels
             (:class:`~aspectattn.Teaching`: what
@@ -358,12 +366,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         -------
         self : AspectAttentionClassifier
         """
-        return self._fit(X, y, check_teaching(teaching))
+        return self._fit(X, y, check_teaching(teaching), sample_weight)
 
-    def _training_data(self, X, y, teaching) -> TrainingData:
+    def _training_data(self, X, y, teaching, sample_weight) -> TrainingData:
         texts, aspects, feature_names, spans = check_pairs(
             X, self.text_column, self.aspect_column, return_spans=True
         )
+        weights = check_sample_weight(sample_weight, len(texts), "pairs")
         unlabelled = None
         if teaching is None:  # -1 is a class like any other (None: missing)
             labels = check_labels(y, len(texts))
@@ -380,10 +389,12 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             if _marks_minus_one(y, labelled):
                 check_minus_one_marks(labels, teaching.teacher, "y", "pairs")
             rows = np.flatnonzero(~labelled)
+            weights, unlabelled_weights = split_sample_weight(weights, labelled)
             unlabelled = (
                 [texts[k] for k in rows],
                 [aspects[k] for k in rows],
                 [None if spans is None else spans[k] for k in rows],
+                unlabelled_weights,
             )
             rows = np.flatnonzero(labelled)
             texts, aspects = [texts[k] for k in rows], [aspects[k] for k in rows]
@@ -418,6 +429,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             n_features_in=2,
             feature_names=feature_names,
             unlabelled=unlabelled,
+            weights=weights,
         )
 
     def _copies(self, data: TrainingData, augment_: str, rng):
@@ -481,7 +493,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             pipeline, module_config, data.texts, data.aspects, data.spans
         )
         return PairDataset(
-            sentences, sentence_of_pair, aspect_data, data.targets, spans, data.teacher
+            sentences,
+            sentence_of_pair,
+            aspect_data,
+            data.targets,
+            spans,
+            data.teacher,
+            data.weights,
         )
 
     def _aspect_input(self, pipeline, aspect_type, categories, aspects):

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from .model import AspectAttentionModel
-from .ops import distillation_loss
+from .ops import cross_entropy, distillation_loss
 
 __all__ = ["CategoryModel", "MultiOutputLoss"]
 
@@ -55,12 +55,13 @@ class MultiOutputLoss(nn.Module):
       different words.
 
     ``forward((logits, alpha), target)``: the net's ``get_loss`` passes the
-    module's two outputs as they are. ``target``: class indices (B, K), or with
-    a teacher ``{"label": (B, K), "teacher": (B, K, C)}``, the cross-entropy
-    then mixed with the teacher's probabilities as
-    :func:`~aspectattn.engine.distillation.distillation_loss` mixes them
-    (``distill_weight``, ``temperature``; a sentence labelled ``-1`` learns
-    from the teacher alone).
+    module's two outputs as they are. ``target``: class indices (B, K), or a
+    dict of them (``"label"``) with a teacher's probabilities (``"teacher"``
+    (B, K, C): the cross-entropy then mixed with them as
+    :func:`~aspectattn.nn.ops.distillation_loss` mixes them,
+    ``distill_weight``, ``temperature``; a sentence labelled ``-1`` learns from
+    the teacher alone) and/or each sentence's weight (``"weight"`` (B,): every
+    cell of a sentence counted that many times).
 
     Parameters
     ----------
@@ -90,19 +91,24 @@ class MultiOutputLoss(nn.Module):
         logits, alpha = output  # (B, K, C), (B, K, T) or (B, K, heads, T)
         C = logits.shape[-1]
         weight = None if self.weight is None else self.weight.to(logits.device)
-        if isinstance(target, dict):  # a teacher's probabilities (distillation)
-            target, soft = target["label"], target["teacher"]  # (B, K), (B, K, C)
+        soft = rows = None
+        if isinstance(target, dict):  # a teacher's probabilities, weights
+            soft, rows = target.get("teacher"), target.get("weight")  # (B,K,C), (B,)
+            target = target["label"]  # (B, K)
+        if rows is not None:  # each sentence's weight on each of its cells
+            rows = rows[:, None].expand(target.shape).reshape(-1)  # (B*K,)
+        cells, labels = logits.reshape(-1, C), target.reshape(-1)  # (B*K, C), (B*K,)
+        if soft is None:
+            loss = cross_entropy(cells, labels, weight, rows)
+        else:
             loss = distillation_loss(
-                logits.reshape(-1, C),
-                target.reshape(-1),
+                cells,
+                labels,
                 soft.reshape(-1, C),
                 weight,
                 self.distill_weight,
                 self.temperature,
-            )
-        else:
-            loss = nn.functional.cross_entropy(
-                logits.reshape(-1, C), target.reshape(-1), weight=weight
+                rows,
             )
         if not (self.sparse_penalty or self.orthogonal_penalty):
             return loss

@@ -127,12 +127,36 @@ def first_of_group(sentence: torch.Tensor) -> torch.Tensor:
 _DISTILL_FLOOR = 1e-8
 
 
-def distillation_loss(logits, label, soft, weight, distill_weight, temperature):
+def weighted_mean(losses, row_weight=None):
+    """The mean of ``losses`` (N,), each row counted ``row_weight`` (N,) times
+    (None: once each): a sample weight, as scikit-learn's estimators read it."""
+    if row_weight is None:
+        return losses.mean()
+    return (losses * row_weight).sum() / row_weight.sum().clamp_min(_DISTILL_FLOOR)
+
+
+def cross_entropy(logits, label, weight=None, row_weight=None):
+    """:func:`torch.nn.functional.cross_entropy` of ``logits`` (N, C) and
+    ``label`` (N,), its class ``weight`` (C,) weighing as it does (the
+    weighted mean ``sum(w_y * CE) / sum(w_y)``), each row also counted
+    ``row_weight`` (N,) times: ``sum(r * w_y * CE) / sum(r * w_y)``. Without
+    ``row_weight``, torch's own."""
+    if row_weight is None:
+        return F.cross_entropy(logits, label, weight=weight)
+    scale = row_weight if weight is None else row_weight * weight[label]  # (N,)
+    ce = F.cross_entropy(logits, label, reduction="none")  # (N,)
+    return (ce * scale).sum() / scale.sum().clamp_min(_DISTILL_FLOOR)
+
+
+def distillation_loss(
+    logits, label, soft, weight, distill_weight, temperature, row_weight=None
+):
     """The mean over rows of ``(1 - w) * CE + w * T**2 * KL`` for a labelled row,
     ``T**2 * KL`` for a row labelled ``-1``: ``logits`` (N, C), ``label`` (N,),
     ``soft`` (N, C) the teacher's probabilities softened at ``T``; the
     cross-entropy weighted by ``weight`` (C,) as :func:`torch.nn.functional.
-    cross_entropy` weighs it (its weighted mean over the labelled rows)."""
+    cross_entropy` weighs it (its weighted mean over the labelled rows); each
+    row counted ``row_weight`` (N,) times (None: once)."""
     T, w = temperature, distill_weight
     log_student = nn.functional.log_softmax(logits / T, dim=-1)  # (N, C)
     log_soft = torch.log(soft.clamp_min(_DISTILL_FLOOR))  # (N, C)
@@ -143,6 +167,12 @@ def distillation_loss(logits, label, soft, weight, distill_weight, temperature):
     )  # (N,)
     if weight is not None:  # as cross_entropy's mean: over the weights
         scale = weight[label.clamp_min(0)]
-        ce = ce * labelled.sum() / scale[labelled].sum().clamp_min(_DISTILL_FLOOR)
+        if row_weight is None:
+            ce = ce * labelled.sum() / scale[labelled].sum().clamp_min(_DISTILL_FLOOR)
+        else:
+            ce = ce * (
+                row_weight[labelled].sum()
+                / (row_weight * scale)[labelled].sum().clamp_min(_DISTILL_FLOOR)
+            )
     mix = torch.where(labelled, (1 - w) * ce + w * T * T * kl, T * T * kl)
-    return mix.mean()
+    return weighted_mean(mix, row_weight)

@@ -261,6 +261,16 @@ PARAMS = [
         goes="estimator",
     ),
     Param(
+        "copy_weight",
+        1.0,
+        [Interval(Real, 0, None, closed="neither")],
+        "model",
+        "the loss weight of each copy augment makes, a share of its sources' weight",
+        type="float",
+        needs=(),
+        goes="estimator",
+    ),
+    Param(
         "antonyms",
         None,
         [None, dict],
