@@ -593,42 +593,17 @@ def flip_pairs(
     X_new, y_new, target, source = [], [], [], []
     for text, members, span_of in _sentences(texts, terms, spans):
         words = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
-        starts = np.array([a for a, _ in words])
-        place, char_span = {}, {}  # pair -> its term's (first, last) word, span
-        for i in members:
-            span = span_of[i]
-            if span is None or not words:
-                continue
-            char_span[i] = span
-            inside = [
-                k for k, (a, b) in enumerate(words) if a < span[1] and b > span[0]
-            ]
-            if inside:
-                place[i] = (inside[0], inside[-1])
-            else:
-                k = int(np.searchsorted(starts, span[0]))
-                place[i] = (k, k)
-
+        place, char_span = _term_places(words, members, span_of)
         fixed = {k for first, last in place.values() for k in range(first, last + 1)}
         done = set()  # the places flipped (a pair repeated in the data is one)
         for i in members:
             if i not in place or labels[i] not in flip or place[i] in done:
                 continue
             done.add(place[i])
-            other_places = set(place.values()) - {place[i]}
-            candidates = []
-            for k, (a, b) in enumerate(words):
-                if text[a:b].lower() not in antonyms or place[i][0] <= k <= place[i][1]:
-                    continue
-                if negate and _negated(text, words, k):
-                    continue
-                d = _distance(k, place[i])
-                others = [_distance(k, p) for p in other_places]
-                if d <= window and all(d < o for o in others):
-                    candidates.append((d, k))
-            if not candidates:
+            others = set(place.values()) - {place[i]}
+            k = _opinion_word(text, words, place[i], others, antonyms, window, negate)
+            if k is None:
                 continue
-            _, k = min(candidates)
             if negate:
                 edit = _first_fit(text, words, k, forms, next(turn), fixed)
                 if edit is None:
@@ -647,6 +622,43 @@ def flip_pairs(
                 target.append(is_target)
                 source.append(j)
     return X_new, y_new, np.array(target, dtype=bool), np.array(source, dtype=np.intp)
+
+
+def _term_places(words, members, span_of) -> tuple[dict, dict]:
+    """``(place, char_span)``: each pair of ``members`` whose term has a span ->
+    the (first, last) of ``words`` (character spans) the term covers (the word
+    at its start when it covers none), and -> its span."""
+    starts = np.array([a for a, _ in words])
+    place, char_span = {}, {}
+    for i in members:
+        span = span_of[i]
+        if span is None or not words:
+            continue
+        char_span[i] = span
+        inside = [k for k, (a, b) in enumerate(words) if a < span[1] and b > span[0]]
+        if inside:
+            place[i] = (inside[0], inside[-1])
+        else:
+            k = int(np.searchsorted(starts, span[0]))
+            place[i] = (k, k)
+    return place, char_span
+
+
+def _opinion_word(text, words, place, others, antonyms, window, negate):
+    """The index of the opinion word of ``words`` nearest to the term at
+    ``place`` -- one ``antonyms`` knows, outside the term, within ``window``
+    words of it and nearer to it than to any term of ``others`` (with
+    ``negate``: not negated already) -- or None."""
+    candidates = []
+    for k, (a, b) in enumerate(words):
+        if text[a:b].lower() not in antonyms or place[0] <= k <= place[1]:
+            continue
+        if negate and _negated(text, words, k):
+            continue
+        d = _distance(k, place)
+        if d <= window and all(d < _distance(k, p) for p in others):
+            candidates.append((d, k))
+    return min(candidates)[1] if candidates else None
 
 
 def flip_text(text: str, antonyms: dict | None = None, negation: str | None = None):

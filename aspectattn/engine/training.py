@@ -572,6 +572,28 @@ def fit_net(net, train_ds, tracker: BestWeights, rng, checkpoint=None):
     return history, tracker.kept_epoch_, tracker.interrupted_
 
 
+def _training_split(data: TrainingSet, fraction, rng) -> tuple:
+    """``(train, valid)`` of :func:`split_sentences` for ``data``: each given
+    pair goes with its sentence, each copy with the sentences of its sources
+    (trained only when all of them train, never validated)."""
+    groups = sentence_numbers(data.texts)
+    synthetic = None
+    if data.source is not None:
+        synthetic = np.r_[
+            np.zeros(len(groups), dtype=bool),
+            np.ones(len(data.source), dtype=bool),
+        ]
+        source = np.asarray(data.source)
+        source = source[:, None] if source.ndim == 1 else source  # (n_new, k)
+        groups = np.r_[  # (n_pairs, k): the sentences each pair goes with
+            np.repeat(groups[:, None], source.shape[1], axis=1),
+            np.where(source >= 0, groups[source], -1),
+        ]
+    return split_sentences(
+        data.dataset, groups, fraction, rng, synthetic, data.held_out
+    )
+
+
 def train_module(
     config: TrainingConfig,
     build,
@@ -594,24 +616,8 @@ def train_module(
     probabilities or weights trains on them (:class:`PairLoss`, the
     detector's :class:`~aspectattn.nn.categories.MultiOutputLoss`).
     """
-    dataset, texts, rng = data.dataset, data.texts, seeding.rng
-    seed, device = seeding.seed, seeding.device
-    groups = sentence_numbers(texts)
-    synthetic = None
-    if data.source is not None:
-        synthetic = np.r_[
-            np.zeros(len(groups), dtype=bool),
-            np.ones(len(data.source), dtype=bool),
-        ]
-        source = np.asarray(data.source)
-        source = source[:, None] if source.ndim == 1 else source  # (n_new, k)
-        groups = np.r_[  # (n_pairs, k): the sentences each pair goes with
-            np.repeat(groups[:, None], source.shape[1], axis=1),
-            np.where(source >= 0, groups[source], -1),
-        ]
-    train_ds, valid_ds = split_sentences(
-        dataset, groups, config.validation_fraction, rng, synthetic, data.held_out
-    )
+    rng, seed, device = seeding.rng, seeding.seed, seeding.device
+    train_ds, valid_ds = _training_split(data, config.validation_fraction, rng)
     with private_torch_rng(seed, device):
         module = build()
         init(getattr(module, "model", module))
@@ -636,7 +642,7 @@ def train_module(
             device,
             checkpoint,
             multi_output=multi_output,
-            distill=dataset.teacher is not None,
+            distill=data.dataset.teacher is not None,
         )
         start = time.perf_counter()
         history, best_epoch, interrupted = fit_net(

@@ -374,20 +374,8 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         )
         weights = check_sample_weight(sample_weight, len(texts), "pairs")
         unlabelled = None
-        if teaching is None:  # -1 is a class like any other (None: missing)
-            labels = check_labels(y, len(texts))
-            labelled = np.ones(len(texts), dtype=bool)
-        else:  # -1, None or NaN: a pair for the teacher to label
-            labels, labelled = check_partial_labels(y, len(texts))
+        labels, labelled = _pair_labels(y, len(texts), teaching)
         if not labelled.all():
-            if not labelled.any():
-                raise InputError(
-                    f"y labels none of the {len(labelled)} pairs; fit needs "
-                    "labelled pairs of at least 2 classes (the teacher labels the "
-                    "others)."
-                )
-            if _marks_minus_one(y, labelled):
-                check_minus_one_marks(labels, teaching.teacher, "y", "pairs")
             rows = np.flatnonzero(~labelled)
             weights, unlabelled_weights = split_sample_weight(weights, labelled)
             unlabelled = (
@@ -707,6 +695,24 @@ def _unused_term_params() -> list[tuple[str, str]]:
         for p in P.PARAMS
         if "terms" in p.needs and p.name in PARAMETERS
     ]
+
+
+def _pair_labels(y, n: int, teaching) -> tuple:
+    """``(labels, labelled)``: ``y`` of ``n`` pairs checked, and which pairs
+    have a label. Without ``teaching``, ``-1`` is a class like any other (None:
+    missing); with it, ``-1``, None or NaN mark a pair for the teacher to
+    label."""
+    if teaching is None:
+        return check_labels(y, n), np.ones(n, dtype=bool)
+    labels, labelled = check_partial_labels(y, n)
+    if not labelled.any():
+        raise InputError(
+            f"y labels none of the {n} pairs; fit needs labelled pairs of at "
+            "least 2 classes (the teacher labels the others)."
+        )
+    if not labelled.all() and _marks_minus_one(y, labelled):
+        check_minus_one_marks(labels, teaching.teacher, "y", "pairs")
+    return labels, labelled
 
 
 def _marks_minus_one(y, labelled) -> bool:

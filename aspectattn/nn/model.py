@@ -157,37 +157,27 @@ class AspectAttentionModel(nn.Module):
             term_marker,
             term_query,
         )
-        self.variant = variant
-        self.aspect_type = aspect_type
-        self.encoder_kind = encoder
+        self.variant, self.aspect_type, self.encoder_kind = (
+            variant,
+            aspect_type,
+            encoder,
+        )
         self.uses_attention = variant in ("at", "atae")
         aspect_in_words = variant in ("ae", "atae")
         if aspect_size is None:
             aspect_size = encoder_class.embedding_size(encoder_config)
         self.position_weighting = position_weighting
         self.position_dropout = float(position_dropout)
-        self.term_marker = term_marker
-        self.term_query = term_query
+        self.term_marker, self.term_query = term_marker, term_query
         #: Whether :meth:`forward` needs the term's ``span``.
         self.uses_position = position
-        config = dict(encoder_config)
-        if encoder_class.accepts_aspect_input:
-            config["aspect_input_size"] = aspect_size if aspect_in_words else 0
-            config["marker_size"] = 1 if term_marker else 0
-            # Created first: the embedding, then the aspect vectors, then the encoder
-            # (the order seeded weights have always been drawn in).
-            config["embedding"] = encoder_class.make_embedding(config)
-            embedding_dim = config["embedding_dim"]
-        else:
-            embedding_dim = aspect_size
+        # Created first: the embedding, then the aspect vectors, then the encoder
+        # (the order seeded weights have always been drawn in).
+        config, embedding_dim = _encoder_arguments(
+            encoder_class, encoder_config, aspect_size, aspect_in_words, term_marker
+        )
         self._build_aspects(n_aspects, aspect_size, embedding_dim)
         self.encoder = encoder_class(**config)
-        # The encoder's output depends on the aspect: each pair is its own pass.
-        self.encoder_sees_aspect = (
-            aspect_in_words
-            or term_marker
-            or getattr(self.encoder, "aspect_in_tokens", False)
-        )
         self._build_head(
             self.encoder.output_size,
             aspect_size,
@@ -235,6 +225,17 @@ class AspectAttentionModel(nn.Module):
         self.final_state = final_state
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(d, n_classes)
+
+    @property
+    def encoder_sees_aspect(self) -> bool:
+        """Whether the encoder's output depends on the aspect (each pair is then
+        its own pass): the aspect with every word, the term's flag, or the
+        aspect among the encoder's tokens (a checkpoint's second segment)."""
+        return (
+            self.variant in ("ae", "atae")
+            or self.term_marker
+            or getattr(self.encoder, "aspect_in_tokens", False)
+        )
 
     @property
     def embedding(self) -> nn.Embedding:
@@ -482,3 +483,20 @@ def _check_options(
     if term_marker and not encoder_class.accepts_aspect_input:
         raise ValueError(f"encoder={encoder!r} cannot take a term marker")
     return position
+
+
+def _encoder_arguments(
+    encoder_class, encoder_config: dict, aspect_size: int, aspect_in_words: bool,
+    term_marker: bool,
+) -> tuple[dict, int]:  # fmt: skip
+    """``(keyword arguments, embedding_dim)``: what ``encoder_class`` is built
+    with -- for a word encoder, the aspect vector appended to every word (AE,
+    ATAE), the term's 0/1 flag and its embedding table, made here -- and the
+    size of the token embeddings a term's aspect vector is made from."""
+    config = dict(encoder_config)
+    if not encoder_class.accepts_aspect_input:
+        return config, aspect_size
+    config["aspect_input_size"] = aspect_size if aspect_in_words else 0
+    config["marker_size"] = 1 if term_marker else 0
+    config["embedding"] = encoder_class.make_embedding(config)
+    return config, config["embedding_dim"]

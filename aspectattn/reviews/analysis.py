@@ -81,17 +81,9 @@ def iter_analysis(
     check_min_probability(min_probability)
     if language == "auto":  # the model's: its tokenizer's language
         language = _model_language(model)
-    if isinstance(reviews, pd.DataFrame):
-        chunks = [reviews]
-    elif isinstance(reviews, (list, tuple)) and all(
-        isinstance(r, str) for r in reviews
-    ):
-        chunks = [pd.DataFrame({text_column: list(reviews)})]
-    else:
-        chunks = reviews
     terms = _term_aspects(model)
     offset = 0
-    for chunk in chunks:
+    for chunk in _review_chunks(reviews, text_column):
         if not isinstance(chunk, pd.DataFrame):
             raise InputError(
                 "reviews must be a DataFrame, a list of strings, or an iterable of "
@@ -117,16 +109,8 @@ def iter_analysis(
         )
         index = table.pop("review").to_numpy(dtype=np.int64)
         table.insert(0, "review_id", ids[index])
-        if date_column is not None:
-            if not isinstance(date_format, DateRule):  # decided once, then kept
-                date_format = (
-                    DateRule(date_format)
-                    if date_format is not None
-                    else DateRule.infer(chunk[date_column].dropna())
-                )
-            dates, n_unparsed = date_format.parse(chunk[date_column])
-            table["date"] = dates[index]
-            table.attrs["n_unparsed_dates"] = n_unparsed
+        if date_column is not None:  # (the rule decided once, then kept)
+            date_format = _add_dates(table, chunk[date_column], date_format, index)
         if group_column is not None:
             table["group"] = _group_ids(chunk[group_column])[index]
         table.attrs.update(
@@ -136,6 +120,29 @@ def iter_analysis(
             terms=terms,
         )
         yield table
+
+
+def _review_chunks(reviews, text_column: str):
+    """The chunks (DataFrames) of ``reviews``: a DataFrame whole, a list of
+    strings as one, or the iterable of chunks as it is."""
+    pd = _pandas()
+    if isinstance(reviews, pd.DataFrame):
+        return [reviews]
+    if isinstance(reviews, (list, tuple)) and all(isinstance(r, str) for r in reviews):
+        return [pd.DataFrame({text_column: list(reviews)})]
+    return reviews
+
+
+def _add_dates(table, dates, rule, index) -> DateRule:
+    """Put the ``dates`` of a chunk's reviews on ``table``'s rows (``index``:
+    each row's review), read by ``rule`` (a :class:`DateRule`, or what makes
+    one: a format, or None to infer it from these dates); the rule."""
+    if not isinstance(rule, DateRule):
+        rule = DateRule(rule) if rule is not None else DateRule.infer(dates.dropna())
+    parsed, n_unparsed = rule.parse(dates)
+    table["date"] = parsed[index]
+    table.attrs["n_unparsed_dates"] = n_unparsed
+    return rule
 
 
 def _model_language(model) -> str | None:

@@ -171,21 +171,31 @@ def _check_meta(meta) -> dict:
         raise ValueError(
             f"batch_tokens must be null or an integer from 1 to {MAX_BATCH_TOKENS}"
         )
+    if meta["kind"] in ("terms", "joint"):
+        return _check_tagger_meta(meta)
+    return _check_classifier_meta(meta)
+
+
+def _check_tagger_meta(meta: dict) -> dict:
+    """The fields of an extractor's or a joint model's ``model.json``."""
     if meta["kind"] == "joint":
         _check_sha(meta["polarity_sha256"])
-    if meta["kind"] in ("terms", "joint"):
-        if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
-            raise ValueError("lowercase and whole_words must be true or false")
-        meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
-        if meta["decoding"] not in DECODINGS:
-            raise ValueError(f"decoding must be one of {list(DECODINGS)}")
-        language = meta["language"]
-        if not (
-            language is None
-            or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
-        ):
-            raise ValueError("language must be an ISO 639 code or null")
-        return meta
+    if not all(isinstance(meta[k], bool) for k in ("lowercase", "whole_words")):
+        raise ValueError("lowercase and whole_words must be true or false")
+    meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
+    if meta["decoding"] not in DECODINGS:
+        raise ValueError(f"decoding must be one of {list(DECODINGS)}")
+    language = meta["language"]
+    if not (
+        language is None
+        or (isinstance(language, str) and LANGUAGE_CODE.fullmatch(language))
+    ):
+        raise ValueError("language must be an ISO 639 code or null")
+    return meta
+
+
+def _check_classifier_meta(meta: dict) -> dict:
+    """The fields of a pair classifier's or a detector's ``model.json``."""
     if meta["aspect_type"] not in ("category", "term"):
         raise ValueError("aspect_type must be 'category' or 'term'")
     for key in ("uses_position", "shares_encoder"):
