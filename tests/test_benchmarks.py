@@ -153,6 +153,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("behaviour", "VOCABULARY_EXPERIMENT"),
         ("negation", "EXPERIMENT"),
         ("negation", "DETECTOR_EXPERIMENT"),
+        ("copy_weight", "EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),

@@ -140,6 +140,24 @@ def test_array_targets_and_missing_cells(data):
     assert clf.classes_[0].tolist() == ["negative", "none", "positive"]
 
 
+def test_sample_weight_weighs_each_text_and_its_copies(data, monkeypatch):
+    import conftest
+
+    (X, Y), _ = data
+    seen = conftest.spy_on_training_data(monkeypatch, AspectCategoryClassifier)
+    weights = np.linspace(0.5, 2.0, len(X))
+    params = {**PARAMS, "max_epochs": 1, "augment": "join", "copy_weight": 0.5}
+    AspectCategoryClassifier(**params).fit(X, Y, sample_weight=weights)
+    (made,) = seen
+    n = made.n_given
+    np.testing.assert_allclose(made.weights[:n], weights)
+    np.testing.assert_allclose(
+        made.weights[n:], 0.5 * weights[made.source].mean(axis=1), rtol=1e-6
+    )
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(3,\)"):
+        AspectCategoryClassifier(**params).fit(X, Y, sample_weight=[1.0, 2.0, 3.0])
+
+
 @pytest.mark.parametrize(
     ("Y", "message"),
     [

@@ -595,3 +595,20 @@ def test_the_students_fit_takes_a_teaching_as_the_meta_estimator_gives_it():
     assert np.array_equal(direct.predict_proba(X), meta.predict_proba(X))
     with pytest.raises(TypeError, match="teaching must be None or an aspectattn"):
         clone(student).fit(X, y, teaching=teacher)
+
+
+def test_the_meta_estimator_hands_the_sample_weights_to_its_student():
+    from aspectattn import Teaching
+
+    X, y = _data(40)
+    y = list(y[:30]) + [-1] * 10
+    weights = np.r_[np.full(20, 3.0), np.ones(20)]
+    student, teacher = AspectAttentionClassifier(**FAST), LexiconTeacher()
+    meta = DistilledClassifier(student, teacher, weight=0.3)
+    meta.fit(X, y, sample_weight=weights)
+    direct = clone(student).fit(
+        X, y, sample_weight=weights, teaching=Teaching(teacher, 0.3, 2.0)
+    )
+    assert np.array_equal(direct.predict_proba(X), meta.predict_proba(X))
+    unweighted = clone(student).fit(X, y, teaching=Teaching(teacher, 0.3, 2.0))
+    assert not np.array_equal(unweighted.predict_proba(X), meta.predict_proba(X))

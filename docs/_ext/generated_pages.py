@@ -52,6 +52,7 @@ RESULTS = {
         "Negation in every form: the detector's negated copies",
         "negation",
     ),
+    "copy_weight": ("The copies' weight in the loss", "copy_weight"),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
