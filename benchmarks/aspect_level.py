@@ -56,6 +56,7 @@ from aspectattn.datasets import (
 from aspectattn.estimators.categories import detection_f1, mention_f1
 from benchmarks.common import (
     BASE,
+    COPIES_ONCE,
     JOINED,
     JOINED_DETECTOR,
     PRETRAINED,
@@ -324,7 +325,7 @@ def run_detector(extra, train, seed, data, embeddings):
         AspectCategoryClassifier,
         embeddings=embeddings,
         random_state=seed,
-        **{**PARAMS, **extra},
+        **{**PARAMS, **COPIES_ONCE, **extra},
     ).fit(texts, Y)
     test_texts, Y_test = data["table_test"]
     if train != "sem14":

@@ -80,6 +80,10 @@ LINEAR = {"position_weighting": "linear"}
 #: ``mention_weight="auto"`` (2): the rows that ran with them pin them.
 JOINED = {"augment": "join"}
 JOINED_DETECTOR = {**JOINED, "mention_weight": 1.0}
+#: The detector's copies counted once in the loss, as before
+#: ``copy_weight="auto"`` (2 for the LSTM detector in English): the detector runs
+#: made before it pin it, so that they stay what they measured.
+COPIES_ONCE = {"copy_weight": 1.0}
 
 
 def same_sentence(text: str) -> str:

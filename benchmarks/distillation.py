@@ -47,6 +47,7 @@ from aspectattn.encoders import PretrainedEncoder
 from aspectattn.persistence import load as load_model
 from aspectattn.persistence import save
 from benchmarks.common import (
+    COPIES_ONCE,
     JOINED,
     JOINED_DETECTOR,
     RESULTS,
@@ -298,7 +299,7 @@ def run_detector(candidate: str, seed: int) -> dict:
         clf = teacher_for("detector", seed, fit_texts, Y_fit, AspectCategoryClassifier)
         fit_seconds = clf.fit_time_
     else:
-        settings = {**THEN["restaurant detector"], **settings}
+        settings = {**THEN["restaurant detector"], **COPIES_ONCE, **settings}
         X_train, Y_train = list(fit_texts), Y_fit
         if settings.pop("teacher", False):
             settings["teacher"] = FrozenEstimator(

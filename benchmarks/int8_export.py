@@ -31,7 +31,7 @@ from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.datasets import fetch_category_table, fetch_semeval2014, get_data_home
 from aspectattn.serving.export import export_onnx
 from aspectattn.serving.runtime import load_onnx
-from benchmarks.common import build, glove
+from benchmarks.common import COPIES_ONCE, build, glove
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -79,7 +79,7 @@ def run(device: str, only: str | None = None, epochs: int = 4) -> list[dict]:
             continue
         X, y = data(kind, "train")
         X_test, y_test = data(kind, "test")
-        base = build(estimator, **params, device=device, random_state=0)
+        base = build(estimator, **params, **COPIES_ONCE, device=device, random_state=0)
         clf = base.set_params(max_epochs=epochs).fit(X, y)
         detector = estimator is AspectCategoryClassifier
         torch_labels, torch_proba = labels(clf, X_test, detector)

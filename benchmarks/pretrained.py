@@ -56,7 +56,7 @@ import torch
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
-from benchmarks.common import RESULTS, build, load, pair_scores
+from benchmarks.common import COPIES_ONCE, RESULTS, build, load, pair_scores
 from benchmarks.runner import Experiment, write_results
 
 
@@ -410,7 +410,12 @@ def analyze(sentences: int = 3000) -> dict:
             pretrained_model=minilm(),
             random_state=0,
         ),
-        "LSTM": build(AspectCategoryClassifier, embeddings=glove(), random_state=0),
+        "LSTM": build(
+            AspectCategoryClassifier,
+            embeddings=glove(),
+            random_state=0,
+            **COPIES_ONCE,
+        ),
     }
     out = {"threads": torch.get_num_threads(), "models": {}, "mixed": {}}
     X_test, y_test = load("semeval2014-restaurants-category", "test")

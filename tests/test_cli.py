@@ -1051,6 +1051,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "precision": "float32",
         "unseen_words": "spelling",
         "mention_weight": 2.0,  # the LSTM detector's, chosen on validation
+        "copy_weight": 2.0,  # the LSTM detector's English copies', likewise
     }
 
 

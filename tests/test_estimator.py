@@ -873,6 +873,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "bidirectional": False,
         "hidden_size": FAST["encoder"].hidden_size,  # as set
         "augment": "flip+join",
+        "copy_weight": 1.0,  # the pair classifier's copies count once
         "head_lr": None,
         # FAST's training settings, as set; the LSTM's schedule and arithmetic
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
@@ -910,6 +911,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "freeze_embeddings": False,
         "unseen_words": "spelling",
         "mention_weight": 2.0,  # the LSTM detector's
+        "copy_weight": 2.0,  # its English copies count twice
     }
 
 

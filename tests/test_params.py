@@ -376,6 +376,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "bidirectional": True,
         "hidden_size": P.LSTM_SIZE,
         "augment": "flip+join+negate",  # the rule's choice for the LSTM's terms
+        "copy_weight": 1.0,  # the rule kept the terms' copies at 1
         "head_lr": None,
         **P.SCRATCH_TRAINING,
         "precision": "float32",  # no device: the float32 of the models before
@@ -467,6 +468,34 @@ def test_the_detectors_mention_weight_is_the_encoders():
     # the pair classifier has no such parameter, and resolves none
     pairs = AspectAttentionClassifier()._table_params()
     assert "mention_weight" not in P.resolve_auto(pairs, "category", labels)
+
+
+def test_the_copies_weight_is_the_detectors_in_english_and_1_elsewhere():
+    from aspectattn import AspectCategoryClassifier
+
+    labels = ["negative", "neutral", "none", "positive"]
+    detector = AspectCategoryClassifier()._table_params()
+    pairs = AspectAttentionClassifier()._table_params()
+    assert detector["copy_weight"] == pairs["copy_weight"] == "auto"
+    english, spanish = ["the soup was cold"], ["la sopa estaba fría"]
+    # chosen on validation for the LSTM detector's English copies; the others'
+    # not measured (the LSTM's term copies: 1 by the same rule)
+    for encoder, weight in [("lstm", 2.0), ("transformer", 1.0), ("pretrained", 1.0)]:
+        got = P.resolve_auto(
+            {**detector, "encoder": encoder},
+            "category",
+            labels,
+            english,
+            detector=True,
+        )
+        assert got["copy_weight"] == weight
+    other = P.resolve_auto(detector, "category", labels, spanish, detector=True)
+    assert other["language"] is None and other["copy_weight"] == 1.0
+    for aspect_type in ("category", "term"):
+        got = P.resolve_auto(pairs, aspect_type, labels, english)
+        assert got["copy_weight"] == 1.0
+    mine = P.resolve_auto({**detector, "copy_weight": 0.5}, "category", labels)
+    assert mine["copy_weight"] == 0.5
 
 
 def test_precision_auto_is_bfloat16_only_where_native(monkeypatch):

@@ -241,7 +241,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         dropout="auto",
         language="auto",
         augment="auto",
-        copy_weight=1.0,
+        copy_weight="auto",
         optimizer="adam",
         lr="auto",
         batch_size="auto",

@@ -294,7 +294,7 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         language="auto",
         term_marker=False,
         augment="auto",
-        copy_weight=1.0,
+        copy_weight="auto",
         antonyms=None,
         optimizer="adam",
         lr="auto",

@@ -178,6 +178,7 @@ AUTO_PARAMS = (
     "bidirectional",
     "hidden_size",
     "augment",
+    "copy_weight",
     "head_lr",
     "lr",
     "batch_size",
@@ -264,7 +265,10 @@ def resolve_auto(
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
     ``mention_weight`` (the detector's): the recipe's, 2 for the LSTM, chosen by
     validation micro-F1, then validation robustness (``benchmarks/behaviour.py
-    --detector``).
+    --detector``). ``copy_weight``: the recipe's ``detector_copy_weight`` for
+    the detector's copies in English (2 for the LSTM: validation micro-F1 and
+    ARS within a point, more negation probes found, ``benchmarks/copy_weight.py
+    --detector``), else 1 (the LSTM's term copies: 1 by the same rule).
     """
     term = aspect_type == "term"
     recipe = _recipe(values.get("encoder"))
@@ -307,6 +311,11 @@ def resolve_auto(
                 labels,
                 resolved.get("language"),
                 detector,
+            )
+        elif name == "copy_weight":
+            english = resolved.get("language") == "en"
+            resolved[name] = (
+                recipe.detector_copy_weight if detector and english else 1.0
             )
         elif name == "language":  # (read from the texts only when asked)
             # no texts: a record derived for a model saved before the language was

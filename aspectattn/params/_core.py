@@ -86,6 +86,9 @@ class Recipe:
     bfloat16: bool = False
     #: ``mention_weight``: the detector's loss weight of the mentioned cells.
     mention_weight: float = 1.0
+    #: ``copy_weight`` for the detector's copies in English: each copy's loss
+    #: weight as a share of its sources' (the pair classifier's copies: 1).
+    detector_copy_weight: float = 1.0
     #: ``position_weighting`` for aspect terms: the attention's prior from the
     #: term's position (categories have none).
     term_position: str = "linear"

@@ -23,13 +23,16 @@ ENCODERS = {
         # categories flipped and joined copies (the pair classifier) and
         # flipped, joined and negated ones with the mentioned cells weighted 2
         # (the detector), by the same rule (benchmarks/behaviour.py
-        # --category-pairs, --detector)
+        # --category-pairs, --detector); the detector's English copies
+        # counted twice in the loss by the same rule (benchmarks/copy_weight.py
+        # --detector; the term copies' weight stays 1 by it)
         Recipe(
             SCRATCH_RECIPE.training,
             term_copies="flip+join+negate",
             category_copies="flip+join",
             detector_copies="flip+join+negate",
             mention_weight=2.0,
+            detector_copy_weight=2.0,
             term_position="learned",
         ),
     ),

@@ -262,11 +262,12 @@ PARAMS = [
     ),
     Param(
         "copy_weight",
-        1.0,
-        [Interval(Real, 0, None, closed="neither")],
+        "auto",
+        [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "model",
-        "the loss weight of each copy augment makes, a share of its sources' weight",
-        type="float",
+        "the loss weight of each copy augment makes, a share of its sources' weight "
+        "(auto: 2 for the LSTM detector's English copies, else 1)",
+        type='float or "auto"',
         needs=(),
         goes="estimator",
     ),

@@ -53,6 +53,10 @@ RESULTS = {
         "negation",
     ),
     "copy_weight": ("The copies' weight in the loss", "copy_weight"),
+    "copy_weight_detector": (
+        "The copies' weight in the loss: the detector",
+        "copy_weight",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
