@@ -61,7 +61,7 @@ from benchmarks.behaviour import (
     scores,
 )
 from benchmarks.common import COPIES_ONCE
-from benchmarks.runner import Experiment
+from benchmarks.runner import Experiment, main_with_detector
 
 #: Candidate -> the forms its negated copies take.
 CANDIDATES = {
@@ -256,12 +256,5 @@ DETECTOR_EXPERIMENT = Experiment(
 )
 
 
-def main() -> None:
-    parser = EXPERIMENT.parser(__doc__.splitlines()[0])
-    parser.add_argument("--detector", action="store_true", help="the detector's")
-    args = parser.parse_args()
-    (DETECTOR_EXPERIMENT if args.detector else EXPERIMENT).main(args)
-
-
 if __name__ == "__main__":
-    main()
+    main_with_detector(EXPERIMENT, DETECTOR_EXPERIMENT, __doc__.splitlines()[0])

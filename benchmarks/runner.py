@@ -38,6 +38,7 @@ __all__ = [
     "summarize_by",
     "mean_std_table",
     "within_one_std",
+    "main_with_detector",
 ]
 
 
@@ -242,3 +243,15 @@ class Experiment:
 
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
         self.work(args.worker, args.workers, args.candidates, args.data, args.seeds)
+
+
+def main_with_detector(terms: Experiment, detector: Experiment, description: str):
+    """The entry point of a benchmark of two experiments, the second the
+    detector's: ``--detector`` runs (or tabulates) it, else the first; the
+    runner's flags, ``--data`` among them, are the chosen one's."""
+    import sys
+
+    chosen = detector if "--detector" in sys.argv[1:] else terms
+    parser = chosen.parser(description)
+    parser.add_argument("--detector", action="store_true", help="the detector's")
+    chosen.main(parser.parse_args())
