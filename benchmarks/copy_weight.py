@@ -68,15 +68,19 @@ CANDIDATES = {
 }
 
 
+def fitted(estimator, train, candidate: str, data: str, seed: int) -> dict:
+    """``estimator`` fitted on ``train``, and the run's record so far."""
+    start = time.perf_counter()
+    estimator.fit(*train)
+    seconds = time.perf_counter() - start
+    return {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
+
+
 def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
-    clf = AspectAttentionClassifier(
-        random_state=seed, copy_weight=CANDIDATES[candidate]
-    )
-    start = time.perf_counter()
-    clf.fit(*train)
-    seconds = time.perf_counter() - start
-    out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
+    weight = CANDIDATES[candidate]
+    clf = AspectAttentionClassifier(random_state=seed, copy_weight=weight)
+    out = fitted(clf, train, candidate, data, seed)
     return out | scores(clf, train, valid, test, seed, negation=negated)
 
 
@@ -115,13 +119,9 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM detector's defaults with the candidate's copy
     weight, scored as :func:`benchmarks.negation.detector_run` scores."""
     train, valid, test = load_table(data)
-    detector = AspectCategoryClassifier(
-        random_state=seed, copy_weight=DETECTOR_CANDIDATES[candidate]
-    )
-    start = time.perf_counter()
-    detector.fit(*train)
-    seconds = time.perf_counter() - start
-    out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
+    weight = DETECTOR_CANDIDATES[candidate]
+    detector = AspectCategoryClassifier(random_state=seed, copy_weight=weight)
+    out = fitted(detector, train, candidate, data, seed)
     return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
 
 
