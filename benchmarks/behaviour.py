@@ -856,8 +856,6 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     accuracy and ARS (AddDiff), the test side's accuracy, disagreeing pairs and
     ARS, and the suite (restaurants and hotels; SemEval-14 alone, whose
     categories the suite names)."""
-    from aspectattn import InputError
-
     train, valid, test = (table_pairs(*side) for side in load_table(data))
     start = time.perf_counter()
     clf = build(
@@ -867,7 +865,16 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     ).fit(*train)
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": "lstm"}
     out["fit_seconds"] = time.perf_counter() - start
-    out["valid_accuracy"] = 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))
+    return out | category_pair_scores(clf, train, valid, test, seed)
+
+
+def category_pair_scores(clf, train, valid, test, seed: int) -> dict:
+    """A pair classifier of categories' scores (:func:`category_pair_run`'s):
+    validation accuracy, ARS and negation probes, the same on the test side
+    with its disagreeing pairs, and the suite."""
+    from aspectattn import InputError
+
+    out = {"valid_accuracy": 100 * float(np.mean(clf.predict(valid[0]) == valid[1]))}
     for name, side in (("valid", valid), ("test", test)):
         out |= robustness(clf, *side, train, seed, f"{name}_")
         out |= negated_categories(clf, *side, f"{name}_")

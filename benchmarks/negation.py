@@ -61,7 +61,7 @@ from benchmarks.behaviour import (
     scores,
 )
 from benchmarks.common import COPIES_ONCE
-from benchmarks.runner import Experiment, main_with_detector
+from benchmarks.runner import Experiment, main_of
 
 #: Candidate -> the forms its negated copies take.
 CANDIDATES = {
@@ -257,4 +257,4 @@ DETECTOR_EXPERIMENT = Experiment(
 
 
 if __name__ == "__main__":
-    main_with_detector(EXPERIMENT, DETECTOR_EXPERIMENT, __doc__.splitlines()[0])
+    main_of(EXPERIMENT, __doc__.splitlines()[0], detector=DETECTOR_EXPERIMENT)

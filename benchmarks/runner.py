@@ -38,7 +38,7 @@ __all__ = [
     "summarize_by",
     "mean_std_table",
     "within_one_std",
-    "main_with_detector",
+    "main_of",
 ]
 
 
@@ -245,13 +245,15 @@ class Experiment:
         self.work(args.worker, args.workers, args.candidates, args.data, args.seeds)
 
 
-def main_with_detector(terms: Experiment, detector: Experiment, description: str):
-    """The entry point of a benchmark of two experiments, the second the
-    detector's: ``--detector`` runs (or tabulates) it, else the first; the
-    runner's flags, ``--data`` among them, are the chosen one's."""
+def main_of(first: Experiment, description: str, **others: Experiment) -> None:
+    """The entry point of a benchmark of several experiments: ``--NAME`` (a
+    key of ``others``, ``_`` as ``-``) runs (or tabulates) that one, else
+    ``first``; the runner's flags, ``--data`` among them, are the chosen one's."""
     import sys
 
-    chosen = detector if "--detector" in sys.argv[1:] else terms
+    flags = {f"--{name.replace('_', '-')}": one for name, one in others.items()}
+    chosen = next((flags[a] for a in sys.argv[1:] if a in flags), first)
     parser = chosen.parser(description)
-    parser.add_argument("--detector", action="store_true", help="the detector's")
+    for flag, one in flags.items():
+        parser.add_argument(flag, action="store_true", help=f"the {one.name} table")
     chosen.main(parser.parse_args())
