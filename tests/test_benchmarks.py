@@ -155,6 +155,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("negation", "DETECTOR_EXPERIMENT"),
         ("copy_weight", "EXPERIMENT"),
         ("copy_weight", "DETECTOR_EXPERIMENT"),
+        ("copy_weight", "PAIR_EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),

@@ -251,8 +251,9 @@ augment : str or None, default="auto"
         the mean weight of the samples it was made from (their
         ``sample_weight``, 1 without). ``"auto"``: 2 for the LSTM detector's
         copies in English (chosen on validation by micro-F1 and robustness,
-        then negation probes), else 1 (for the LSTM's term copies 0.5, 1 and 2
-        were measured; 1 stays by the same rule). See ``resolved_params_``."""
+        then negation probes), else 1 (the LSTM's term copies and its pair
+        classifier's copies of categories keep 1 by the same rule). See
+        ``resolved_params_``."""
 
 
 class AspectAttentionBase(FittedState, BaseEstimator):

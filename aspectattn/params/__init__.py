@@ -268,7 +268,8 @@ def resolve_auto(
     --detector``). ``copy_weight``: the recipe's ``detector_copy_weight`` for
     the detector's copies in English (2 for the LSTM: validation micro-F1 and
     ARS within a point, more negation probes found, ``benchmarks/copy_weight.py
-    --detector``), else 1 (the LSTM's term copies: 1 by the same rule).
+    --detector``), else 1 (the LSTM's term copies and its pair classifier's
+    copies of categories: 1 by the same rule, ``--category-pairs``).
     """
     term = aspect_type == "term"
     recipe = _recipe(values.get("encoder"))

@@ -57,6 +57,10 @@ RESULTS = {
         "The copies' weight in the loss: the detector",
         "copy_weight",
     ),
+    "copy_weight_category_pairs": (
+        "The copies' weight in the loss: the categories' pair classifier",
+        "copy_weight",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
