@@ -234,6 +234,8 @@ def test_numpy_object_array_input(fitted, pairs):
             "'gradient_clip' parameter .* Got inf",
         ),
         ({"class_weight": "auto"}, "'class_weight'"),
+        ({"copy_weight": 0}, "'copy_weight' parameter .* range \\(0.0, inf\\)"),
+        ({"copy_weight": float("inf")}, "'copy_weight' parameter .* Got inf"),
         ({"early_stopping": True}, "early_stopping=True needs a validation split"),
         (
             {"encoder": lstm(embedding_dim=20, embeddings="missing/vectors.txt")},
