@@ -993,12 +993,17 @@ def test_train_augment_flag_for_pairs_and_the_detector(workdir, tmp_path):
     common = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8",
               "--epochs", "1", "--quiet"]  # fmt: skip
     run("train", workdir / "train.csv", "--out", "p.aam", "--variant", "at",
-        "--augment", "flip+join", *common, cwd=tmp_path)  # fmt: skip
-    assert load(tmp_path / "p.aam").augment == "flip+join"
+        "--augment", "flip+join", "--copy-weight", "0.5", *common,
+        cwd=tmp_path)  # fmt: skip
+    model = load(tmp_path / "p.aam")
+    assert (model.augment, model.resolved_params_["copy_weight"]) == ("flip+join", 0.5)
     bad = run("train", workdir / "train.csv", "--out", "q.aam", "--augment", "flop",
               *common, cwd=tmp_path, check=False)  # fmt: skip
     assert bad.returncode == 2 and "'flop'" in bad.stderr
     assert not (tmp_path / "q.aam").exists()
+    bad = run("train", workdir / "train.csv", "--out", "q.aam", "--copy-weight",
+              "0", *common, cwd=tmp_path, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "--copy-weight" in bad.stderr
 
 
 def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tmp_path):

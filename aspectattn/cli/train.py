@@ -116,6 +116,7 @@ def _training_options(p) -> None:
         + " (default: auto, the encoder's copies for its aspects and language, "
         "see the training guide; none: no copies)",
     )
+    add_param(p, "copy_weight")
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
     for name in ("lr", "batch_size", "batch_by", "dropout", "lr_schedule", "precision"):
         add_param(p, name)
@@ -317,6 +318,7 @@ def _estimator(args):
             attention_heads=args.attention_heads,
             final_state=_FINAL_STATES[args.final_state],
             augment=None if args.augment == "none" else args.augment,
+            copy_weight=args.copy_weight,
             max_epochs=args.epochs,
             lr=args.lr,
             head_lr=args.head_lr,
