@@ -626,6 +626,21 @@ def test_sample_weight_reaches_the_classifier_through_a_pipeline_and_a_search(
     assert search.best_estimator_.predict(X).shape == (len(X),)
 
 
+def test_sample_weight_is_routed_as_scikit_learn_routes_metadata(pairs):
+    import sklearn
+    from sklearn.model_selection import cross_validate
+
+    X, y = pairs
+    weights = np.where(np.asarray(y) == "negative", 20.0, 1.0)
+    clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1})
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = clf.set_fit_request(sample_weight=True).set_score_request(
+            sample_weight=False
+        )
+        scores = cross_validate(routed, X, y, cv=2, params={"sample_weight": weights})
+    assert scores["test_score"].shape == (2,)
+
+
 @pytest.mark.parametrize(
     "weights, message",
     [
