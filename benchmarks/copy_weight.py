@@ -106,15 +106,24 @@ NOTE = (
     "validation negation probes right, averaged over the data sets; else 1. "
     "The test columns and the suite choose nothing."
 )
-EXPERIMENT = Experiment(
+
+
+def weights_experiment(name, data, candidates, run_one, keys, note, scores):
+    """An experiment of this module: ``candidates`` (name -> weight) on
+    ``data``, 3 seeds, chosen by the bounded rule on the validation ``scores``
+    (accuracy, then negation probes; the ARS in between)."""
+    choose = rule(data, candidates, *scores)
+    return Experiment(name, data, candidates, run_one, keys, note, SEEDS, choose=choose)
+
+
+EXPERIMENT = weights_experiment(
     "copy_weight",
     DATA,
     CANDIDATES,
     run,
     KEYS,
     NOTE,
-    SEEDS,
-    choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
+    ("valid_accuracy", "valid_negated"),
 )
 
 
@@ -148,15 +157,14 @@ DETECTOR_NOTE = (
     "averaged over the data sets; else 1. The test columns and the suite "
     "choose nothing."
 )
-DETECTOR_EXPERIMENT = Experiment(
+DETECTOR_EXPERIMENT = weights_experiment(
     "copy_weight_detector",
     DETECTOR_DATA,
     DETECTOR_CANDIDATES,
     detector_run,
     DETECTOR_KEYS,
     DETECTOR_NOTE,
-    SEEDS,
-    choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+    ("valid_f1", "valid_negated_f1"),
 )
 
 
@@ -190,15 +198,14 @@ PAIR_NOTE = (
     "probes right, averaged over the data sets; else 1. The test columns and "
     "the suite choose nothing."
 )
-PAIR_EXPERIMENT = Experiment(
+PAIR_EXPERIMENT = weights_experiment(
     "copy_weight_category_pairs",
     DETECTOR_DATA,
     PAIR_CANDIDATES,
     category_pair_run,
     CATEGORY_PAIR_KEYS,
     PAIR_NOTE,
-    SEEDS,
-    choose=rule(DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated"),
+    ("valid_accuracy", "valid_negated"),
 )
 
 
