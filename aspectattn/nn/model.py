@@ -157,18 +157,17 @@ class AspectAttentionModel(nn.Module):
             term_marker,
             term_query,
         )
-        self.variant, self.aspect_type, self.encoder_kind = (
-            variant,
-            aspect_type,
-            encoder,
-        )
+        self.variant = variant
+        self.aspect_type = aspect_type
+        self.encoder_kind = encoder
         self.uses_attention = variant in ("at", "atae")
         aspect_in_words = variant in ("ae", "atae")
         if aspect_size is None:
             aspect_size = encoder_class.embedding_size(encoder_config)
         self.position_weighting = position_weighting
         self.position_dropout = float(position_dropout)
-        self.term_marker, self.term_query = term_marker, term_query
+        self.term_marker = term_marker
+        self.term_query = term_query
         #: Whether :meth:`forward` needs the term's ``span``.
         self.uses_position = position
         # Created first: the embedding, then the aspect vectors, then the encoder

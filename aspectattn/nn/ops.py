@@ -144,8 +144,7 @@ def cross_entropy(logits, label, weight=None, row_weight=None):
     if row_weight is None:
         return F.cross_entropy(logits, label, weight=weight)
     scale = row_weight if weight is None else row_weight * weight[label]  # (N,)
-    ce = F.cross_entropy(logits, label, reduction="none")  # (N,)
-    return (ce * scale).sum() / scale.sum().clamp_min(_DISTILL_FLOOR)
+    return weighted_mean(F.cross_entropy(logits, label, reduction="none"), scale)
 
 
 def distillation_loss(
