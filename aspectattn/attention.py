@@ -18,20 +18,21 @@ component first. This module imports no torch: the modules it describes are in
 
 from __future__ import annotations
 
-from .params._constraints import StrOptions
-from .params._core import ATTENTION_SCORES
-from .params.components import TableComponent
+from numbers import Integral, Real
+
+from .params._constraints import Interval, StrOptions
+from .params._core import ATTENTION_SCORES, POSITION_WEIGHTINGS, TERM_QUERIES
+from .params.components import Component
 
 __all__ = [
     "AspectAttention",
     "ATTENTION_SCORES",
     "attention_component",
     "attention_constraints",
-    "attention_params",
 ]
 
 
-class AspectAttention(TableComponent):
+class AspectAttention(Component):
     """Aspect attention after Wang et al. (2016): the aspect's vector ``v_a``
     scores the encoder states ``H``, ``alpha = softmax(score(H, v_a))`` pools them
     into ``r``, and ``h* = tanh(W_p r [+ W_x h_N])`` is classified.
@@ -110,7 +111,23 @@ default="additive"
     """
 
     slot = "attention"
-    _table_names = {"score": "attention_score", "heads": "attention_heads"}
+    _parameter_constraints = {
+        "score": [StrOptions(set(ATTENTION_SCORES))],
+        "heads": [Interval(Integral, 1, 1024, closed="both")],
+        "final_state": ["boolean", StrOptions({"term", "auto"})],
+        "position_weighting": [StrOptions({*POSITION_WEIGHTINGS, "auto"})],
+        "position_dropout": [Interval(Real, 0, 1, closed="both")],
+        "term_query": [StrOptions(set(TERM_QUERIES))],
+    }
+    # (an attention layer: every variant but AE; aspect terms; word encoders)
+    _needs = {
+        "score": ("attention",),
+        "heads": ("attention",),
+        "final_state": ("attention",),
+        "position_weighting": ("attention", "terms"),
+        "position_dropout": ("words", "terms"),
+        "term_query": ("attention", "terms"),
+    }
 
     def __init__(
         self,
@@ -152,8 +169,3 @@ def attention_constraints() -> list:
     """The constraints of an estimator's ``attention``: a score's name or the
     component."""
     return [StrOptions(set(ATTENTION_SCORES)), AspectAttention]
-
-
-def attention_params() -> frozenset:
-    """The table parameters that belong to the attention, not to the estimator."""
-    return frozenset(AspectAttention._param_table_names().values())

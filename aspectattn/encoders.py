@@ -25,9 +25,11 @@ before it needs either.
 from __future__ import annotations
 
 import os
+from numbers import Integral, Real
 
-from .params import TABLE
-from .params.components import TableComponent
+from .params._constraints import Interval, StrOptions
+from .params._core import UNSEEN_WORDS
+from .params.components import Component
 
 __all__ = [
     "LSTMEncoder",
@@ -35,26 +37,26 @@ __all__ = [
     "PretrainedEncoder",
     "ENCODER_CLASSES",
     "register",
-    "encoder_params",
     "encoder_component",
+    "encoder_constraints",
 ]
 
+#: What the encoders share: the truncation, the embedding table's training.
+_MAX_LEN = [Interval(Integral, 1, 1_000_000, closed="both")]
+_TRAINING = {
+    "freeze_embeddings": ["boolean", StrOptions({"auto"})],
+    "embedding_lr": [None, Interval(Real, 0, None, closed="neither")],
+}
 
-class _EncoderComponent(TableComponent):
-    """What the three encoders share: their parameters under the names of the
-    parameter table (:mod:`aspectattn.params`), which building and training read.
 
-    A subclass writes out its ``__init__`` and sets :attr:`kind` (its name in
-    :data:`aspectattn.params.ENCODERS`) and ``_table_names`` (its parameters
-    whose table name differs).
-    """
+class _EncoderComponent(Component):
+    """What the three encoders share. A subclass writes out its ``__init__`` and
+    ``_parameter_constraints`` and sets :attr:`kind` (its name in
+    :data:`aspectattn.params.ENCODERS`)."""
 
     slot = "encoder"
     #: The encoder's name in :data:`aspectattn.params.ENCODERS`.
     kind: str = ""
-
-    def table_values(self) -> dict:
-        return {**super().table_values(), "encoder": self.kind}
 
     def _short(self):
         if self.get_params() == type(self)().get_params():
@@ -72,18 +74,12 @@ def register(cls: type) -> type:
     return cls
 
 
-def encoder_params() -> frozenset:
-    """The table parameters that belong to an encoder, not to the estimator."""
-    return frozenset(
-        table
-        for cls in ENCODER_CLASSES.values()
-        for table in cls._param_table_names().values()
-    )
-
-
 class _WordEncoder(_EncoderComponent):
     """An encoder that reads word vectors: its docstring's ``%(words)s`` becomes
-    the word-vector parameters' entries, the same for every such encoder."""
+    the word-vector parameters' entries, and :data:`WORD_CONSTRAINTS` their
+    constraints, the same for every such encoder."""
+
+    _needs = {"extra_vocabulary": ("vector_file",)}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -135,6 +131,19 @@ embeddings : str, path-like or None, default="word2vec"
         ``.bin``); ``None`` as the unknown token. ``"auto"``: ``"vectors"`` with
         ``embeddings="fasttext"``, else ``"spelling"``."""
 
+#: The constraints of the word-vector parameters (every word encoder's).
+WORD_CONSTRAINTS = {
+    "embeddings": [None, str, os.PathLike],
+    "embedding_dim": [None, Interval(Integral, 1, 100_000, closed="both")],
+    "aspect_size": [None, Interval(Integral, 1, 100_000, closed="both")],
+    "embedding_dropout": [Interval(Real, 0, 1, closed="left")],
+    **_TRAINING,
+    "lowercase": ["boolean"],
+    "min_count": [Interval(Integral, 1, None, closed="left")],
+    "extra_vocabulary": [Interval(Integral, 0, None, closed="left")],
+    "unseen_words": [None, StrOptions({"auto", *UNSEEN_WORDS})],
+}
+
 
 @register
 class LSTMEncoder(_WordEncoder):
@@ -175,6 +184,15 @@ class LSTMEncoder(_WordEncoder):
     """
 
     kind = "lstm"
+    _parameter_constraints = {
+        "hidden_size": [
+            StrOptions({"auto"}),
+            Interval(Integral, 1, 100_000, closed="both"),
+        ],
+        "bidirectional": ["boolean", StrOptions({"auto"})],
+        "max_len": _MAX_LEN,
+        **WORD_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -242,7 +260,18 @@ class TransformerEncoder(_WordEncoder):
     """
 
     kind = "transformer"
-    _table_names = {"dropout": "transformer_dropout"}
+    _parameter_constraints = {
+        "n_layers": [Interval(Integral, 1, 256, closed="both")],
+        "n_heads": [Interval(Integral, 1, 1024, closed="both")],
+        "d_model": [Interval(Integral, 1, 100_000, closed="both")],
+        "ff_size": [None, Interval(Integral, 1, 1_000_000, closed="both")],
+        "norm_first": ["boolean"],
+        "positional": [StrOptions({"sinusoidal", "learned"})],
+        "position_merge": [StrOptions({"add", "concat"})],
+        "dropout": [Interval(Real, 0, 1, closed="left")],
+        "max_len": _MAX_LEN,
+        **WORD_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -287,8 +316,8 @@ class TransformerEncoder(_WordEncoder):
         self.extra_vocabulary = extra_vocabulary
         self.unseen_words = unseen_words
 
-    def check(self, owner: str, table_names=None) -> None:
-        super().check(owner, table_names)
+    def check(self, owner: str, reads=None) -> None:
+        super().check(owner, reads)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"encoder__d_model={self.d_model} must be divisible by "
@@ -354,7 +383,13 @@ class PretrainedEncoder(_EncoderComponent):
     """
 
     kind = "pretrained"
-    _table_names = {"path": "pretrained_model", "input": "pretrained_input"}
+    _parameter_constraints = {
+        "path": [None, str, os.PathLike],
+        "input": [StrOptions({"auto", "vector", "pair"})],
+        "layer_lr_decay": [Interval(Real, 0, 1, closed="right")],
+        **_TRAINING,
+        "max_len": _MAX_LEN,
+    }
 
     def __init__(
         self,
@@ -373,12 +408,13 @@ class PretrainedEncoder(_EncoderComponent):
         self.embedding_lr = embedding_lr
         self.max_len = max_len
 
-    def check(self, owner: str, table_names=None) -> None:
-        super().check(owner, table_names)
+    def check(self, owner: str, reads=None) -> None:
+        super().check(owner, reads)
         if self.path is None:
             raise ValueError(
-                f"PretrainedEncoder needs path= (a local Hugging Face checkpoint "
-                f"directory) in {owner}."
+                f"PretrainedEncoder needs its checkpoint in {owner}: "
+                "PretrainedEncoder(path), path a local Hugging Face checkpoint "
+                "directory (encoder='pretrained' alone names none)."
             )
         if not isinstance(self.path, (str, os.PathLike)):  # pragma: no cover
             raise TypeError("path must be a str or path-like")
@@ -399,4 +435,4 @@ def encoder_component(encoder):
 
 def encoder_constraints() -> list:
     """The constraints of an estimator's ``encoder``: a name or the component."""
-    return [*TABLE["encoder"].constraints, _EncoderComponent]
+    return [StrOptions(set(ENCODER_CLASSES)), _EncoderComponent]

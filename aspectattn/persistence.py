@@ -13,7 +13,7 @@ When to use which:
 
 File layout (a torch zip archive)::
 
-    {"format": "aspectattn-model", "format_version": 2,
+    {"format": "aspectattn-model", "format_version": 3,
      "metadata": "<JSON: library version, estimator class, hyperparameters and the
                   fitted state -- classes, aspects, text pipeline (vocabulary or
                   sub-word tokenizer), module configuration, training history>",
@@ -23,8 +23,9 @@ File layout (a torch zip archive)::
 The digest detects accidental damage; it is not a signature (anyone can recompute
 it). So :func:`load` treats every field as untrusted: each is checked for type and
 range, a sub-word tokenizer is rebuilt in memory from its JSON (never written to
-disk), and anything unexpected raises :class:`ModelFileError`. Files of format 1
-(aspectattn 0.1) are migrated on load. Tensors are stored on the CPU, so a model
+disk), and anything unexpected raises :class:`ModelFileError`. The
+hyperparameters are the estimator's, each component (an encoder, the attention) as
+its class and its own parameters. Tensors are stored on the CPU, so a model
 trained on a GPU loads anywhere.
 
 This module does not import the estimators: they register themselves with
@@ -49,9 +50,8 @@ import torch
 
 from ._fields import _is_int, _is_number, _labels, _strings, open_regular
 from ._output import output_path
-from ._validation import plain
 from .exceptions import AspectAttnError
-from .params import check_resolved
+from .params.components import Component, component_data
 
 __all__ = [
     "save",
@@ -71,8 +71,10 @@ __all__ = [
 ]
 
 FORMAT = "aspectattn-model"
-FORMAT_VERSION = 2
-_READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+#: Format 3 stores each component with its own parameters; the files of
+#: formats 1 and 2, written before the first release, are refused.
+_READABLE_VERSIONS = (3,)
 _REGISTRY: dict[str, type] = {}
 _DEVICE_RE = re.compile(r"cpu|mps|cuda(:\d{1,2})?")
 
@@ -287,12 +289,13 @@ def describe(estimator) -> dict:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
-    # (the attention estimators' parameters under the table's names: their
-    # encoder's spelled out, as files have always held them)
-    table_params = getattr(estimator, "_table_params", None)
-    own = table_params() if table_params else estimator.get_params(deep=False)
+    # (components as their class and their own parameters; other estimators --
+    # a teacher, a pipeline's parts -- as None)
     params = {
-        k: None if isinstance(v, BaseEstimator) else plain(v) for k, v in own.items()
+        k: None
+        if isinstance(v, BaseEstimator) and not isinstance(v, Component)
+        else component_data(v)
+        for k, v in estimator.get_params(deep=False).items()
     }
     if not (
         params.get("random_state") is None or isinstance(params["random_state"], int)
@@ -423,8 +426,8 @@ def from_payload(payload, where="the model"):
     if type(version) is not int or version not in _READABLE_VERSIONS:
         raise ModelFileError(
             f"{where} has model-file format version {version!r}; this aspectattn reads"
-            f" versions {list(_READABLE_VERSIONS)}. Load it with the aspectattn "
-            "version that wrote it (see its metadata) and re-save, or retrain."
+            f" version {FORMAT_VERSION}. Versions 1 and 2 were written by development"
+            " code before the first release: fit the model again."
         )
     metadata, tensors = payload.get("metadata"), payload.get("tensors")
     if isinstance(tensors, dict) and all(
@@ -450,8 +453,6 @@ def from_payload(payload, where="the model"):
         meta = json.loads(metadata)
         if not isinstance(meta, dict):
             raise ValueError("the metadata is not a JSON object")
-        if version == 1:
-            meta, tensors = _upgrade_v1(meta, tensors)
         return from_description(meta, tensors)
     except ModelFileError:
         raise
@@ -482,8 +483,8 @@ def check_fitted_state(state: dict) -> dict:
     out["classes_"] = _labels(state["classes_"])
     if state["aspect_type_"] not in ("category", "term"):
         raise ValueError("aspect_type_ must be 'category' or 'term'")
-    if state["resolved_params_"] is not None:
-        out["resolved_params_"] = check_resolved(state["resolved_params_"])
+    if not isinstance(state["resolved_params_"], dict):  # (its owner checks it)
+        raise ValueError("resolved_params_ must be an object")
     out["aspects_"] = np.asarray(_strings(state["aspects_"], "aspects_"), dtype=object)
     coverage = state["embedding_coverage_"]
     if not (_is_number(coverage) and 0 <= coverage <= 1):
@@ -509,121 +510,3 @@ def check_fitted_state(state: dict) -> dict:
             raise ValueError("feature_names_in_ must name 2 columns")
         out["feature_names_in_"] = np.asarray(names, dtype=object)
     return out
-
-
-# ----------------------------------------------------------- format 1 migration
-def upgrade_module_kwargs(old: dict) -> dict:
-    """Format-1 module keyword arguments -> the module configuration of format 2."""
-    common = {
-        "n_classes": old["n_classes"],
-        "aspect_type": old.get("aspect_type", "category"),
-        "n_aspects": old.get("n_aspects", 1),
-        "attention_score": old.get("attention_score", "additive"),
-        "attention_heads": 1,
-        "dropout": old.get("dropout", 0.5),
-    }
-    if "pretrained_config" in old:
-        encoder_config = {
-            "pretrained_config": old["pretrained_config"],
-            "pair_input": old.get("pair_input", False),
-            "sep_id": old.get("sep_id", 102),
-        }
-        return dict(
-            common,
-            encoder="pretrained",
-            encoder_config=encoder_config,
-            aspect_size=None,
-            variant="at",
-        )
-    encoder = old.get("encoder", "lstm")
-    encoder_config = {
-        "vocab_size": old["vocab_size"],
-        "embedding_dim": old["embedding_dim"],
-        "embedding_dropout": old.get("embedding_dropout", 0.0),
-    }
-    if encoder == "lstm":
-        encoder_config.update(
-            hidden_size=old["hidden_size"], bidirectional=old["bidirectional"]
-        )
-    else:
-        encoder_config.update(
-            {k: old[k] for k in ("d_model", "n_layers", "n_heads", "ff_size")},
-            dropout=old["transformer_dropout"],
-            norm_first=old["norm_first"],
-            positional=old["positional"],
-            position_merge="add",
-            max_len=old["max_len"],
-        )
-    return dict(
-        common,
-        encoder=encoder,
-        encoder_config=encoder_config,
-        aspect_size=old["aspect_size"],
-        variant=old["variant"],
-    )
-
-
-def upgrade_tensor_names(tensors: dict, pretrained: bool) -> dict:
-    """Format-1 weight names -> format 2 (the encoder now owns its embeddings)."""
-    if pretrained:
-        return {
-            ("encoder.model." + k[8:] if k.startswith("encoder.") else k): v
-            for k, v in tensors.items()
-        }
-    return {
-        ("encoder.embedding.weight" if k == "embedding.weight" else k): v
-        for k, v in tensors.items()
-    }
-
-
-def _v1_labels(classes) -> dict:
-    values = classes["__ndarray__"] if isinstance(classes, dict) else classes
-    if not isinstance(values, list):
-        raise ValueError("classes_ must be a list")
-    if all(isinstance(v, str) for v in values):
-        dtype = f"<U{max(map(len, values), default=1)}"
-    elif all(isinstance(v, bool) for v in values):
-        dtype = "|b1"
-    elif all(_is_int(v, -(2**63)) for v in values):
-        dtype = "<i8"
-    else:
-        dtype = "<f8"
-    return {"values": values, "dtype": dtype}
-
-
-def _upgrade_v1(meta: dict, tensors: dict) -> tuple[dict, dict]:
-    """A format-1 file's metadata and tensors in the format-2 layout."""
-    params, fitted = meta["params"], dict(meta["fitted"])
-    old = fitted.pop("module_kwargs_")
-    if not isinstance(old, dict):
-        raise ValueError("module_kwargs_ must be an object")
-    old = json.loads(json.dumps(_from_json(old)))  # label maps: {"0": ...}
-    if "subword_tokenizer" in meta:
-        pipeline = {
-            "kind": "subwords",
-            "max_len": params["max_len"],
-            "pair_input": params.get("pretrained_input") == "pair",
-            "files": meta["subword_tokenizer"],
-        }
-    else:
-        pipeline = {
-            "kind": "words",
-            "lowercase": meta["tokenizer"]["lowercase"],
-            "min_count": meta["vocabulary"]["min_count"],
-            "max_len": params["max_len"],
-            "words": meta["vocabulary"]["words"],
-        }
-    aspects = fitted["aspects_"]
-    fitted.update(
-        classes_=_v1_labels(fitted["classes_"]),
-        aspects_=aspects["__ndarray__"] if isinstance(aspects, dict) else aspects,
-        text_pipeline_=pipeline,
-        module_config_=upgrade_module_kwargs(old),
-        interrupted_=False,  # not recorded by format 1
-    )
-    names = fitted.get("feature_names_in_")
-    fitted["feature_names_in_"] = (
-        names["__ndarray__"] if isinstance(names, dict) else names
-    )
-    upgraded = dict(meta, fitted=fitted)
-    return upgraded, upgrade_tensor_names(tensors, "pretrained_config" in old)

@@ -23,23 +23,23 @@ for training every epoch. This module imports no torch: the training loop is
 
 from __future__ import annotations
 
-from .params._constraints import StrOptions
+from numbers import Integral, Real
+
+from .params._constraints import Interval, StrOptions
 from .params._core import OPTIMIZERS
-from .params.components import TableComponent
+from .params.components import Component
 
 __all__ = [
     "Optimizer",
     "EarlyStopping",
     "optimizer_component",
-    "optimizer_params",
     "optimizer_constraints",
     "early_stopping_component",
-    "early_stopping_params",
     "early_stopping_constraints",
 ]
 
 
-class Optimizer(TableComponent):
+class Optimizer(Component):
     """The optimizer, its parameter groups' rates, its schedule and clipping.
 
     The estimator's ``lr`` is the rate of the encoder (for a pretrained one, of
@@ -81,7 +81,17 @@ class Optimizer(TableComponent):
     """
 
     slot = "optimizer"
-    _table_names = {"name": "optimizer"}
+    _parameter_constraints = {
+        "name": [StrOptions(set(OPTIMIZERS))],
+        "weight_decay": [Interval(Real, 0, None, closed="left")],
+        "head_lr": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Real, 0, None, closed="neither"),
+        ],
+        "lr_schedule": [StrOptions({"auto", "constant", "linear"})],
+        "gradient_clip": [None, Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(
         self,
@@ -104,7 +114,7 @@ class Optimizer(TableComponent):
         return None
 
 
-class EarlyStopping(TableComponent):
+class EarlyStopping(Component):
     """Stop when the validation score stalls, and keep the best epoch's weights.
 
     Needs the estimator's ``validation_fraction`` (the held-out sentences it
@@ -135,13 +145,14 @@ class EarlyStopping(TableComponent):
     """
 
     slot = "early_stopping"
+    _parameter_constraints = {
+        "scoring": [StrOptions({"loss", "accuracy", "f1_macro"})],
+        "patience": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, *, scoring="loss", patience="auto"):
         self.scoring = scoring
         self.patience = patience
-
-    def table_values(self) -> dict:
-        return {**super().table_values(), "early_stopping": True}
 
     def _short(self):
         if self.get_params() == EarlyStopping().get_params():
@@ -168,17 +179,6 @@ def early_stopping_component(early_stopping) -> EarlyStopping | None:
     if isinstance(early_stopping, EarlyStopping):
         return early_stopping
     return EarlyStopping() if early_stopping is True else None
-
-
-def optimizer_params() -> frozenset:
-    """The table parameters that belong to the optimizer, less its name (the
-    estimator's ``optimizer`` itself)."""
-    return frozenset(Optimizer._param_table_names().values()) - {"optimizer"}
-
-
-def early_stopping_params() -> frozenset:
-    """The table parameters that belong to early stopping."""
-    return frozenset(EarlyStopping._param_table_names().values())
 
 
 def optimizer_constraints() -> list:

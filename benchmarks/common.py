@@ -12,7 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from aspectattn import params as P
+from aspectattn.attention import AspectAttention
 from aspectattn.datasets import DATASETS, get_data_home
+from aspectattn.encoders import ENCODER_CLASSES
+from aspectattn.training import EarlyStopping, Optimizer
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -43,24 +46,120 @@ PREVIOUS_DEFAULTS = dict(
 )
 
 
+#: The candidates here name the components' parameters flat, as they were
+#: written when their runs were made: name -> (slot, the component's parameter).
+#: :func:`build` hands each to the component of its slot, through ``set_params``.
+FLAT = {
+    **{
+        name: ("encoder", name)
+        for name in (
+            "hidden_size",
+            "bidirectional",
+            "n_layers",
+            "n_heads",
+            "d_model",
+            "ff_size",
+            "norm_first",
+            "positional",
+            "position_merge",
+            "layer_lr_decay",
+            "max_len",
+            "embeddings",
+            "embedding_dim",
+            "aspect_size",
+            "embedding_dropout",
+            "lowercase",
+            "min_count",
+            "extra_vocabulary",
+            "unseen_words",
+            "freeze_embeddings",
+            "embedding_lr",
+        )
+    },
+    "transformer_dropout": ("encoder", "dropout"),
+    "pretrained_model": ("encoder", "path"),
+    "pretrained_input": ("encoder", "input"),
+    "attention_score": ("attention", "score"),
+    "attention_heads": ("attention", "heads"),
+    **{
+        name: ("attention", name)
+        for name in ("final_state", "position_weighting", "position_dropout")
+    },
+    "term_query": ("attention", "term_query"),
+    **{
+        name: ("optimizer", name)
+        for name in ("weight_decay", "head_lr", "lr_schedule", "gradient_clip")
+    },
+    "scoring": ("early_stopping", "scoring"),
+    "patience": ("early_stopping", "patience"),
+}
+#: A distilled candidate's settings: :class:`~aspectattn.DistilledClassifier`'s.
+TAUGHT = ("teacher", "distill_weight", "distill_temperature")
+
+
+def _component_class(slot: str, value):
+    """The component class that ``value`` of ``slot`` is or stands for (None:
+    none, ``early_stopping=False``)."""
+    if hasattr(value, "get_params"):
+        return type(value)
+    if slot == "encoder":
+        return ENCODER_CLASSES[value]
+    if slot == "early_stopping":
+        return EarlyStopping if value else None
+    return {"attention": AspectAttention, "optimizer": Optimizer}[slot]
+
+
+def takes(estimator, name: str) -> bool:
+    """Whether ``estimator`` (a class) has the setting ``name``: a parameter of
+    its own, or (flat) one of its components' that it reads."""
+    if name not in FLAT:
+        return name in estimator._get_param_names()
+    slot, param = FLAT[name]
+    return param not in getattr(estimator, "_unread", {}).get(slot, ())
+
+
+def flat_default(name: str):
+    """The default of the setting ``name`` (an estimator's or, flat, a
+    component's)."""
+    if name not in FLAT:
+        return P.TABLE[name].default
+    slot, param = FLAT[name]
+    classes = {
+        "encoder": list(ENCODER_CLASSES.values()),
+        "attention": [AspectAttention],
+        "optimizer": [Optimizer],
+        "early_stopping": [EarlyStopping],
+    }[slot]
+    cls = next(c for c in classes if param in c._get_param_names())
+    return cls().get_params()[param]
+
+
 def previous_defaults(estimator) -> dict:
     """:data:`PREVIOUS_DEFAULTS` that ``estimator`` (a class) has as settings
-    (its parameters and its encoders')."""
-    return {k: v for k, v in PREVIOUS_DEFAULTS.items() if k in estimator._table_names}
+    (its parameters and its components')."""
+    return {k: v for k, v in PREVIOUS_DEFAULTS.items() if takes(estimator, k)}
 
 
 def build(estimator, **settings):
-    """``estimator`` (an attention estimator's class) with ``settings`` under the
-    parameter table's names, as the candidates here and the model files write
-    them: the encoder's (``hidden_size``, ``embeddings``...) go to its encoder;
-    with a ``teacher`` (and ``distill_weight``, ``distill_temperature``), a
+    """``estimator`` (an attention estimator's class) with ``settings``, the
+    components' named flat (:data:`FLAT`): each goes to its slot's component
+    through ``set_params`` (``encoder__hidden_size``), and one the component
+    lacks (the LSTM's size with a transformer) is not used; with a ``teacher``
+    (and ``distill_weight``, ``distill_temperature``), a
     :class:`~aspectattn.DistilledClassifier` of it."""
     from aspectattn import DistilledClassifier
 
-    taught = {
-        name: settings.pop(name) for name in P.DISTILLATION_NAMES if name in settings
-    }
-    model = estimator._from_table_params(settings)
+    taught = {name: settings.pop(name) for name in TAUGHT if name in settings}
+    model = estimator(**{k: v for k, v in settings.items() if k not in FLAT})
+    own = model.get_params(deep=False)
+    nested = {}
+    for name, value in settings.items():
+        if name in FLAT:
+            slot, param = FLAT[name]
+            cls = _component_class(slot, own[slot])
+            if cls is not None and param in cls._get_param_names():
+                nested[f"{slot}__{param}"] = value
+    model.set_params(**nested)
     if taught.get("teacher") is None:
         return model
     return DistilledClassifier(

@@ -42,7 +42,7 @@ import numpy as np
 from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
 from benchmarks import terms
-from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS, build
+from benchmarks.common import PREVIOUS_DEFAULTS, RESULTS, build, flat_default
 from benchmarks.runner import read_runs
 
 #: The run logs read, and the row names that hold the library's defaults.
@@ -108,13 +108,22 @@ def check_term_row() -> None:
     """The defaults, resolved for aspect terms, are the model of TERM_ROW but for
     the copies of English terms (``augment="auto"``: flipped and joined copies
     since issue 44, measured by :mod:`benchmarks.behaviour`)."""
-    values = {**build(AspectAttentionClassifier)._values(), **terms.PARAMS}
-    defaults = {k: P.TABLE[k].default for k in PREVIOUS_DEFAULTS}
+    defaults = {k: flat_default(k) for k in PREVIOUS_DEFAULTS}
     defaults["augment"] = None
-    row = P.resolve_auto({**values, **terms.MODELS[TERM_ROW]}, "term")
-    mine = P.resolve_auto({**values, **defaults}, "term")
-    if {**values, **terms.MODELS[TERM_ROW], **row} != {**values, **defaults, **mine}:
+    row = build(AspectAttentionClassifier, **{**terms.PARAMS, **terms.MODELS[TERM_ROW]})
+    mine = build(AspectAttentionClassifier, **{**terms.PARAMS, **defaults})
+    if _resolved_for_terms(row) != _resolved_for_terms(mine):
         raise AssertionError(f"the defaults for terms are no longer {TERM_ROW!r}")
+
+
+def _resolved_for_terms(model) -> dict:
+    """The settings of ``model`` with every ``"auto"`` resolved for aspect terms,
+    as data (each component with its own parameters)."""
+    from aspectattn.params.components import component_data
+
+    values = model._values()
+    values = {**values, **P.resolve_auto(values, "term")}
+    return {name: component_data(value) for name, value in values.items()}
 
 
 def category_run(run: dict) -> tuple[str, dict]:

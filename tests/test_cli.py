@@ -511,7 +511,7 @@ def test_output_into_a_closed_pipe_ends_quietly(workdir):
 
 
 def test_train_summary_is_the_only_stdout(workdir):
-    args = ["--embeddings", "none", "--embedding-dim", "8", "--hidden-size", "8"]
+    args = ["--embeddings", "none", "--embedding-dim", "8"]
     args += [
         "--epochs",
         "2",
@@ -725,7 +725,8 @@ def test_a_pretrained_detector_trains_and_analyzes_reviews(tiny_checkpoint, tmp_
               cwd=tmp_path)  # fmt: skip
     settings = json.loads(out.stdout)["settings"]
     assert settings["lr"] == P.PRETRAINED_TRAINING["lr"]
-    assert settings["lr_schedule"] == "linear" and settings["max_epochs"] == 1
+    assert settings["optimizer__lr_schedule"] == "linear"
+    assert settings["max_epochs"] == 1
     (tmp_path / "reviews.csv").write_text(
         "text\nThe soup was bland. The staff was lovely.\nGreat pasta!\n"
     )
@@ -1018,8 +1019,8 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     summary = json.loads(out.stdout)
     assert summary["variant"] == "at"
     assert summary["settings"]["augment"] == "flip+join"
-    assert summary["settings"]["final_state"] is False
-    assert summary["settings"]["head_lr"] is None  # auto: lr, with an LSTM
+    assert summary["settings"]["attention__final_state"] is False
+    assert summary["settings"]["optimizer__head_lr"] is None  # auto: lr, with an LSTM
     model = load(tmp_path / "d.aam")
     assert model.resolved_params_ == summary["settings"]
     assert model.get_params()["augment"] == "auto"
@@ -1027,12 +1028,9 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "--final-state", "sentence", "--unidirectional", "--head-lr", "0.01",
         *common, cwd=tmp_path)  # fmt: skip
     plain = load(tmp_path / "p.aam").resolved_params_
-    assert (plain["augment"], plain["final_state"], plain["bidirectional"]) == (
-        None,
-        True,
-        False,
-    )
-    assert plain["head_lr"] == 0.01
+    assert plain["augment"] is None and plain["attention__final_state"] is True
+    assert plain["encoder__bidirectional"] is False
+    assert plain["optimizer__head_lr"] == 0.01
     assert model.text_pipeline_.unseen is not None  # spelling, by default
     run("train", workdir / "train.csv", "--out", "u.aam", "--unseen-words", "none",
         *common, cwd=tmp_path)  # fmt: skip
@@ -1045,18 +1043,23 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     _write_category_xml(tmp_path / "t.xml", 40)
     out = run("train", "t.xml", "--out", "det.aam", "--detector", *common,
               cwd=tmp_path)  # fmt: skip
+    recipe = {**P.SCRATCH_TRAINING, "max_epochs": 1}  # the LSTM's; --epochs 1
     assert json.loads(out.stdout)["settings"] == {
         "language": "en",
-        "final_state": False,
-        "bidirectional": False,
-        "hidden_size": 8,
         "augment": "flip+join+negate",
-        "head_lr": None,
-        **{**P.SCRATCH_TRAINING, "max_epochs": 1},  # the LSTM's recipe; --epochs 1
+        **{k: recipe[k] for k in ("lr", "batch_size", "max_epochs", "dropout")},
         "precision": "float32",
-        "unseen_words": "spelling",
         "mention_weight": 2.0,  # the LSTM detector's, chosen on validation
         "copy_weight": 2.0,  # the LSTM detector's English copies', likewise
+        "encoder__bidirectional": False,
+        "encoder__hidden_size": 8,
+        "encoder__freeze_embeddings": recipe["freeze_embeddings"],
+        "encoder__unseen_words": "spelling",
+        "attention__final_state": False,
+        "attention__position_weighting": "none",
+        "optimizer__head_lr": None,
+        "optimizer__lr_schedule": recipe["lr_schedule"],
+        "early_stopping__patience": recipe["patience"],
     }
 
 

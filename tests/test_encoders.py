@@ -101,6 +101,8 @@ def test_lstm_under_cpu_bfloat16_autocast_runs_where_onednn_has_no_bf16_lstm(
 # ------------------ the components (aspectattn.encoders, .attention, .training)
 from conftest import settings as _settings  # noqa: E402
 
+from aspectattn.params._constraints import satisfies  # noqa: E402
+
 
 def _components():
     from aspectattn import attention, encoders, training
@@ -117,26 +119,35 @@ def _components():
 
 @pytest.mark.parametrize("cls", _components(), ids=lambda c: c.__name__)
 def test_each_component_states_its_parameters_once(cls):
-    """Defaults and constraints are the parameter table's; the docstring documents
-    every parameter, with its default."""
+    """A component declares its parameters itself: its signature, its
+    constraints (each default among them), its docstring (each with its
+    default); no table of the estimators holds them."""
     import inspect
     import re
+
+    from sklearn.utils._param_validation import make_constraint
 
     from aspectattn import params as P
 
     signature = inspect.signature(cls).parameters
-    names = cls._param_table_names()
-    assert set(signature) == set(names)
-    for name, table in names.items():
-        assert signature[name].default == P.TABLE[table].default, name
-        assert cls._constraints()[name] == P.TABLE[table].constraints
+    assert set(cls._parameter_constraints) == set(signature)
+    assert set(cls._needs) <= set(signature)
+    for name, parameter in signature.items():
+        constraints = cls._parameter_constraints[name]
+        for constraint in constraints:
+            make_constraint(constraint)  # scikit-learn's own forms
+        if name != "path":  # (the checkpoint has no default)
+            assert satisfies(parameter.default, constraints), name
         documented = re.search(rf"^    {name} : .*default=(.*)$", cls.__doc__, re.M)
-        if signature[name].default is inspect.Parameter.empty or name == "path":
+        if parameter.default is inspect.Parameter.empty or name == "path":
             assert re.search(rf"^    {name} : ", cls.__doc__, re.M), name
         else:
             assert documented, name
             default = documented.group(1).strip('"')
-            assert default == str(signature[name].default), name
+            assert default == str(parameter.default), name
+        # the estimators' table has its own parameters, never a component's
+        # (the transformer's dropout, inside it, is not the classifier's)
+        assert name not in P.TABLE or name == "dropout", name
 
 
 def test_encoders_are_sklearn_components_of_the_estimators():
@@ -192,18 +203,12 @@ def test_every_slot_is_reached_by_prefix_from_what_stands_for_its_component():
             ).get_params()
         )
         assert got.early_stopping.get_params() == EarlyStopping(patience=3).get_params()
-        # what a fit reads: the table's flat names
-        table = got._table_params()
-        assert (table["optimizer"], table["attention_score"]) == ("sgd", "dot")
-        assert (table["early_stopping"], table["patience"]) == (True, 3)
+        # what a fit reads: the components themselves
+        values = got._values()
+        assert (values["optimizer"].name, values["attention"].score) == ("sgd", "dot")
+        assert values["early_stopping"].patience == 3
     assert (clf.attention, clf.optimizer) == ("dot", "sgd")  # clones changed, not it
-    # short again: a component equal to what a name stands for is saved as it
-    again = type(clf)._from_table_params(clf._table_params())
-    assert (again.attention, again.optimizer, again.early_stopping) == (
-        "dot",
-        "sgd",
-        False,
-    )
+    assert clf._values()["early_stopping"] is None  # early_stopping=False: none
 
 
 def test_the_flat_names_are_unknown_keywords_and_the_components_hold_them():
@@ -231,30 +236,27 @@ def test_the_flat_names_are_unknown_keywords_and_the_components_hold_them():
     assert clf.encoder.hidden_size == 7  # the component, reached by its prefix
 
 
-def test_model_files_keep_the_flat_names_so_either_release_reads_them(tmp_path):
+def test_model_files_keep_each_component_with_its_own_parameters(tmp_path):
     from conftest import FAST, make_pairs
 
     from aspectattn import AspectAttentionClassifier
+    from aspectattn.encoders import LSTMEncoder
     from aspectattn.persistence import describe, load
 
     X, y = make_pairs(30, seed=0)
     clf = AspectAttentionClassifier(**{**FAST, "max_epochs": 1}).fit(X, y)
     params = describe(clf)["params"]
-    assert params["hidden_size"] == 24 and params["encoder"] == "lstm"
+    assert params["encoder"] == {
+        "component": "LSTMEncoder",
+        "params": {**LSTMEncoder().get_params(), **FAST["encoder"].get_params()},
+    }
+    assert params["encoder"]["params"]["hidden_size"] == 24
+    assert params["attention"] == "additive"  # a name stays a name
     clf.save(tmp_path / "m.aam")
     loaded = load(tmp_path / "m.aam")
     assert _settings(loaded) == _settings(clf)
+    assert repr(loaded.encoder) == repr(clf.encoder)
     assert (loaded.predict_proba(X) == clf.predict_proba(X)).all()
-    # the encoder's name alone when its parameters are its defaults
-    default = AspectAttentionClassifier._from_table_params(
-        AspectAttentionClassifier()._table_params()
-    )
-    assert default.encoder == "lstm"
-    # settings that name no encoder parameter (the benchmarks' candidates)
-    few = AspectAttentionClassifier._from_table_params({"max_epochs": 2})
-    assert few.encoder == "lstm" and few.max_epochs == 2
-    pretrained = AspectAttentionClassifier._from_table_params({"encoder": "pretrained"})
-    assert pretrained.encoder == "pretrained"
 
 
 def test_the_detector_refuses_what_only_pairs_have():

@@ -28,7 +28,6 @@ from aspectattn import (
     InputError,
     UnknownAspectError,
 )
-from aspectattn import params as P
 from aspectattn.attention import AspectAttention
 from aspectattn.encoders import LSTMEncoder
 from aspectattn.training import EarlyStopping, Optimizer
@@ -881,25 +880,28 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     X, y = pairs
     auto = {**FAST, "max_epochs": 1, "augment": "auto"}
     clf = AspectAttentionClassifier(**auto).fit(X, y)
+    # the estimator's settings and its components' (scikit-learn's names)
+    components = {
+        "encoder__bidirectional": False,
+        "encoder__hidden_size": FAST["encoder"].hidden_size,  # as set
+        "encoder__freeze_embeddings": False,
+        "encoder__unseen_words": "spelling",
+        "attention__final_state": False,
+        "attention__position_weighting": "none",
+        "optimizer__head_lr": None,
+        "optimizer__lr_schedule": "constant",
+    }
     assert clf.resolved_params_ == {
         "language": "en",
         "aspect_type": "category",
         "batch_by": "sentence",
-        "final_state": False,
-        "position_weighting": "none",
-        "bidirectional": False,
-        "hidden_size": FAST["encoder"].hidden_size,  # as set
         "augment": "flip+join",
         "copy_weight": 1.0,  # the pair classifier's copies count once
-        "head_lr": None,
-        # FAST's training settings, as set; the LSTM's schedule and arithmetic
+        # FAST's training settings, as set; the LSTM's arithmetic
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
         "max_epochs": 1,
-        "patience": P.SCRATCH_TRAINING["patience"],
-        "lr_schedule": "constant",
         "precision": "float32",
-        "freeze_embeddings": False,
-        "unseen_words": "spelling",
+        **components,
     }
     assert clf.module_config_["final_state"] is False
     # the parameters keep "auto": a clone resolves them again, the same way
@@ -915,21 +917,20 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
     # joined, but the detector's flipped and negated copies are made
     assert detector.resolved_params_ == {
         "language": "en",
-        "final_state": False,
-        "bidirectional": False,
-        "hidden_size": FAST["encoder"].hidden_size,
         "augment": "flip+join+negate",
-        "head_lr": None,
         **{k: FAST[k] for k in ("lr", "batch_size", "dropout")},
         "max_epochs": 1,
-        "patience": P.SCRATCH_TRAINING["patience"],
-        "lr_schedule": "constant",
         "precision": "float32",
-        "freeze_embeddings": False,
-        "unseen_words": "spelling",
         "mention_weight": 2.0,  # the LSTM detector's
         "copy_weight": 2.0,  # its English copies count twice
+        **components,
     }
+    # scikit-learn's names: set on an estimator, the record trains as the fit did
+    pinned = clone(clf).set_params(**clf.resolved_params_)
+    assert "auto" not in [v for k, v in pinned.get_params().items() if "__" in k]
+    np.testing.assert_array_equal(
+        pinned.fit(X, y).predict_proba(X), clf.predict_proba(X)
+    )
 
 
 def test_defaults_tell_apart_the_aspects_of_a_sentence_the_old_defaults_did_not():

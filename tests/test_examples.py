@@ -57,7 +57,8 @@ def test_train_semeval_example(run_example):
     assert "test accuracy" in out and "macro-F1" in out
     assert "'service' ->" in out and "waiter" in out
     # the aspect-level defaults, as resolved for categories
-    assert "'augment': 'flip+join'" in out and "'final_state': False" in out
+    assert "'augment': 'flip+join'" in out
+    assert "'attention__final_state': False" in out
 
 
 @needs_data

@@ -365,7 +365,7 @@ def test_parameters_are_validated_in_fit(sentences):
         (LSTMEncoder(aspect_size=8), "aspect_size"),
         (PretrainedEncoder("x", input="pair"), r"input='pair'\) does not apply"),
         (PretrainedEncoder("x", layer_lr_decay=0.9), "layer_lr_decay"),
-        ("pretrained", "needs path="),
+        ("pretrained", "needs its checkpoint"),
         ("gru", "encoder"),
     ],
 )
@@ -393,7 +393,8 @@ def test_the_tagger_lstm_size_is_its_own_unless_set(sentences):
     texts, y = sentences[0][:30], sentences[1][:30]
     quick = dict(max_epochs=1, random_state=0)
     auto = AspectTermExtractor(encoder=LSTMEncoder(embeddings=None), **quick)
-    assert auto.fit(texts, y).resolved_params_["hidden_size"] == TAGGER_LSTM_SIZE
+    resolved = auto.fit(texts, y).resolved_params_
+    assert resolved["encoder__hidden_size"] == TAGGER_LSTM_SIZE
     assert auto.module_.forward_lstm.hidden_size == TAGGER_LSTM_SIZE
     wide = AspectTermExtractor(encoder=LSTMEncoder(embeddings=None, hidden_size=24))
     assert wide.set_params(**quick).fit(texts, y).module_.forward_lstm.hidden_size == 24

@@ -100,6 +100,7 @@ def test_lower_layers_do_not_import_upper_ones(layer):
 
 
 def test_encoder_registry_resolves_to_classes_that_build_from_a_config():
+    from aspectattn.encoders import ENCODER_CLASSES
     from aspectattn.nn.encoders import get_encoder
 
     for name, entry in P.ENCODERS.items():
@@ -107,14 +108,15 @@ def test_encoder_registry_resolves_to_classes_that_build_from_a_config():
             pytest.importorskip("transformers")
         cls = get_encoder(name)
         assert cls.__name__ == entry.path.rsplit(":", 1)[1]
-        if "words" in entry.groups:  # word encoders build from the model config
-            # (the defaults as fit resolves them for aspect terms)
-            config = P.ModelConfig(hidden_size=P.LSTM_SIZE, bidirectional=True)
-            kwargs = cls.config_from(config)
+        if "words" in entry.groups:  # word encoders build from their settings
+            # (the component, as fit resolves it for aspect terms)
+            settings = ENCODER_CLASSES[name]()
+            if name == "lstm":
+                settings.set_params(hidden_size=P.LSTM_SIZE, bidirectional=True)
+            kwargs = cls.config_from(settings)
             assert set(kwargs) <= set(inspect.signature(cls).parameters)
-            assert cls.states_size(config) > 0
-        own = {p.name for p in P.PARAMS if p.group == name}
-        assert own, f"encoder {name!r} has no parameter group"
+            assert cls.states_size(settings) > 0
+        assert name in ENCODER_CLASSES, f"encoder {name!r} has no component"
 
 
 def test_dataset_registry_is_what_the_cli_reads(capsys):
@@ -155,20 +157,23 @@ BAG_ENCODER = '''
 import torch
 from torch import nn
 
-from ...params import value_constraints
+from ...encoders import BagEncoder as _Component
+from ...params.components import value_constraints
 from .base import WORD_SCHEMA, _WordEncoder
+
+_WIDTH = _Component._parameter_constraints["bag_width"]
 
 
 class BagEncoder(_WordEncoder):
-    config_schema = {**WORD_SCHEMA, "bag_width": value_constraints("bag_width")}
+    config_schema = {**WORD_SCHEMA, "bag_width": value_constraints(_WIDTH)}
 
     @staticmethod
-    def config_from(config) -> dict:
-        return dict(bag_width=config.encoder_params.get("bag_width", 8))
+    def config_from(settings) -> dict:
+        return dict(bag_width=settings.bag_width)
 
     @staticmethod
-    def states_size(config) -> int:
-        return config.encoder_params.get("bag_width", 8)
+    def states_size(settings) -> int:
+        return settings.bag_width
 
     def __init__(self, *, vocab_size, embedding_dim, aspect_input_size=0,
                  embedding_dropout=0.0, embedding=None, marker_size=0, bag_width=8):
@@ -186,11 +191,6 @@ BAG_ENTRY = """
 ENCODERS["bag"] = EncoderEntry(
     "aspectattn.nn.encoders.bag:BagEncoder", ("words", "bag"), "bag of words"
 )
-ENCODER_GROUPS["bag"] = ENCODERS["bag"].groups
-PARAMS.append(
-    Param("bag_width", 8, [Interval(Integral, 1, 64, closed="both")], "bag",
-          "bag width", type="int", needs=("bag",), goes="model")
-)
 """
 BAG_COMPONENT = '''
 
@@ -202,16 +202,25 @@ class BagEncoder(_WordEncoder):
     ----------
     bag_width : int, default=8
         Width of the states.
+    max_len : int, default=100
+        Sentences are truncated to their first ``max_len`` tokens.
     %(words)s
     """
 
     kind = "bag"
+    _parameter_constraints = {
+        "bag_width": [Interval(Integral, 1, 64, closed="both")],
+        "max_len": _MAX_LEN,
+        **WORD_CONSTRAINTS,
+    }
 
-    def __init__(self, *, bag_width=8, embeddings="word2vec", embedding_dim=None,
+    def __init__(self, *, bag_width=8, max_len=100, embeddings="word2vec",
+                 embedding_dim=None,
                  aspect_size=None, embedding_dropout=0.5, freeze_embeddings="auto",
                  embedding_lr=None, lowercase=True, min_count=1, extra_vocabulary=0,
                  unseen_words="auto"):
         self.bag_width = bag_width
+        self.max_len = max_len
         self.embeddings = embeddings
         self.embedding_dim = embedding_dim
         self.aspect_size = aspect_size
@@ -255,8 +264,8 @@ def run(args):
 
 def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
     """Added to a copy of the package the way the layout says -- an encoder is its
-    torch module, its table entries and its component, a data set one module, a
-    command one module --
+    torch module, its registry entry and its component (which declares its
+    parameters), a data set one module, a command one module --
     each works everywhere: fit, save, load, the CLI's choices and its commands."""
     import shutil
 
@@ -264,7 +273,7 @@ def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "nn" / "encoders" / "bag.py").write_text(BAG_ENCODER)
     table = copy / "params" / "encoders.py"
-    table.write_text(table.read_text() + BAG_ENTRY)  # its table entries
+    table.write_text(table.read_text() + BAG_ENTRY)  # its registry entry
     components = copy / "encoders.py"
     components.write_text(components.read_text() + BAG_COMPONENT)  # its component
     (copy / "datasets" / "toy.py").write_text(TOY_DATASET)

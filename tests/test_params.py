@@ -1,6 +1,8 @@
-"""The one parameter table (aspectattn.params) and what is made from it: both
-estimators' signatures, constraints and docstrings, the CLI's help, the README's
-parameter table, the unused-parameter warnings and the configs."""
+"""The estimators' parameter table (aspectattn.params) and what is made from it:
+both estimators' signatures, constraints and docstrings, the CLI's help, the
+guide's parameter tables, the unused-parameter warnings, the configs and the
+resolution of "auto" (the components' parameters are their own:
+tests/test_encoders.py)."""
 
 import ast
 import inspect
@@ -20,7 +22,6 @@ from aspectattn.encoders import (
 )
 from aspectattn.estimators import categories as category_module
 from aspectattn.estimators import pairs as pair_module
-from aspectattn.estimators._slots import COMPONENT_NAMES
 from aspectattn.training import EarlyStopping, Optimizer
 
 #: Where the parameter table is written for people (the user guide's training page).
@@ -29,19 +30,29 @@ ESTIMATORS = [
     (AspectAttentionClassifier, pair_module.SIGNATURE, P.CATEGORY_GROUPS),
     (AspectCategoryClassifier, category_module.SIGNATURE, P.PAIR_GROUPS),
 ]
-#: The table parameters that belong to the components, not to an estimator.
-COMPONENTS = COMPONENT_NAMES
+#: English text: what the "auto" language of these tests resolves from.
+ENGLISH = ["the soup was cold but the waiter was lovely"]
 
 
 def _table_default(name):
-    """A parameter's default as the table states it (``attention``, a component
-    slot: the name of its default score)."""
-    return P.TABLE["attention_score" if name == "attention" else name].default
+    """A parameter's default as the table states it."""
+    return P.TABLE[name].default
+
+
+def _values(cls=AspectAttentionClassifier, **params) -> dict:
+    """The settings ``fit`` resolves: those of ``cls(**params)``, each slot
+    holding its component."""
+    return cls(**params)._values()
+
+
+def _resolved(values, aspect_type, labels=None, texts=ENGLISH, **kwargs) -> dict:
+    """What ``resolve_auto`` makes of ``values``, as ``resolved_params_`` names
+    it (the components' as ``slot__name``)."""
+    resolved = P.resolve_auto(values, aspect_type, labels, texts, **kwargs)
+    return P.resolved_record({**values, **resolved}, set(values))
 
 
 def _table_type(name):
-    if name == "attention":
-        return "AspectAttention or " + P.TABLE["attention_score"].type
     if name == "optimizer":
         return "Optimizer or " + P.TABLE[name].type
     if name == "early_stopping":
@@ -59,28 +70,18 @@ def test_signature_and_constraints_are_the_tables(cls, names, excluded):
         assert signature[name].default == _table_default(name), name
         assert type(signature[name].default) is type(_table_default(name)), name
     assert set(cls._parameter_constraints) == set(names)
-    groups = {P.TABLE[n].group for n in names if n != "attention"}
+    groups = {P.TABLE[n].group for n in names}
     assert not groups & set(excluded)  # a parameter that does not apply is absent
-    assert cls().get_params() == {n: _table_default(n) for n in names}
-    # the components' parameters are theirs, not the estimator's
-    assert not set(names) & COMPONENTS
-    assert set(cls._table_names) == set(names) - {"attention"} | (
-        COMPONENTS - {p.name for p in P.PARAMS if p.group in excluded}
-    )
+    assert cls().get_params(deep=False) == {n: _table_default(n) for n in names}
+    # the components' parameters are theirs: none is the estimator's
+    for component in (LSTMEncoder, PretrainedEncoder, AspectAttention, Optimizer):
+        assert not set(names) & set(component._get_param_names()) - {"dropout"}
 
 
 def test_no_parameter_is_left_out_and_the_two_share_the_rest():
-    pair, det = set(pair_module.PARAMETERS), set(category_module.PARAMETERS)
-    assert set(pair_module.SIGNATURE) - {"attention"} | COMPONENTS == pair
-    # distillation's three: DistilledClassifier's, neither estimator's
-    taught = {p.name for p in P.PARAMS if p.group in P.DISTILLATION_GROUPS}
-    assert taught == {"teacher", "distill_weight", "distill_temperature"}
-    assert pair | det | taught == set(P.TABLE) and not (pair | det) & taught
-    shared = {
-        p.name
-        for p in P.PARAMS
-        if p.group not in (*P.PAIR_GROUPS, "categories", *P.DISTILLATION_GROUPS)
-    }
+    pair, det = set(pair_module.SIGNATURE), set(category_module.SIGNATURE)
+    assert pair | det == set(P.TABLE)
+    shared = {p.name for p in P.PARAMS if p.group not in (*P.PAIR_GROUPS, "categories")}
     assert pair & det == shared
     assert len(P.PARAMS) == len(P.TABLE)  # no name twice
 
@@ -192,7 +193,7 @@ def test_the_two_estimators_document_a_shared_parameter_alike():
         ),
         (AspectCategoryClassifier, dict(early_stopping=True), "validation_fraction"),
         (AspectAttentionClassifier, dict(encoder="pretrained"), "checkpoint"),
-        (AspectAttentionClassifier, dict(encoder=PretrainedEncoder()), "path="),
+        (AspectAttentionClassifier, dict(encoder=PretrainedEncoder()), "checkpoint"),
     ],
 )
 def test_combinations_are_checked_before_any_data_work(cls, params, message):
@@ -218,61 +219,66 @@ def test_auto_aspects_are_checked_after_resolving_them_before_the_vocabulary(
 
 
 def test_unused_parameters_warn_in_sklearn_words():
-    values = {
-        **AspectAttentionClassifier()._table_params(),
-        "encoder": "transformer",
-        "hidden_size": 10,
-        "variant": "ae",
-        "attention_heads": 2,
-        "aspect_type": "category",
-        "term_marker": True,
-    }
+    values = _values(
+        encoder=TransformerEncoder(embeddings="word2vec", extra_vocabulary=10),
+        variant="ae",
+        attention=AspectAttention(heads=2, term_query="both"),
+        aspect_type="category",
+        term_marker=True,
+    )
     pairs_ = P.unused(values, "category")
-    assert ("hidden_size", "encoder='transformer'") in pairs_
-    assert ("attention_heads", "variant='ae'") in pairs_
+    assert ("encoder__extra_vocabulary", "embeddings='word2vec'") in pairs_
+    assert ("attention__heads", "variant='ae'") in pairs_
+    assert ("attention__term_query", "aspect_type='category'") in pairs_
     assert ("term_marker", "aspect_type='category'") in pairs_
-    with pytest.warns(UserWarning, match="'hidden_size' is not used when encoder="):
+    with pytest.warns(UserWarning, match="'attention__heads' is not used when variant"):
         P.warn_unused(values, pairs_)
+    # a checkpoint reads no words: the language's word rules are unused
+    values = _values(encoder=PretrainedEncoder("ckpt"), language="fr")
+    assert ("language", "encoder='pretrained'") in P.unused(values)
 
 
 def test_configs_take_their_fields_from_the_table():
     from dataclasses import fields
 
-    for cls, goes in ((P.ModelConfig, "model"), (P.TrainingConfig, "training")):
+    added = ("encoder", "distill_weight", "distill_temperature")
+    for cls, goes, extra in (
+        (P.ModelConfig, "model", ()),
+        (P.TrainingConfig, "training", (*added, "keep_sentences", "run_params")),
+    ):
         names = [f.name for f in fields(cls)]
-        own = [
-            n
-            for n in names
-            if n not in ("keep_sentences", "run_params", "encoder_params")
-        ]
         # every parameter that goes there is a field, and nothing else is
-        assert own == [p.name for p in P.PARAMS if p.goes == goes]
-        for name in own:
-            assert cls.__dataclass_fields__[name].default == P.TABLE[name].default
+        assert [n for n in names if n not in extra] == [
+            p.name for p in P.PARAMS if p.goes == goes
+        ]
     assert {p.goes for p in P.PARAMS} == {"model", "training", "estimator"}
-    config = P.ModelConfig.from_params({"hidden_size": 7, "lr": 0.5})
-    assert config.hidden_size == 7 and config.encoder == "lstm"
-    assert config.encoder_params == {"hidden_size": 7}  # what is given of its group
-    config = P.ModelConfig.from_params(AspectAttentionClassifier()._table_params())
-    assert config.encoder_params == {"hidden_size": "auto", "bidirectional": "auto"}
+    # the components go down whole: building and training read their attributes
+    values = _values(encoder=LSTMEncoder(hidden_size=7), attention="dot")
+    config = P.ModelConfig.from_params(values)
+    assert config.encoder.hidden_size == 7 and config.attention.score == "dot"
+    training = P.TrainingConfig.from_params(values)
+    assert training.encoder is config.encoder and training.optimizer.name == "adam"
+    assert training.early_stopping is None  # early_stopping=False: none
     # a leftover value (no parameter of the table) is an error, never dropped
     with pytest.raises(ValueError, match="not parameters: \\['not_a_field'\\]"):
-        P.ModelConfig.from_params({"hidden_size": 7, "not_a_field": 1})
+        P.ModelConfig.from_params({**values, "not_a_field": 1})
     with pytest.raises(ValueError, match="not_a_field"):
-        P.TrainingConfig.from_params({"not_a_field": 1})
+        P.TrainingConfig.from_params({**values, "not_a_field": 1})
 
 
-def test_the_module_schema_is_the_tables_constraints():
+def test_the_module_schema_is_the_tables_and_the_components_constraints():
     from aspectattn.nn import schema
     from aspectattn.nn.encoders import get_encoder
 
-    # a bound is stated once: the table's, for the estimator and for files alike
-    assert schema.MODEL_SCHEMA["dropout"] == P.value_constraints("dropout")
+    # a bound is stated once: the table's or the component's, for the estimator
+    # and for files alike
+    dropout = P.TABLE["dropout"].constraints
+    assert schema.MODEL_SCHEMA["dropout"] == P.value_constraints(dropout)
+    heads = AspectAttention._parameter_constraints["heads"]
+    assert schema.MODEL_SCHEMA["attention_heads"] == P.value_constraints(heads)
     lstm = get_encoder("lstm").config_schema
-    assert lstm["hidden_size"] == P.value_constraints("hidden_size")
-    assert (
-        LSTMEncoder._constraints()["hidden_size"] == P.TABLE["hidden_size"].constraints
-    )
+    size = LSTMEncoder._parameter_constraints["hidden_size"]
+    assert lstm["hidden_size"] == P.value_constraints(size)
     for name in P.ENCODERS:
         assert isinstance(get_encoder(name).config_schema, dict), name
 
@@ -282,7 +288,8 @@ def test_an_unknown_encoder_is_an_error_never_a_fallback():
 
     from aspectattn.engine.building import prepare_model
 
-    config = P.ModelConfig(encoder="gru")
+    gru = type("GRUEncoder", (LSTMEncoder,), {"kind": "gru"})()
+    config = P.ModelConfig(encoder=gru)
     with pytest.raises(ValueError, match="encoder must be one of"):
         data = SimpleNamespace(
             texts=["a b"],
@@ -308,14 +315,17 @@ def test_below_the_estimators_nothing_reads_the_estimator():
             assert not {"est", "estimator"} & names, path
 
 
-def test_cli_help_comes_from_the_table(capsys):
+def test_cli_help_comes_from_the_table_and_the_component_flags(capsys):
     from aspectattn.cli import build_parser
+    from aspectattn.cli._common import COMPONENT_FLAGS
 
     with pytest.raises(SystemExit):
         build_parser().parse_args(["train", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    for name in ("hidden_size", "attention_score", "position_weighting", "dropout"):
+    for name in ("dropout", "variant", "batch_by"):
         assert " ".join(P.cli_help(name).split()) in out, name
+    for flag in ("hidden_size", "attention_score", "position_weighting"):
+        assert " ".join(COMPONENT_FLAGS[flag][2].split()) in out, flag
 
 
 def _readme_parameter_rows(heading="| parameter | default | meaning |"):
@@ -358,170 +368,180 @@ def test_readme_parameter_table_matches_the_table():
             if name in params:
                 assert ast.literal_eval(default) == params[name].default, name
     text = "".join(p.read_text() for p in sorted(README.parent.glob("*.md")))
-    for name in set(category_module.PARAMETERS) - set(pair_module.PARAMETERS):
+    for name in set(category_module.SIGNATURE) - set(pair_module.SIGNATURE):
         assert f"`{name}`" in text, name
 
 
 # ---------------------------------------------------------------- "auto" values
 def test_auto_values_resolve_by_aspect_type_and_labels():
-    values = AspectAttentionClassifier()._table_params()
+    values = _values()
     labels = ["negative", "neutral", "positive"]
-    terms = P.resolve_auto(values, "term", labels)
-    assert terms == {
-        "language": "en",  # no texts: the English of the models before it
+    recipe = P.SCRATCH_TRAINING
+    assert _resolved(values, "term", labels) == {
+        "language": "en",
         "aspect_type": "term",
         "batch_by": "sentence",
-        "final_state": "term",
-        "position_weighting": "learned",  # the rule's choice for the LSTM's terms
-        "bidirectional": True,
-        "hidden_size": P.LSTM_SIZE,
         "augment": "flip+join+negate",  # the rule's choice for the LSTM's terms
         "copy_weight": 1.0,  # the rule kept the terms' copies at 1
-        "head_lr": None,
-        **P.SCRATCH_TRAINING,
-        "precision": "float32",  # no device: the float32 of the models before
-        "unseen_words": "spelling",
+        **{k: recipe[k] for k in ("lr", "batch_size", "max_epochs", "dropout")},
+        "precision": "float32",  # no device: float32
+        "encoder__hidden_size": P.LSTM_SIZE,
+        "encoder__bidirectional": True,
+        "encoder__freeze_embeddings": recipe["freeze_embeddings"],
+        "encoder__unseen_words": "spelling",
+        "attention__final_state": "term",
+        "attention__position_weighting": "learned",  # the rule's, LSTM terms
+        "optimizer__head_lr": None,
+        "optimizer__lr_schedule": recipe["lr_schedule"],
     }
     # fastText's own n-gram vectors read unseen words when they are trained
-    fasttext = P.resolve_auto({**values, "embeddings": "fasttext"}, "term", labels)
-    assert fasttext["unseen_words"] == "vectors"
-    assert (
-        P.resolve_auto({**values, "unseen_words": None}, "term")["unseen_words"] is None
-    )
-    categories = P.resolve_auto(values, "category", labels)
-    assert categories["final_state"] is False
+    fasttext = _values(encoder=LSTMEncoder(embeddings="fasttext"))
+    assert _resolved(fasttext, "term")["encoder__unseen_words"] == "vectors"
+    unseen = _values(encoder=LSTMEncoder(unseen_words=None))
+    assert _resolved(unseen, "term")["encoder__unseen_words"] is None
+    categories = _resolved(values, "category", labels)
+    assert categories["attention__final_state"] is False
     assert categories["augment"] == "flip+join"  # the rule's, English categories
-    assert categories["bidirectional"] is False
+    assert categories["encoder__bidirectional"] is False
     # joined copies need both polarities: other label sets train without copies
-    assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None
-    assert (
-        P.resolve_auto({**values, "encoder": "pretrained"}, "term", ["bad", "good"])[
-            "augment"
-        ]
-        is None
-    )
+    assert _resolved(values, "category", ["bad", "good"])["augment"] is None
+    pretrained = _values(encoder="pretrained")
+    assert _resolved(pretrained, "term", ["bad", "good"])["augment"] is None
     # the terms' copies per encoder (the transformer's were not measured), and
-    # none outside English, whose opinion words they reverse
-    # and their position prior (the LSTM's chosen by the rule, the others' not
-    # measured with it); categories have none
-    # and the pretrained encoder's terms as a second segment too, which then
-    # batches pairs (each pair is its own encoder pass)
+    # their position prior (the LSTM's chosen by the rule, the others' not
+    # measured with it); categories have none; the pretrained encoder's terms as
+    # a second segment too, which then batches pairs (each its own encoder pass)
     for encoder, copies, prior, given, category_copies in [
         ("pretrained", "flip+join+negate", "linear", "pair", "join"),
         ("lstm", "flip+join+negate", "learned", None, "flip+join"),
         ("transformer", None, "linear", None, "join"),
     ]:
-        got = P.resolve_auto({**values, "encoder": encoder}, "term", labels)
-        assert (got["augment"], got["position_weighting"]) == (copies, prior)
-        assert got.get("pretrained_input") == given
+        got = _resolved(_values(encoder=encoder), "term", labels)
+        assert (got["augment"], got["attention__position_weighting"]) == (
+            copies,
+            prior,
+        )
+        assert got.get("encoder__input") == given
         assert got["batch_by"] == ("pair" if given == "pair" else "sentence")
-        got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
+        got = _resolved(_values(encoder=encoder), "category", labels)
         assert got["augment"] == category_copies
-        assert got["position_weighting"] == "none"
-        assert got.get("pretrained_input") == (given and "vector")
+        assert got["attention__position_weighting"] == "none"
+        assert got.get("encoder__input") == (given and "vector")
         assert got["batch_by"] == "sentence"
-        # another encoder's parameters are not resolved: the LSTM's size is no
+        # each encoder resolves its own parameters: the LSTM's size is no
         # setting of a checkpoint's model, nor the checkpoint's input of the LSTM's
-        lstm_only = {"hidden_size", "bidirectional"}
+        lstm_only = {"encoder__hidden_size", "encoder__bidirectional"}
         assert lstm_only & set(got) == (lstm_only if encoder == "lstm" else set())
-    pretrained = {**values, "encoder": "pretrained"}
-    for language in ("es", "tr"):
-        got = P.resolve_auto({**pretrained, "language": language}, "term", labels)
+    for language in ("es", "tr"):  # none outside English, whose words they reverse
+        got = _resolved(_values(encoder="pretrained", language=language), "term")
         assert got["augment"] is None
         # categories in another language: the joins alone (no English flips)
         for detector in (False, True):
-            got = P.resolve_auto(
-                {**values, "language": language}, "category", labels, detector=detector
+            got = _resolved(
+                _values(language=language), "category", labels, detector=detector
             )
             assert got["augment"] == "join"
     # what the user set stays as set; an encoder that sees the aspect batches pairs
-    mine = P.resolve_auto(
-        {**values, "variant": "atae", "final_state": True, "augment": None},
-        "category",
-        labels,
+    mine = _values(
+        variant="atae", attention=AspectAttention(final_state=True), augment=None
     )
-    assert mine["batch_by"] == "pair" and mine["final_state"] is True
+    mine = _resolved(mine, "category", labels)
+    assert mine["batch_by"] == "pair" and mine["attention__final_state"] is True
     assert mine["augment"] is None
-    # what a pretrained encoder feeds trains at its own rate
-    pretrained = P.resolve_auto({**values, "encoder": "pretrained"}, "term", labels)
-    assert pretrained["head_lr"] == P.PRETRAINED_HEAD_LR
-    assert P.resolve_auto({**values, "head_lr": None}, "term")["head_lr"] is None
+    # what a pretrained encoder feeds trains at its own rate ...
+    got = _resolved(pretrained, "term", labels)
+    assert got["optimizer__head_lr"] == P.PRETRAINED_HEAD_LR
+    none = _values(encoder="pretrained", optimizer=Optimizer(head_lr=None))
+    assert _resolved(none, "term")["optimizer__head_lr"] is None
     # ... and fine-tunes with its own recipe; what the user set stays
-    assert {k: pretrained[k] for k in P.PRETRAINED_TRAINING} == P.PRETRAINED_TRAINING
-    assert P.PRETRAINED_TRAINING["lr"] < P.SCRATCH_TRAINING["lr"]
-    mine = P.resolve_auto({**values, "encoder": "pretrained", "lr": 2e-5}, "term")
+    recipe = P.PRETRAINED_TRAINING
+    assert {k: got[k] for k in ("lr", "batch_size", "max_epochs", "dropout")} == {
+        k: recipe[k] for k in ("lr", "batch_size", "max_epochs", "dropout")
+    }
+    assert got["encoder__freeze_embeddings"] == recipe["freeze_embeddings"]
+    assert got["optimizer__lr_schedule"] == recipe["lr_schedule"]
+    assert recipe["lr"] < P.SCRATCH_TRAINING["lr"]
+    stopping = _values(
+        encoder="pretrained", early_stopping=True, validation_fraction=0.1
+    )
+    assert (
+        _resolved(stopping, "term")["early_stopping__patience"] == (recipe["patience"])
+    )
+    mine = _resolved(_values(encoder="pretrained", lr=2e-5), "term")
     assert mine["lr"] == 2e-5 and mine["max_epochs"] == 4
 
 
 def test_the_detectors_mention_weight_is_the_encoders():
-    from aspectattn import AspectCategoryClassifier
-
-    values = AspectCategoryClassifier()._table_params()
+    values = _values(AspectCategoryClassifier)
     assert values["mention_weight"] == "auto"
     labels = ["negative", "neutral", "none", "positive"]
     # chosen on validation for the LSTM; the others' not measured
     for encoder, weight in [("lstm", 2.0), ("transformer", 1.0), ("pretrained", 1.0)]:
-        got = P.resolve_auto({**values, "encoder": encoder}, "category", labels)
+        got = _resolved(_values(AspectCategoryClassifier, encoder=encoder), "category")
         assert got["mention_weight"] == weight
-    mine = P.resolve_auto({**values, "mention_weight": 0.5}, "category", labels)
-    assert mine["mention_weight"] == 0.5
+    mine = _values(AspectCategoryClassifier, mention_weight=0.5)
+    assert _resolved(mine, "category", labels)["mention_weight"] == 0.5
     # the pair classifier has no such parameter, and resolves none
-    pairs = AspectAttentionClassifier()._table_params()
-    assert "mention_weight" not in P.resolve_auto(pairs, "category", labels)
+    assert "mention_weight" not in P.resolve_auto(_values(), "category", labels)
 
 
 def test_the_copies_weight_is_the_detectors_in_english_and_1_elsewhere():
-    from aspectattn import AspectCategoryClassifier
-
     labels = ["negative", "neutral", "none", "positive"]
-    detector = AspectCategoryClassifier()._table_params()
-    pairs = AspectAttentionClassifier()._table_params()
-    assert detector["copy_weight"] == pairs["copy_weight"] == "auto"
-    english, spanish = ["the soup was cold"], ["la sopa estaba fría"]
+    detector = _values(AspectCategoryClassifier)
+    assert detector["copy_weight"] == _values()["copy_weight"] == "auto"
     # chosen on validation for the LSTM detector's English copies; the others'
     # not measured (the LSTM's term copies: 1 by the same rule)
     for encoder, weight in [("lstm", 2.0), ("transformer", 1.0), ("pretrained", 1.0)]:
-        got = P.resolve_auto(
-            {**detector, "encoder": encoder},
-            "category",
-            labels,
-            english,
-            detector=True,
-        )
+        values = _values(AspectCategoryClassifier, encoder=encoder)
+        got = _resolved(values, "category", labels, detector=True)
         assert got["copy_weight"] == weight
-    other = P.resolve_auto(detector, "category", labels, spanish, detector=True)
+    spanish = ["la sopa estaba fría"]
+    other = _resolved(detector, "category", labels, spanish, detector=True)
     assert other["language"] is None and other["copy_weight"] == 1.0
     for aspect_type in ("category", "term"):
-        got = P.resolve_auto(pairs, aspect_type, labels, english)
-        assert got["copy_weight"] == 1.0
-    mine = P.resolve_auto({**detector, "copy_weight": 0.5}, "category", labels)
-    assert mine["copy_weight"] == 0.5
+        assert _resolved(_values(), aspect_type, labels)["copy_weight"] == 1.0
+    mine = _values(AspectCategoryClassifier, copy_weight=0.5)
+    assert _resolved(mine, "category", labels)["copy_weight"] == 0.5
 
 
 def test_precision_auto_is_bfloat16_only_where_native(monkeypatch):
     import torch
 
-    values = {**AspectAttentionClassifier()._table_params(), "encoder": "pretrained"}
+    values = _values(encoder="pretrained")
     for native in (True, False):
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda n=native: n)
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
         got = P.resolve_auto(values, "term", device="cpu")["precision"]
         assert got == ("bfloat16" if native else "float32")
     # the encoders trained from scratch stay float32 whatever the device
-    lstm = P.resolve_auto({**values, "encoder": "lstm"}, "term", device="cpu")
+    lstm = P.resolve_auto(_values(), "term", device="cpu")
     assert lstm["precision"] == "float32"
     assert P.resolve_auto(values, "term", device="mps")["precision"] == "float32"
 
 
 def test_every_auto_default_is_resolved():
-    """No parameter defaults to "auto" without a rule in resolve_auto."""
+    """No parameter -- the estimators', or a component's -- defaults to "auto"
+    without a rule in resolve_auto."""
     autos = {p.name for p in P.PARAMS if p.default == "auto" and p.name != "device"}
     assert autos == set(P.AUTO_PARAMS)
-    for aspect_type in ("category", "term"):
-        resolved = P.resolve_auto(
-            AspectAttentionClassifier()._table_params(), aspect_type
-        )
-        assert "auto" not in [v for v in resolved.values() if isinstance(v, str)]
+    components = (LSTMEncoder, TransformerEncoder, PretrainedEncoder)
+    assert {n for c in components for n in c.auto_names()} == {
+        "hidden_size",
+        "bidirectional",
+        "freeze_embeddings",
+        "unseen_words",
+        "input",
+    }
+    for encoder in ("lstm", "transformer", "pretrained"):
+        for aspect_type in ("category", "term"):
+            values = _values(
+                encoder=encoder, early_stopping=True, validation_fraction=0.1
+            )
+            resolved = P.resolve_auto(values, aspect_type, texts=ENGLISH)
+            settings = [v for k, v in resolved.items() if k not in P.SLOTS]
+            for slot in P.SLOTS:
+                settings += list(resolved[slot].get_params().values())
+            assert "auto" not in [v for v in settings if isinstance(v, str)]
 
 
 # -------------------------------------------- scikit-learn's validation machinery
@@ -548,19 +568,19 @@ def test_the_detector_is_a_classifier():
 def test_the_copies_of_categories_are_the_encoders_recipes(monkeypatch):
     from dataclasses import replace
 
-    values = AspectAttentionClassifier()._table_params()
+    values = _values()
     labels = ["negative", "neutral", "positive"]
     entry = P.ENCODERS["lstm"]
     # the pair classifier reads category_copies, the detector detector_copies
-    assert P.resolve_auto(values, "category", labels)["augment"] == "flip+join"
-    got = P.resolve_auto(values, "category", labels, detector=True)
+    assert _resolved(values, "category", labels)["augment"] == "flip+join"
+    got = _resolved(values, "category", labels, detector=True)
     assert got["augment"] == "flip+join+negate"
     recipe = replace(entry.recipe, category_copies="flip", detector_copies="negate")
     monkeypatch.setitem(P.ENCODERS, "lstm", replace(entry, recipe=recipe))
-    assert P.resolve_auto(values, "category", labels)["augment"] == "flip"
-    got = P.resolve_auto(values, "category", labels, detector=True)
+    assert _resolved(values, "category", labels)["augment"] == "flip"
+    got = _resolved(values, "category", labels, detector=True)
     assert got["augment"] == "negate"
     # ... in English: elsewhere a recipe without joins makes no copies
-    values["language"] = "fr"
-    assert P.resolve_auto(values, "category", labels)["augment"] is None
-    assert P.resolve_auto(values, "category", ["bad", "good"])["augment"] is None
+    french = _values(language="fr")
+    assert _resolved(french, "category", labels)["augment"] is None
+    assert _resolved(values, "category", ["bad", "good"])["augment"] is None

@@ -147,7 +147,7 @@ def test_safe_format_round_trip(fitted, data, tmp_path):
     fitted.save(tmp_path / "m.aam")
     loaded = load(tmp_path / "m.aam")
     # what the pretrained encoder feeds trained at its own rate; recorded and kept
-    assert fitted.resolved_params_["head_lr"] == 1e-3
+    assert fitted.resolved_params_["optimizer__head_lr"] == 1e-3
     assert loaded.resolved_params_ == fitted.resolved_params_
     X = data[0][:10]
     np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
@@ -157,7 +157,7 @@ def test_safe_format_round_trip(fitted, data, tmp_path):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"encoder": PretrainedEncoder()}, "needs path="),
+        ({"encoder": PretrainedEncoder()}, "needs its checkpoint"),
         ({"encoder": "pretrained"}, "needs its checkpoint"),
         ({"variant": "atae"}, "supports variant='at' only"),
         ({"encoder": PretrainedEncoder("/nowhere")}, "not a directory"),

@@ -24,7 +24,7 @@ from aspectattn import (
     UnknownAspectError,
 )
 from aspectattn.attention import AspectAttention
-from aspectattn.encoders import PretrainedEncoder, encoder_params
+from aspectattn.encoders import ENCODER_CLASSES, PretrainedEncoder
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -43,7 +43,8 @@ TOL = 1e-5  # the issue's bar; the observed differences are ~1e-7
 def _params(encoder, **extra):
     """FAST for two epochs with the tests' ``encoder`` ("lstm" or
     "transformer"), the encoder's parameters among ``extra`` set on it."""
-    own = {k: extra.pop(k) for k in list(extra) if k in encoder_params()}
+    names = ENCODER_CLASSES[encoder]._get_param_names()
+    own = {k: extra.pop(k) for k in list(extra) if k in names}
     make = transformer if encoder == "transformer" else lstm
     return {**FAST, "max_epochs": 2, "encoder": make(**own), **extra}
 

@@ -331,15 +331,33 @@ def test_a_device_is_not_a_model_file(tmp_path):
         load(tmp_path / "fifo.aam")
 
 
-def test_an_earlier_releases_distillation_settings_are_dropped_on_load(
+def test_settings_the_estimator_does_not_have_are_refused_on_load(
     word_model_file, tmp_path
 ):
-    def distilled(meta):
-        meta["params"].update(teacher=None, distill_weight=0.9, distill_temperature=3)
+    """A model file's parameters are the estimator's own, each component's its
+    own: a name it lacks (the flat names of development files, a teacher's
+    settings) is refused, not dropped."""
 
-    model = load(_rewrite(word_model_file, tmp_path / "old.aam", distilled))
-    assert "distill_weight" not in model.get_params()
-    X = [("the soup was bland.", "food")]
-    np.testing.assert_array_equal(
-        model.predict_proba(X), load(word_model_file).predict_proba(X)
-    )
+    def distilled(meta):
+        meta["params"].update(distill_weight=0.9)
+
+    def flat(meta):
+        meta["params"].update(hidden_size=300)
+
+    def nested(meta):
+        meta["params"]["encoder"] = {
+            "component": "LSTMEncoder",
+            "params": {"hidden_size": 8, "score": "dot"},
+        }
+
+    def foreign(meta):
+        meta["params"]["encoder"] = {"component": "os.system", "params": {}}
+
+    for change, message in (
+        (distilled, "unknown parameters"),
+        (flat, "unknown parameters"),
+        (nested, "unknown parameters"),
+        (foreign, "must be one of"),
+    ):
+        with pytest.raises(ModelFileError, match=message):
+            load(_rewrite(word_model_file, tmp_path / "bad.aam", change))

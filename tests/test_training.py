@@ -7,6 +7,7 @@ from conftest import FAST, lstm, make_pairs
 
 from aspectattn import AspectAttentionClassifier
 from aspectattn import params as P
+from aspectattn.encoders import PretrainedEncoder
 from aspectattn.engine.batching import PairDataset
 from aspectattn.engine.training import (
     PairLoss,
@@ -111,11 +112,37 @@ def test_class_weight_tensor():
     assert class_weight_tensor(None, y, classes) is None
 
 
-def _config(**values) -> TrainingConfig:
-    """A training config with every "auto" resolved as for a scratch encoder."""
-    resolved = {**P.SCRATCH_TRAINING, "precision": "float32", "head_lr": None}
-    resolved.update(values)
-    return TrainingConfig(**TrainingConfig.pick(resolved))
+def _config(
+    *,
+    optimizer="adam",
+    weight_decay=0.0,
+    head_lr=None,
+    embedding_lr=None,
+    layer_lr_decay=1.0,
+    **values,
+) -> TrainingConfig:
+    """A training config with every "auto" resolved as for a scratch encoder (the
+    components as ``fit`` hands them down: resolved), and ``layer_lr_decay``
+    that of a pretrained encoder."""
+    own = ("lr", "batch_size", "max_epochs")
+    resolved = {k: P.SCRATCH_TRAINING[k] for k in own} | {"precision": "float32"}
+    encoder = PretrainedEncoder(
+        "checkpoint",
+        freeze_embeddings=False,
+        embedding_lr=embedding_lr,
+        layer_lr_decay=layer_lr_decay,
+    )
+    return TrainingConfig(
+        **TrainingConfig.pick({**resolved, **values}),
+        optimizer=Optimizer(
+            optimizer,
+            weight_decay=weight_decay,
+            head_lr=head_lr,
+            lr_schedule="constant",
+        ),
+        early_stopping=None,
+        encoder=encoder,
+    )
 
 
 @pytest.mark.parametrize("encoder", ["lstm", "transformer", "pretrained"])
@@ -161,7 +188,7 @@ def test_head_group_has_head_lr(encoder, detector):
         expected = 0.5 if p is table else 0.01 if id(p) in inside else 0.3
         assert lr_of[id(p)] == expected, name
     with pytest.raises(ValueError, match="must be resolved"):
-        build_net(module, TrainingConfig(), None, [0], np.arange(3), None, "cpu")
+        build_net(module, _config(head_lr="auto"), None, [0], np.arange(3), None, "cpu")
     heads = head_parameter_names(net.module_)
     assert any("classifier" in n for n in heads)
     assert any("aspect_embedding" in n for n in heads)
@@ -246,7 +273,7 @@ def test_warmup_linear_decay_rises_then_falls_to_zero_per_batch(monkeypatch):
     assert np.all(np.diff(factors[: peak + 1, 0]) > 0)
     assert np.all(np.diff(factors[peak:, 0]) < 0)
     assert factors[0, 0] < 0.5 and factors[-1, 0] < 0.1
-    assert clf.resolved_params_["lr_schedule"] == "linear"
+    assert clf.resolved_params_["optimizer__lr_schedule"] == "linear"
 
 
 def test_bfloat16_training_learns_and_keeps_float32_weights(pairs, test_pairs):

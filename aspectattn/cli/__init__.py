@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_PARAMETER_RE = re.compile(r"The '(\w+)' parameter of (\w+)(?: \(encoder of \w+\))?")
+_PARAMETER_RE = re.compile(r"The '(\w+)' parameter of (\w+)(?: \((\w+) of \w+\))?")
 #: Parameters whose flag has another name (the meta-estimator's: by its class).
 _FLAGS = {
     "max_epochs": "epochs",
@@ -106,11 +106,19 @@ _FLAGS = {
 
 
 def _in_flag_words(message: str) -> str:
-    """'The 'hidden_size' parameter of X ...' -> '--hidden-size ...'."""
+    """'The 'hidden_size' parameter of X ...' -> '--hidden-size ...'; a
+    component's parameter ('The 'path' parameter of PretrainedEncoder (encoder of
+    X)') as the flag that sets it ('--pretrained-model')."""
+    from ._common import COMPONENT_FLAGS
+
+    by_slot = {(slot, own): flag for flag, (slot, own, _) in COMPONENT_FLAGS.items()}
 
     def flag(match) -> str:
-        name, owner = match.group(1), match.group(2)
-        name = _FLAGS.get(f"{owner}.{name}", _FLAGS.get(name, name))
+        name, owner, slot = match.groups()
+        if slot is not None:
+            name = by_slot.get((slot, name), name)
+        else:
+            name = _FLAGS.get(f"{owner}.{name}", _FLAGS.get(name, name))
         return "--" + name.replace("_", "-")
 
     return _PARAMETER_RE.sub(flag, message)

@@ -573,15 +573,15 @@ def add_model_options(p, quantize=True):
 
 class TableValue:
     """The argparse type of a parameter that takes a word or a number (``"auto"``,
-    ``none`` for None where the table allows it, or a finite number of the
-    table's type); the number's range is the estimator's to check, in
-    scikit-learn's words (shown against the flag)."""
+    ``none`` for None where its constraints allow it, or a finite number of their
+    type); the number's range is the estimator's to check, in scikit-learn's
+    words (shown against the flag)."""
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, constraints: list):
+        self.constraints = constraints
 
     def __call__(self, text: str):
-        constraints = P.TABLE[self.name].constraints
+        constraints = self.constraints
         words = {o for c in constraints if type(c) is StrOptions for o in c.options}
         if text in words:
             return text
@@ -601,21 +601,125 @@ class TableValue:
         return value
 
 
+#: The command line's flags of the components' parameters (their dest) ->
+#: ``(slot, parameter, one-line help)``: what ``train`` hands each component.
+COMPONENT_FLAGS = {
+    "pretrained_model": (
+        "encoder",
+        "path",
+        "local Hugging Face checkpoint directory (with encoder pretrained)",
+    ),
+    "pretrained_input": (
+        "encoder",
+        "input",
+        "aspect as attention query only, or also as a second segment (auto: "
+        "pair for terms, vector for categories)",
+    ),
+    "embeddings": (
+        "encoder",
+        "embeddings",
+        "'word2vec', 'fasttext', a vector file, a gensim-data name, or none for "
+        "random vectors",
+    ),
+    "unseen_words": (
+        "encoder",
+        "unseen_words",
+        "read a word training never saw as the nearest known word by n-grams",
+    ),
+    "embedding_dim": (
+        "encoder",
+        "embedding_dim",
+        "size of trained or random vectors (default 100)",
+    ),
+    "embedding_dropout": ("encoder", "embedding_dropout", "dropout on word vectors"),
+    "hidden_size": (
+        "encoder",
+        "hidden_size",
+        "LSTM size (auto: 300; the extractor's tagger 100)",
+    ),
+    "bidirectional": ("encoder", "bidirectional", "bidirectional LSTM"),
+    "n_layers": ("encoder", "n_layers", "transformer layers"),
+    "n_heads": ("encoder", "n_heads", "transformer heads"),
+    "d_model": ("encoder", "d_model", "transformer width"),
+    "attention_score": (
+        "attention",
+        "score",
+        "how the aspect vector scores the encoder states",
+    ),
+    "attention_heads": ("attention", "heads", "aspect-attention heads"),
+    "final_state": (
+        "attention",
+        "final_state",
+        "what joins the aspect's attention pooling: the encoder's final state, "
+        "its summary of the term, or nothing",
+    ),
+    "position_weighting": (
+        "attention",
+        "position_weighting",
+        "aspect terms: weigh words near the term more in the attention",
+    ),
+    "position_dropout": (
+        "attention",
+        "position_dropout",
+        "aspect terms, in training: drop words from each pair's copy of its "
+        "sentence, the more often the farther from the term",
+    ),
+    "term_query": (
+        "attention",
+        "term_query",
+        "aspect terms: query with the term's word vectors, its encoder states, or both",
+    ),
+    "head_lr": (
+        "optimizer",
+        "head_lr",
+        "learning rate outside the encoder (auto: 1e-3 for a pretrained one)",
+    ),
+    "lr_schedule": (
+        "optimizer",
+        "lr_schedule",
+        "learning-rate schedule (auto: linear for a pretrained encoder)",
+    ),
+}
+
+
+def component_class(slot: str, name: str) -> type:
+    """The component class of ``slot`` that declares the parameter ``name`` (for
+    the encoder: the first registered encoder that has it)."""
+    from ..attention import AspectAttention
+    from ..encoders import ENCODER_CLASSES
+    from ..training import Optimizer
+
+    classes = {
+        "encoder": list(ENCODER_CLASSES.values()),
+        "attention": [AspectAttention],
+        "optimizer": [Optimizer],
+    }[slot]
+    return next(c for c in classes if name in c._get_param_names())
+
+
 def add_param(p, name: str, flag: str | None = None, **overrides) -> None:
-    """A model option from the parameter table (:mod:`aspectattn.params`): the flag
-    ``--name-with-dashes``, the estimator's default, type, choices and one-line
-    help; ``overrides`` replace any of them. A parameter that takes a word or a
-    number (``"auto"`` or a rate) parses with :class:`TableValue`."""
-    param = P.TABLE[name]
-    kwargs = {"dest": name, "default": param.default, "help": param.help}
-    options = [c.options for c in param.constraints if type(c) is StrOptions]
-    numbers = [c.type for c in param.constraints if isinstance(c, Interval)]
-    if "boolean" in param.constraints:
+    """A model option: the flag ``--name-with-dashes`` of an estimator's
+    parameter (the table of :mod:`aspectattn.params`) or of a component's
+    (:data:`COMPONENT_FLAGS`), with its default, type, choices and one-line help;
+    ``overrides`` replace any of them. A parameter that takes a word or a number
+    (``"auto"`` or a rate) parses with :class:`TableValue`."""
+    if name in COMPONENT_FLAGS:
+        slot, own, help_ = COMPONENT_FLAGS[name]
+        cls = component_class(slot, own)
+        constraints = cls._parameter_constraints[own]
+        default = cls().get_params()[own]
+    else:
+        param = P.TABLE[name]
+        constraints, default, help_ = param.constraints, param.default, param.help
+    kwargs = {"dest": name, "default": default, "help": help_}
+    options = [c.options for c in constraints if type(c) is StrOptions]
+    numbers = [c.type for c in constraints if isinstance(c, Interval)]
+    if "boolean" in constraints:
         kwargs["action"] = "store_true"
         kwargs.pop("default")
     elif options and numbers:
-        words = sorted(options[0]) + (["none"] if None in param.constraints else [])
-        kwargs["type"] = TableValue(name)
+        words = sorted(options[0]) + (["none"] if None in constraints else [])
+        kwargs["type"] = TableValue(constraints)
         kwargs["metavar"] = "{" + ",".join(words) + ",N}"
     elif options:
         kwargs["choices"] = sorted(options[0], key=str)
@@ -629,7 +733,8 @@ def fit_taught(meta, student, teacher, args, X, y):
     """``student`` fitted on ``X``, ``y`` with what ``teacher`` answers, through
     the meta-estimator class ``meta`` (``DistilledClassifier`` or
     ``DistilledExtractor``), at ``--distill-weight`` and
-    ``--distill-temperature``: the fitted student."""
-    weight, temperature = args.distill_weight, args.distill_temperature
-    taught = meta(student, teacher, weight=weight, temperature=temperature)
+    ``--distill-temperature`` (the meta-estimator's defaults where not given):
+    the fitted student."""
+    given = {"weight": args.distill_weight, "temperature": args.distill_temperature}
+    taught = meta(student, teacher, **{k: v for k, v in given.items() if v is not None})
     return taught.fit(X, y).student_

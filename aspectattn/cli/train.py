@@ -13,10 +13,12 @@ from .. import params as P
 from ..params import AUGMENTATIONS
 from ._common import (
     ANALYSIS_TEXT_COLUMN,
+    COMPONENT_FLAGS,
     CLIError,
     add_data_options,
     add_param,
     check_outputs,
+    component_class,
     fit_taught,
     is_pickle_name,
     language_code,
@@ -54,12 +56,7 @@ def _model_options(p) -> None:
     parameter table (:mod:`aspectattn.params`)."""
     for name in ("variant", "encoder", "pretrained_model", "pretrained_input"):
         add_param(p, name)
-    add_param(
-        p,
-        "embeddings",
-        help=P.cli_help("embeddings"),
-        type=str,
-    )
+    add_param(p, "embeddings", type=str)
     add_param(p, "language", type=language_code)
     add_param(p, "unseen_words", choices=["auto", "spelling", "vectors", "none"])
     for name in (
@@ -93,7 +90,7 @@ def _model_options(p) -> None:
         "--final-state",
         choices=list(_FINAL_STATES),
         default="auto",
-        help=P.cli_help("final_state") + " (default: auto, the term for aspect terms)",
+        help=_summary_of("final_state") + " (default: auto, the term for aspect terms)",
     )
     final.add_argument(
         "--no-final-state",
@@ -120,7 +117,7 @@ def _training_options(p) -> None:
     add_param(p, "max_epochs", flag="--epochs", dest="epochs")
     for name in ("lr", "batch_size", "batch_by", "dropout", "lr_schedule", "precision"):
         add_param(p, name)
-    add_param(p, "head_lr", help=P.cli_help("head_lr") + " (none: the same as --lr)")
+    add_param(p, "head_lr", help=_summary_of("head_lr") + " (none: the same as --lr)")
     add_param(
         p,
         "validation_fraction",
@@ -181,8 +178,19 @@ def _distillation_options(p) -> None:
         action="store_true",
         help="--teacher may be a pickle, which runs code when it is loaded",
     )
-    for name in ("distill_weight", "distill_temperature"):
-        add_param(p, name)
+    # (the meta-estimator's defaults and checks, DistilledClassifier's)
+    p.add_argument(
+        "--distill-weight",
+        type=float,
+        help="share of the teacher's probabilities in the loss of a labelled "
+        "pair (default: DistilledClassifier's)",
+    )
+    p.add_argument(
+        "--distill-temperature",
+        type=float,
+        help="softening of the teacher's and the model's probabilities "
+        "(default: DistilledClassifier's)",
+    )
 
 
 #: --final-state choices -> the estimators' ``final_state``.
@@ -280,59 +288,78 @@ def _training_data(args) -> tuple:
 
 
 def _estimator(args):
-    """The estimator the options describe (its encoder's options go to it)."""
+    """The estimator the options describe, its components made of theirs."""
     from ..estimators.categories import AspectCategoryClassifier
     from ..estimators.pairs import AspectAttentionClassifier
+    from ..training import EarlyStopping
 
     own = {}
     if not args.detector:
         own = dict(
             variant=args.variant,
             aspect_type=args.aspect_type,
-            pretrained_input=args.pretrained_input,
             batch_by=args.batch_by,
-            position_weighting=args.position_weighting,
-            position_dropout=args.position_dropout,
             term_marker=args.term_marker,
-            term_query=args.term_query,
-            scoring="accuracy",
         )
     estimator = AspectCategoryClassifier if args.detector else AspectAttentionClassifier
-    embeddings = None if args.embeddings.lower() == "none" else args.embeddings
-    # the options under the parameter table's names
-    return estimator._from_table_params(
-        dict(
-            **own,
-            encoder=args.encoder,
-            language=args.language,
-            embeddings=embeddings,
-            unseen_words=None if args.unseen_words == "none" else args.unseen_words,
-            embedding_dim=args.embedding_dim,
-            embedding_dropout=args.embedding_dropout,
-            hidden_size=args.hidden_size,
-            n_layers=args.n_layers,
-            n_heads=args.n_heads,
-            d_model=args.d_model,
-            pretrained_model=args.pretrained_model,
-            attention_score=args.attention_score,
-            attention_heads=args.attention_heads,
-            final_state=_FINAL_STATES[args.final_state],
-            augment=None if args.augment == "none" else args.augment,
-            copy_weight=args.copy_weight,
-            max_epochs=args.epochs,
-            lr=args.lr,
-            head_lr=args.head_lr,
-            lr_schedule=args.lr_schedule,
-            precision=args.precision,
-            batch_size=args.batch_size,
-            dropout=args.dropout,
-            bidirectional=args.bidirectional,
-            validation_fraction=args.validation_fraction or None,
-            early_stopping=bool(args.validation_fraction),
-            random_state=args.seed,
-            verbose=0 if args.quiet else 1,
-        )
+    # (the pair classifier keeps the epoch of the best validation accuracy)
+    stopping = EarlyStopping(scoring="loss" if args.detector else "accuracy")
+    return estimator(
+        **own,
+        **_components(args),
+        language=args.language,
+        augment=None if args.augment == "none" else args.augment,
+        copy_weight=args.copy_weight,
+        max_epochs=args.epochs,
+        lr=args.lr,
+        precision=args.precision,
+        batch_size=args.batch_size,
+        dropout=args.dropout,
+        validation_fraction=args.validation_fraction or None,
+        early_stopping=stopping if args.validation_fraction else False,
+        random_state=args.seed,
+        verbose=0 if args.quiet else 1,
     )
+
+
+def _components(args) -> dict:
+    """The encoder, the attention and the optimizer of the flags
+    (:data:`COMPONENT_FLAGS`): a flag of a parameter the chosen encoder lacks
+    must keep its default."""
+    from ..attention import AspectAttention
+    from ..encoders import ENCODER_CLASSES
+    from ..training import Optimizer
+
+    classes = {
+        "encoder": ENCODER_CLASSES[args.encoder],
+        "attention": AspectAttention,
+        "optimizer": Optimizer,
+    }
+    params = {slot: {} for slot in classes}
+    for flag, (slot, name, _) in COMPONENT_FLAGS.items():
+        value = _flag_value(args, flag)
+        if name in classes[slot]._get_param_names():
+            params[slot][name] = value
+        elif value != component_class(slot, name)().get_params()[name]:
+            raise CLIError(
+                f"--{flag.replace('_', '-')} does not apply to --encoder {args.encoder}"
+            )
+    return {slot: cls(**params[slot]) for slot, cls in classes.items()}
+
+
+def _flag_value(args, flag: str):
+    """The value of a component's flag, as the component takes it."""
+    value = getattr(args, flag)
+    if flag == "final_state":
+        return _FINAL_STATES[value]
+    if flag in ("embeddings", "unseen_words") and str(value).lower() == "none":
+        return None
+    return value
+
+
+def _summary_of(flag: str) -> str:
+    """The one-line help of a component's flag."""
+    return COMPONENT_FLAGS[flag][2]
 
 
 def _teacher(args, estimator: type):

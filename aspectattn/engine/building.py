@@ -16,7 +16,7 @@ import torch
 
 from ..nn.encoders import get_encoder
 from ..nn.ops import masked_mean_embedding
-from ..params import ENCODER_GROUPS, ModelConfig
+from ..params import ENCODERS, ModelConfig
 from ..text.pipelines import SubwordPipeline, WordPipeline
 from ..text.vectors import phrase_vector
 
@@ -31,10 +31,11 @@ def prepare_model(config: ModelConfig, data, seed, rng):
     ``texts``, ``aspects``, ``aspect_type``, ``categories`` and ``labels``."""
     texts, aspects, aspect_type = data.texts, data.aspects, data.aspect_type
     categories, n_classes = data.categories, len(data.labels)
-    encoder = get_encoder(config.encoder)  # an unknown name is an error
-    # an encoder of words (not a checkpoint's sub-words): the parameters that
-    # need "words" apply to it (params.TABLE, one source with the warnings)
-    reads_words = "words" in ENCODER_GROUPS[config.encoder]
+    settings = config.encoder  # the encoder component, resolved
+    encoder = get_encoder(settings.kind)  # an unknown name is an error
+    # an encoder of words (not a checkpoint's sub-words): the settings that need
+    # "words" apply to it (params.unused, one source with the warnings)
+    reads_words = "words" in ENCODERS[settings.kind].groups
     if reads_words:
         pipeline, built, init, coverage = _word_pipeline(
             config, encoder, texts, aspects, aspect_type, categories, seed, rng
@@ -43,25 +44,26 @@ def prepare_model(config: ModelConfig, data, seed, rng):
         pipeline, built, init, coverage = _pretrained_pipeline(
             config, aspect_type, categories
         )
+    attention = config.attention  # the attention component, resolved
     module_config = dict(
         built,
         n_classes=n_classes,
         aspect_type=aspect_type,
         n_aspects=max(len(categories), 1),
         variant=config.variant,
-        attention_score=config.attention_score,
-        attention_heads=config.attention_heads,
+        attention_score=attention.score,
+        attention_heads=attention.heads,
         dropout=config.dropout,
-        final_state=config.final_state,
+        final_state=attention.final_state,
     )
     if aspect_type == "term":  # the term-position options (unused for categories)
-        attention = config.variant != "ae"  # what the unused-parameter warnings say
+        pools = config.variant != "ae"  # what the unused-parameter warnings say
         module_config.update(
-            final_state=config.final_state if attention else True,
-            position_weighting=config.position_weighting if attention else "none",
-            position_dropout=config.position_dropout if reads_words else 0.0,
+            final_state=attention.final_state if pools else True,
+            position_weighting=attention.position_weighting if pools else "none",
+            position_dropout=attention.position_dropout if reads_words else 0.0,
             term_marker=config.term_marker and reads_words,
-            term_query=config.term_query if attention else "vectors",
+            term_query=attention.term_query if pools else "vectors",
         )
     return pipeline, module_config, init, coverage
 
@@ -70,27 +72,28 @@ def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, see
     """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
     how to initialise the module; the share of words with a vector."""
     terms = aspects if aspect_type == "term" else []
+    settings = config.encoder
     pipeline = WordPipeline(
-        config.lowercase, config.min_count, config.max_len, config.language
+        settings.lowercase, settings.min_count, settings.max_len, config.language
     )
     pipeline.fit(texts, terms)
     n_text_words = len(pipeline.vocabulary)
     matrix, found, vectors, dim = pipeline.word_vectors(
-        config.embeddings,
-        config.embedding_dim,
+        settings.embeddings,
+        settings.embedding_dim,
         texts,
         seed,
         rng,
-        config.extra_vocabulary,
-        config.unseen_words,
+        settings.extra_vocabulary,
+        settings.unseen_words,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
-    encoder_config.update(encoder.config_from(config))
-    encoder_config["embedding_dropout"] = config.embedding_dropout
+    encoder_config.update(encoder.config_from(settings))
+    encoder_config["embedding_dropout"] = settings.embedding_dropout
     built = dict(
-        encoder=config.encoder,
+        encoder=settings.kind,
         encoder_config=encoder_config,
-        aspect_size=config.aspect_size or _default_aspect_size(config, encoder, dim),
+        aspect_size=settings.aspect_size or _default_aspect_size(config, encoder, dim),
     )
     names = (
         [phrase_vector(vectors, name) for name in categories]
@@ -119,8 +122,8 @@ def _default_aspect_size(config, encoder, embedding_dim: int) -> int:
     """``A`` when ``aspect_size=None``: the word-vector size, except for the
     single-head dot form, where ``v_a`` has the states' size ``D`` so that it is
     itself the query (with a projection, ``<W v_a, h_i>`` *is* the general form)."""
-    if config.attention_score == "dot" and config.attention_heads == 1:
-        return encoder.states_size(config)
+    if config.attention.score == "dot" and config.attention.heads == 1:
+        return encoder.states_size(config.encoder)
     return embedding_dim
 
 
@@ -128,10 +131,11 @@ def _pretrained_pipeline(config, aspect_type, categories):
     """Sub-words of a pretrained checkpoint (see :mod:`aspectattn.text.subwords`)."""
     from ..nn.encoders.pretrained import check_max_len, read_checkpoint_dir
 
-    pretrained_config, files, weights = read_checkpoint_dir(config.pretrained_model)
-    check_max_len(config.max_len, pretrained_config)
+    settings = config.encoder
+    pretrained_config, files, weights = read_checkpoint_dir(settings.path)
+    check_max_len(settings.max_len, pretrained_config)
     pipeline = SubwordPipeline.from_tokenizer_files(
-        files, config.max_len, config.pretrained_input == "pair"
+        files, settings.max_len, settings.input == "pair"
     )
     built = dict(
         encoder="pretrained",

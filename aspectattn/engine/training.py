@@ -6,8 +6,8 @@ The estimators call :func:`train_module`, which runs, in order::
     net = build_net(module, TrainingConfig(...), valid, y_index, classes, rng, device)
     history, kept_epoch, interrupted = fit_net(net, train, checkpoint_path, ...)
 
-skorch is the engine, not the public face: the estimator exposes flat parameters and
-builds the net here, inside ``fit``; the net is dropped afterwards.
+skorch is the engine, not the public face: the estimator exposes its parameters and
+components and builds the net here, inside ``fit``; the net is dropped afterwards.
 """
 
 from __future__ import annotations
@@ -212,24 +212,26 @@ def optimizer_groups(module: torch.nn.Module, config: TrainingConfig) -> list:
     ``lr * layer_lr_decay ** k``. The parameters outside the encoder: ``head_lr``
     when given.
     """
-    for name in ("head_lr", "lr"):
-        if getattr(config, name) == "auto":
-            raise ValueError(f"{name}='auto' must be resolved (params.resolve_auto)")
-    depths = encoder_depths(module) if config.layer_lr_decay < 1 else {}
+    head_lr = config.optimizer.head_lr
+    if "auto" in (head_lr, config.lr):
+        raise ValueError("the rates must be resolved (params.resolve_auto)")
+    # (a pretrained encoder's layer-wise decay; the word encoders have none)
+    decay = getattr(config.encoder, "layer_lr_decay", 1.0)
+    depths = encoder_depths(module) if decay < 1 else {}
     table = embedding_parameter_name(module)
     embedding_group = {"weight_decay": 0.0}
-    if config.embedding_lr is not None:
-        embedding_group["lr"] = config.embedding_lr
+    if config.encoder.embedding_lr is not None:
+        embedding_group["lr"] = config.encoder.embedding_lr
     elif depths.get(table):
-        embedding_group["lr"] = config.lr * config.layer_lr_decay ** depths[table]
+        embedding_group["lr"] = config.lr * decay ** depths[table]
     groups = [(table, embedding_group)]
     groups += [
-        (name, {"lr": config.lr * config.layer_lr_decay**depth})
+        (name, {"lr": config.lr * decay**depth})
         for name, depth in depths.items()
         if depth and name != table
     ]
-    if config.head_lr is not None:
-        groups += [(n, {"lr": config.head_lr}) for n in head_parameter_names(module)]
+    if head_lr is not None:
+        groups += [(n, {"lr": head_lr}) for n in head_parameter_names(module)]
     return groups
 
 
@@ -401,7 +403,7 @@ def build_net(
     from skorch.helper import predefined_split
 
     callbacks, tracker = _callbacks(config, valid_ds, rng, checkpoint, multi_output)
-    optimizer_name, optimizer_defaults = OPTIMIZERS[config.optimizer]
+    optimizer_name, optimizer_defaults = OPTIMIZERS[config.optimizer.name]
     optimizer_kwargs = {f"optimizer__{k}": v for k, v in optimizer_defaults.items()}
     if config.precision not in ("float32", "bfloat16"):
         raise ValueError(f"precision={config.precision!r} must be resolved")
@@ -411,7 +413,7 @@ def build_net(
         **loss,
         optimizer=getattr(torch.optim, optimizer_name),
         lr=config.lr,
-        optimizer__weight_decay=config.weight_decay,
+        optimizer__weight_decay=config.optimizer.weight_decay,
         # One fused kernel for the whole update instead of ~10 tensor ops per
         # parameter: 0.18 -> 0.04 s of a 1.4 s epoch (ATAE, CPU).
         optimizer__fused=True,
@@ -443,6 +445,7 @@ def _callbacks(config, valid_ds, rng, checkpoint, multi_output) -> tuple:
     stop)."""
     from skorch.callbacks import EpochScoring, GradientNormClipping
 
+    stopping, optimizer = config.early_stopping, config.optimizer
     scoring = []
     if valid_ds is not None and multi_output is not None:
         monitor, lower = "valid_loss", True
@@ -457,23 +460,25 @@ def _callbacks(config, valid_ds, rng, checkpoint, multi_output) -> tuple:
             "loss": ("valid_loss", True),
             "accuracy": ("valid_acc", False),
             "f1_macro": ("valid_f1", False),
-        }[config.scoring]
+        }["loss" if stopping is None else stopping.scoring]
     else:
         monitor, lower = "train_loss", True
     tracker = BestWeights(
-        monitor, lower_is_better=lower, load_best=config.early_stopping
+        monitor, lower_is_better=lower, load_best=stopping is not None
     )
     callbacks = [("finite_loss", FiniteLoss()), *scoring, ("best_weights", tracker)]
     if checkpoint is not None:
         callbacks.append(("checkpoint", EpochCheckpoint(*checkpoint, tracker, rng)))
-    if config.early_stopping:
-        callbacks.append(("early_stopping", StopWhenStalled(tracker, config.patience)))
-    if config.gradient_clip is not None:
-        callbacks.append(("clip", GradientNormClipping(config.gradient_clip)))
-    if config.lr_schedule == "linear":
+    if stopping is not None:
+        callbacks.append(
+            ("early_stopping", StopWhenStalled(tracker, stopping.patience))
+        )
+    if optimizer.gradient_clip is not None:
+        callbacks.append(("clip", GradientNormClipping(optimizer.gradient_clip)))
+    if optimizer.lr_schedule == "linear":
         callbacks.append(("lr_schedule", WarmupLinearDecay()))
-    elif config.lr_schedule != "constant":
-        raise ValueError(f"lr_schedule={config.lr_schedule!r} must be resolved")
+    elif optimizer.lr_schedule != "constant":
+        raise ValueError(f"lr_schedule={optimizer.lr_schedule!r} must be resolved")
     return callbacks, tracker
 
 
@@ -621,7 +626,7 @@ def train_module(
     with private_torch_rng(seed, device):
         module = build()
         init(getattr(module, "model", module))
-        module.embedding.weight.requires_grad_(not config.freeze_embeddings)
+        module.embedding.weight.requires_grad_(not config.encoder.freeze_embeddings)
         # Whole sentences per batch (every aspect of a sentence from one encoder
         # pass): batch_by, resolved with the other "auto" settings
         # (params.resolve_auto) and checked against them before any data work.

@@ -35,13 +35,12 @@ from ..engine.training import (
 )
 from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
-from ..params.components import component_for_prefix
+from ..params.components import component_data, component_for_prefix
 from ._fitted import FITTED_ATTRIBUTES, FittedState
-from ._slots import COMPONENT_NAMES, SLOTS, slot_values, split_slots
+from ._slots import SLOTS
 
 __all__ = [
     "AspectAttentionBase",
-    "signature",
     "signature_constraints",
     "TrainingData",
     "FITTED_ATTRIBUTES",
@@ -49,15 +48,6 @@ __all__ = [
     "resolve_device",
     "check_sample_weight",
 ]
-
-
-def signature(parameters) -> list[str]:
-    """An estimator's parameters (its signature, in order): the table's
-    ``parameters`` less its components' (:mod:`._slots`), ``attention`` after
-    ``encoder``."""
-    names = [name for name in parameters if name not in COMPONENT_NAMES]
-    at = names.index("encoder") + 1
-    return [*names[:at], "attention", *names[at:]]
 
 
 def signature_constraints(names) -> dict:
@@ -259,28 +249,17 @@ augment : str or None, default="auto"
 class AspectAttentionBase(FittedState, BaseEstimator):
     """Shared machinery of the attention estimators (not an estimator itself).
 
-    A subclass writes out its ``__init__`` (the table's parameters less its
-    components' (:mod:`._slots`) and the groups it lacks), sets ``_table_names`` and
-    ``_parameter_constraints`` from :mod:`aspectattn.params`, and may fix
-    settings of the shared machinery that are not its parameters in
+    A subclass writes out its ``__init__`` (the table's parameters but for the
+    groups it lacks), sets ``_parameter_constraints`` from :mod:`aspectattn.params`,
+    and may fix settings of the shared machinery that are not its parameters in
     ``_fixed_params``.
     """
 
     #: Settings that are not parameters of the estimator, fixed for the machinery.
     _fixed_params: dict = {}
-    #: Parameters of earlier releases that the estimator no longer has, with the
-    #: one value they could hold: tolerated in saved models, dropped.
-    _retired_params: dict = {}
-    #: Parameters added since the first saved models, with the value that gives
-    #: the training of a model saved before them (a file without them gets it).
-    _added_params: dict = {
-        "head_lr": None,
-        "lr_schedule": "constant",
-        "layer_lr_decay": 1.0,
-        "copy_weight": 1.0,
-        "precision": "float32",
-        "unseen_words": None,
-    }
+    #: Slot -> the parameters of its component that the estimator does not read
+    #: (they must keep their defaults).
+    _unread: dict = {}
     _parameter_constraints: dict = {}
     #: Whether the estimator detects categories in a table (its ``"auto"``
     #: copies are the detector's, :func:`aspectattn.params.resolve_auto`).
@@ -297,36 +276,9 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ parameter checks
-    #: The estimator's settings as the parameter table names them: its own
-    #: parameters and its components' (set by each estimator).
-    _table_names: tuple = ()
-
-    def _table_params(self) -> dict:
-        """The estimator's settings under the parameter table's names (numpy
-        scalars as Python values): its parameters, with its components' spelled
-        out (``encoder``: its name; the other encoders' parameters at their
-        defaults; a slot that holds no component keeps its own value,
-        ``early_stopping=False``). What the configs read and model files store."""
-        own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
-        values = {name: P.TABLE[name].default for name in self._table_names} | own
-        for component in self._components():
-            values |= component.table_values()
-        return {name: values[name] for name in self._table_names}
-
-    @classmethod
-    def _from_table_params(cls, values: dict):
-        """The estimator of ``values`` (table names, as :meth:`_table_params`
-        gives them and model files store them)."""
-        slots, rest = split_slots(cls.__name__, values, values)
-        return cls(**{**rest, **slot_values(slots)})
-
     def _components_by_slot(self) -> dict:
         """Slot -> the component its value stands for (None: it holds none)."""
         return {slot.name: slot.component(getattr(self, slot.name)) for slot in SLOTS}
-
-    def _components(self) -> list:
-        """The components the parameters stand for (a name gives its defaults)."""
-        return [c for c in self._components_by_slot().values() if c is not None]
 
     def _encoder(self):
         """The encoder component (a name gives its defaults)."""
@@ -337,8 +289,18 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         return attention_component(self.attention)
 
     def _values(self) -> dict:
-        """Every setting: the parameters and the estimator's fixed settings."""
-        return {**self._fixed_params, **self._table_params()}
+        """Every setting: the parameters (each slot holding the component it
+        stands for, or None) and the estimator's fixed settings."""
+        own = {k: plain(v) for k, v in self.get_params(deep=False).items()}
+        return {**self._fixed_params, **own, **self._components_by_slot()}
+
+    def _param_data(self) -> dict:
+        """The parameters as data (a model file's JSON, a run's fingerprint):
+        each component with its own parameters."""
+        return {
+            name: component_data(value)
+            for name, value in self.get_params(deep=False).items()
+        }
 
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``). A component's
@@ -356,46 +318,44 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         """Validate every parameter and every combination of them (before any data
         work), warn about the ones the other settings leave unused; the settings."""
         validate_params(self, self._parameter_constraints)
-        for slot in SLOTS:
-            value = getattr(self, slot.name)
-            if hasattr(value, "check"):  # a component (a name is checked above)
-                value.check(type(self).__name__, self._table_names)
         values = self._values()
+        for slot in SLOTS:  # each component (a name: the one it stands for)
+            component = values[slot.name]
+            if component is not None:
+                component.check(type(self).__name__, self._reads(component))
         self._check_combinations(values)
-        # (the estimator's parameters and its components', set or not)
-        own, spelled = self.get_params(deep=False), {}
-        for component in self._components():
-            own |= component.table_values()
-            spelled |= {  # a component's parameter as the user names it
-                table: f"{component.slot}__{name}"
-                for name, table in component._param_table_names().items()
-            }
         aspect_type = values.get("aspect_type")
+        own = set(self.get_params(deep=False)) | {
+            f"{slot.name}__{name}"
+            for slot in SLOTS
+            if values[slot.name] is not None
+            for name in values[slot.name].get_params()
+        }
         P.warn_unused(
             values,
             [(n, s) for n, s in P.unused(values, aspect_type) if n in own],
             stacklevel=5,
-            spelled=spelled,
         )
         return values
 
+    def _reads(self, component):
+        """The parameters of ``component`` the estimator reads (None: all)."""
+        unread = self._unread.get(component.slot)
+        if not unread:
+            return None
+        return set(component.get_params()) - set(unread)
+
     def _check_combinations(self, values: dict) -> None:
         name = type(self).__name__
-        if values["encoder"] == "pretrained":
-            if values["pretrained_model"] is None:
-                raise ValueError(
-                    f"encoder='pretrained' needs its checkpoint in {name}: "
-                    "encoder=PretrainedEncoder(path), path a local Hugging Face "
-                    "checkpoint directory."
-                )
-            if values["variant"] != "at":
-                raise ValueError(
-                    "encoder='pretrained' supports variant='at' only (the aspect "
-                    "reaches the encoder through PretrainedEncoder(input='pair') "
-                    "instead of "
-                    f"being appended to word vectors); got "
-                    f"variant={values['variant']!r}."
-                )
+        encoder = values["encoder"]
+        if encoder.kind == "pretrained" and values["variant"] != "at":
+            raise ValueError(
+                "encoder='pretrained' supports variant='at' only (the aspect "
+                "reaches the encoder through PretrainedEncoder(input='pair') "
+                "instead of "
+                f"being appended to word vectors); got "
+                f"variant={values['variant']!r}."
+            )
         if values["early_stopping"] and values["validation_fraction"] is None:
             raise ValueError(
                 f"early_stopping=True needs a validation split: set validation_fraction"
@@ -426,26 +386,14 @@ class AspectAttentionBase(FittedState, BaseEstimator):
 
     def _resolved_record(self, values: dict) -> dict:
         """``resolved_params_``: the value of each of the estimator's parameters
-        that can be ``"auto"``, as this fit used it (those its encoder does not
-        read, left ``"auto"``, left out)."""
-        return {
-            name: value
-            for name in P.AUTO_PARAMS
-            if name in self._table_names
-            and not P.is_auto(value := values.get(name, "auto"))
-        }
-
-    def _derived_record(self, aspect_type: str) -> dict:
-        """``resolved_params_`` of a model saved before it was recorded: from its
-        parameters (explicit then, but for ``aspect_type`` and ``batch_by``)."""
-        return self._resolved_record(
-            P.resolve_auto(self._values(), aspect_type, detector=self._detector)
-        )
+        that can be ``"auto"``, and of its components' (``encoder__hidden_size``),
+        as this fit used it."""
+        return P.resolved_record(values, self.get_params(deep=False))
 
     def _check_aspect_settings(self, values: dict, aspect_type: str) -> None:
         """The checks that depend on the aspect type (resolved from the data when
         ``aspect_type="auto"``, before the vocabulary is built)."""
-        if values["final_state"] == "term" and aspect_type != "term":
+        if values["attention"].final_state == "term" and aspect_type != "term":
             raise ValueError(
                 f"final_state='term' needs aspect terms (the term's encoder states); "
                 f"{type(self).__name__} was given aspect categories. Use "
@@ -465,7 +413,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         parameter is an error)."""
         return (
             P.ModelConfig.from_params(values),
-            P.TrainingConfig.from_params(values, self._table_params()),
+            P.TrainingConfig.from_params(values, self._param_data()),
         )
 
     # ---------------------------------------------------------------- the fit
@@ -497,12 +445,13 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         split_rng, held_out = self._validation_split(data, values, seed)
         if teaching is not None:
             data = self._distilled(data, teaching, held_out)
-            values = {
-                **values,
-                "distill_weight": teaching.weight,
-                "distill_temperature": teaching.temperature,
-            }
         model_config, training_config = self._configs(values)
+        if teaching is not None:
+            training_config = replace(
+                training_config,
+                distill_weight=teaching.weight,
+                distill_temperature=teaching.temperature,
+            )
         pipeline, module_config, init, coverage = prepare_model(
             model_config, data, seed, np.random.default_rng([seed, VECTOR_STREAM])
         )

@@ -15,7 +15,8 @@ from .. import persistence
 from .._fields import labels_state
 from ..nn.model import AspectAttentionModel
 from ..nn.schema import check_module_config
-from ..params._constraints import satisfies, validate_params
+from ..params._constraints import validate_params
+from ..params.components import component_from_data
 from ..text.pipelines import SubwordPipeline, pipeline_from_state
 
 __all__ = ["FittedState", "FITTED_ATTRIBUTES", "build_module"]
@@ -89,59 +90,39 @@ class FittedState:
 
     @classmethod
     def _saved_params(cls, params: dict) -> dict:
-        """A model file's parameters (the table's names), each checked as the
-        table states it; those added since a file was written get the value that
-        trained it, those retired or of distillation are dropped."""
-        params = {
-            k: v
-            for k, v in params.items()
-            if not (k in cls._retired_params and v == cls._retired_params[k])
-        }
-        # files of earlier releases kept how the model was distilled: checked,
-        # then dropped (a file never holds the teacher, and predicting needs
-        # neither setting)
-        for name in P.DISTILLATION_NAMES:
-            if name in params and not satisfies(
-                params[name], P.TABLE[name].constraints
-            ):
-                raise ValueError(f"the parameter {name} is not a valid {name}")
-            if name == "teacher" and params.get(name) is not None:
-                raise ValueError("a model file never holds a teacher")
-            params.pop(name, None)
-        own = set(cls._table_names)
-        added = {k: v for k, v in cls._added_params.items() if k in own}
-        params = {**added, **params}
-        unknown = set(params) - own
+        """A model file's parameters, each component rebuilt from its own
+        parameters, every field checked (``ValueError`` otherwise)."""
+        from ._slots import SLOTS
+
+        unknown = set(params) - set(cls._get_param_names())
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
-        if not isinstance(params.get("encoder", "lstm"), str):
-            raise ValueError("the encoder must be named")
-        # every field as the table states it, before a component takes it in (or
-        # drops it: scoring and patience without early stopping)
-        for name, value in params.items():
-            if not satisfies(value, P.TABLE[name].constraints):
-                raise ValueError(f"the parameter {name} is not a valid {name}")
-        return params
+        classes = {slot.name: slot.classes for slot in SLOTS}
+        return {
+            name: component_from_data(value, classes[name], f"the parameter {name}")
+            if name in classes
+            else value
+            for name, value in params.items()
+        }
 
     @classmethod
     def _from_saved(cls, params: dict, state: dict, tensors: dict):
         """Rebuild a fitted estimator from :meth:`_fitted_state` data and tensors
         read from a file. Validates every field; raises ``ValueError`` or
         ``TypeError`` on anything unexpected."""
-        estimator = cls._from_table_params(cls._saved_params(params))
+        estimator = cls(**cls._saved_params(params))
         validate_params(estimator, cls._parameter_constraints)
-        for component in estimator._components():  # their own cross-checks
-            component.check(cls.__name__, cls._table_names)
+        components = estimator._components_by_slot()
+        for component in components.values():  # their own cross-checks
+            if component is not None:
+                component.check(cls.__name__, estimator._reads(component))
         expected = set(FITTED_ATTRIBUTES) - {"module_"}
-        if isinstance(state, dict) and "resolved_params_" not in state:
-            state = {**state, "resolved_params_": None}  # written before it existed
         if not isinstance(state, dict) or set(state) != expected:
             raise ValueError(f"the fitted state must have the keys {sorted(expected)}")
         fitted = persistence.check_fitted_state(state)
-        if fitted["resolved_params_"] is None:
-            fitted["resolved_params_"] = estimator._derived_record(
-                fitted["aspect_type_"]
-            )
+        fitted["resolved_params_"] = P.check_resolved(
+            fitted["resolved_params_"], components
+        )
         fitted["text_pipeline_"] = pipeline_from_state(state["text_pipeline_"])
         config = fitted["module_config_"] = check_module_config(state["module_config_"])
         if (

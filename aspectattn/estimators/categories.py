@@ -50,17 +50,14 @@ from ._base import (
     AspectAttentionBase,
     TrainingData,
     check_sample_weight,
-    signature,
     signature_constraints,
     split_sample_weight,
 )
 
 __all__ = ["AspectCategoryClassifier", "detection_f1", "mention_f1"]
 
-#: The parameters of the detector, in the order of the table.
-PARAMETERS = P.names_for((*P.PAIR_GROUPS, *P.DISTILLATION_GROUPS))
-#: The parameters of its signature: those of the table less its encoders'.
-SIGNATURE = signature(PARAMETERS)
+#: The parameters of the detector (its signature), in the order of the table.
+SIGNATURE = P.names_for(P.PAIR_GROUPS)
 
 
 @persistence.register
@@ -223,14 +220,16 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         variant="at",
         aspect_type="category",
         batch_by="sentence",
-        pretrained_input="vector",
         class_weight=None,
-        scoring="loss",  # the validation loss selects the epoch
     )
-    # Parameters of earlier releases that could hold one value only.
-    _retired_params = {"scoring": "loss"}
+    # The components' parameters for aspect terms, or for the pair classifier's
+    # choice of epoch (the validation loss selects the detector's).
+    _unread = {
+        "encoder": ("input",),
+        "attention": ("position_weighting", "position_dropout", "term_query"),
+        "early_stopping": ("scoring",),
+    }
     _detector = True
-    _table_names = tuple(PARAMETERS)
     _parameter_constraints = signature_constraints(SIGNATURE)
 
     def __init__(

@@ -15,14 +15,15 @@ the labels) is :mod:`aspectattn.engine.distillation`'s.
 
 from __future__ import annotations
 
+from numbers import Real
+
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .. import params as P
 from ..engine.distillation import Teaching
-from ..params._constraints import validate_params
+from ..params._constraints import Interval, validate_params
 from ._base import AspectAttentionBase
 
 __all__ = ["Distilled", "DistilledClassifier"]
@@ -48,13 +49,14 @@ class Distilled(MetaEstimatorMixin, BaseEstimator):
     ``_default_student()`` (its ``student=None``) and the methods it passes on.
     """
 
-    #: The teacher's weight and temperature, as the parameter table bounds them
-    #: (the command line's --distill-weight and --distill-temperature check the
-    #: same).
+    #: The teacher, its weight and its temperature (the command line's
+    #: --distill-weight and --distill-temperature are checked by them).
     _teaching_constraints = {
         "teacher": [HasMethods(["fit", "predict_proba"])],
-        "weight": list(P.TABLE["distill_weight"].constraints),
-        "temperature": list(P.TABLE["distill_temperature"].constraints),
+        "weight": [Interval(Real, 0, 1, closed="both")],
+        # (below 0.1 the softened teacher is one-hot and the loss's T**-1 logits
+        # overflow; above 100 its T**2 factor does)
+        "temperature": [Interval(Real, 0.1, 100, closed="both")],
     }
 
     def __init__(self, student=None, teacher=None, *, weight=0.5, temperature=2.0):

@@ -44,17 +44,15 @@ from ._base import (
     AspectAttentionBase,
     TrainingData,
     check_sample_weight,
-    signature,
     signature_constraints,
     split_sample_weight,
 )
 
 __all__ = ["AspectAttentionClassifier"]
 
-#: The parameters of the pair classifier, in the order of the table.
-PARAMETERS = P.names_for((*P.CATEGORY_GROUPS, *P.DISTILLATION_GROUPS))
-#: The parameters of its signature: those of the table less its encoders'.
-SIGNATURE = signature(PARAMETERS)
+#: The parameters of the pair classifier (its signature), in the order of the
+#: table.
+SIGNATURE = P.names_for(P.CATEGORY_GROUPS)
 
 
 @persistence.register
@@ -159,8 +157,9 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         training over the aspects of a sentence; same loss as per pair).
         ``"pair"``: pairs are shuffled independently. ``"auto"``: ``"sentence"``
         when the encoder does not see the aspect (``variant="at"`` with any
-        encoder but ``pretrained_input="pair"``), else ``"pair"``. Prediction
-        always encodes each distinct sentence once when the encoder allows it.
+        encoder but ``PretrainedEncoder(input="pair")``), else ``"pair"``.
+        Prediction always encodes each distinct sentence once when the encoder
+        allows it.
     max_epochs : int or "auto", default="auto"
         Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20, or
         :data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
@@ -221,11 +220,13 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     aspect_type_ : {"category", "term"}
         The aspect kind used.
     resolved_params_ : dict
-        What each parameter that can be ``"auto"`` (``aspect_type``,
-        ``batch_by``, ``final_state``, ``position_weighting``,
-        ``bidirectional``, ``augment``, ``head_lr``) stood for in this fit, e.g.
-        ``{"final_state": "term", "bidirectional": True, ...}`` for aspect terms.
-        Kept by :meth:`save` and pickling.
+        What each parameter that can be ``"auto"`` stood for in this fit, the
+        estimator's (``aspect_type``, ``batch_by``, ``augment``...) and its
+        components' under scikit-learn's names, e.g. ``{"augment":
+        "flip+join+negate", "attention__final_state": "term",
+        "encoder__bidirectional": True, ...}`` for aspect terms:
+        ``set_params(**resolved_params_)`` gives an estimator that trains as this
+        fit did. Kept by :meth:`save` and pickling.
     aspects_ : ndarray of str
         The aspect categories seen in ``fit`` (empty for terms).
     text_pipeline_ : :class:`aspectattn.text.pipelines.WordPipeline` or \
@@ -280,7 +281,6 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
     (2,)
     """
 
-    _table_names = tuple(PARAMETERS)
     _parameter_constraints = signature_constraints(SIGNATURE)
 
     def __init__(
@@ -395,7 +395,10 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
             )
         aspect_type = resolve_aspect_type(self.aspect_type, texts, aspects)
         if self.aspect_type == "auto" and aspect_type == "category":
-            P.warn_unused(self._values(), _unused_term_params(), stacklevel=5)
+            values = self._values()
+            unused = P.needing(values, "terms")
+            unused = [(name, "the aspects are categories") for name in unused]
+            P.warn_unused(values, unused, stacklevel=5)
         categories = sorted(set(aspects)) if aspect_type == "category" else []
         return TrainingData(
             texts=texts,
@@ -686,15 +689,6 @@ def _term_spans(pipeline, module_config, texts, aspects, char_spans):
     if not uses_position(module_config):
         return None
     return pipeline.term_spans(texts, aspects, char_spans)
-
-
-def _unused_term_params() -> list[tuple[str, str]]:
-    """The term parameters, unused when ``aspect_type="auto"`` finds categories."""
-    return [
-        (p.name, "the aspects are categories")
-        for p in P.PARAMS
-        if "terms" in p.needs and p.name in PARAMETERS
-    ]
 
 
 def _pair_labels(y, n: int, teaching) -> tuple:

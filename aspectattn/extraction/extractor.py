@@ -37,7 +37,7 @@ from ..exceptions import AspectAttnWarning, InputError
 from ..nn.tagger import PretrainedTagger, TermTagger
 from ..params._constraints import Interval, JSONObject, Matching, validate_params
 from ..params._core import DEVICE_DESCRIPTION, DEVICE_RE
-from ..params.components import component_for_prefix, split_flat
+from ..params.components import component_for_prefix, component_from_data
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer
@@ -74,19 +74,12 @@ TAGGER_LSTM_SIZE = 100
 AUTO_DECODING = {"lstm": "viterbi", "pretrained": "greedy"}
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1", "valid_score")
-#: Each encoder the tagger takes -> the settings it reads (their parameter-table
-#: names); the encoder's others, which only the classifiers read, must keep their
-#: defaults.
+#: Each encoder the tagger takes -> the parameters it reads; the encoder's
+#: others, which only the classifiers read, must keep their defaults.
 _READS = {
-    "lstm": {"encoder", "hidden_size", "embeddings", "embedding_dim", "lowercase"},
-    "pretrained": {"encoder", "pretrained_model"},
+    "lstm": {"hidden_size", "embeddings", "embedding_dim", "lowercase"},
+    "pretrained": {"path"},
 }
-#: The encoders' settings under their table names, as a model file spells them.
-_ENCODER_NAMES = frozenset(
-    table
-    for component in (LSTMEncoder, PretrainedEncoder)
-    for table in component._param_table_names().values()
-)
 #: The fitted state a model file holds beside the tensors.
 _STATE_KEYS = {"language_", "inputs", "best_epoch_", "history_"}
 
@@ -159,16 +152,6 @@ class SpanTagger(BaseEstimator):
         )
         return super().set_params(**params)
 
-    def _encoder_from_file(self, flat: dict) -> None:
-        """The encoder settings a model file spells flat, under their table
-        names (``hidden_size``, ``pretrained_model``...), as the component."""
-        owner = type(self).__name__
-        self.encoder, unknown = split_flat(
-            owner, "encoder", self.encoder, flat, encoder_component, _ENCODER_NAMES
-        )
-        if unknown:
-            raise ValueError(f"unknown encoder settings {sorted(unknown)[:5]}")
-
     def _encoder(self):
         """The encoder component (its name gives its defaults), checked: the
         settings the tagger does not read keep their defaults (``encoder`` itself
@@ -176,12 +159,6 @@ class SpanTagger(BaseEstimator):
         encoder = encoder_component(self.encoder)
         encoder.check(type(self).__name__, _READS[encoder.kind])
         return encoder
-
-    def _table_params(self) -> dict:
-        """The parameters with the encoder's spelled out under the parameter
-        table's names, as model files hold them."""
-        own = self.get_params(deep=False)
-        return {**own, **encoder_component(own.pop("encoder")).table_values()}
 
     # -- fit --------------------------------------------------------------------
     def _fit(self, X, y, teaching=None):
@@ -274,7 +251,9 @@ class SpanTagger(BaseEstimator):
         resolved["language"] = self.language_
         if encoder.kind == "lstm":
             size = encoder.hidden_size
-            resolved["hidden_size"] = TAGGER_LSTM_SIZE if size == "auto" else size
+            resolved["encoder__hidden_size"] = (
+                TAGGER_LSTM_SIZE if size == "auto" else size
+            )
         return resolved
 
     def _encoder_inputs(self, encoder, texts, seed):
@@ -310,7 +289,7 @@ class SpanTagger(BaseEstimator):
                 vocab_size=len(matrix),
                 embedding_dim=dim,
                 n_characters=0 if table is None else len(table) + 2,
-                hidden_size=self.resolved_params_["hidden_size"],
+                hidden_size=self.resolved_params_["encoder__hidden_size"],
                 dropout=self.resolved_params_["dropout"],
             ),
             _CopyEmbeddings(matrix),
@@ -410,16 +389,16 @@ class SpanTagger(BaseEstimator):
         than the file."""
         from ..persistence import _history
 
-        own = set(cls._get_param_names())
-        unknown = set(params) - own - _ENCODER_NAMES
+        unknown = set(params) - set(cls._get_param_names())
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)[:5]}")
         extractor = cls()
-        extractor.set_params(**{k: v for k, v in params.items() if k in own})
+        extractor.set_params(**params)
+        # (the encoder as its class and its own parameters, each checked)
+        extractor.encoder = component_from_data(
+            extractor.encoder, (LSTMEncoder, PretrainedEncoder), "the encoder"
+        )
         extractor._validate_params()
-        # the encoder's settings, spelled flat in the file, to the component
-        flat = {k: v for k, v in params.items() if k not in own}
-        extractor._encoder_from_file(flat)
         encoder = extractor._encoder()
         extractor.encoder = encoder.short()
         if not isinstance(state, dict) or set(state) != cls._STATE_KEYS:
@@ -474,7 +453,7 @@ class SpanTagger(BaseEstimator):
             raise ValueError("the character table does not match the characters")
         hidden_size = _shape(tensors, f"{tagger}forward_lstm.weight_hh_l0", 2)[1]
         # the parameters say what the tensors are: get_params never lies
-        if self.resolved_params_["hidden_size"] != hidden_size:
+        if self.resolved_params_["encoder__hidden_size"] != hidden_size:
             raise ValueError(
                 f"the encoder's hidden_size ({encoder.hidden_size!r}) does not "
                 f"match its tensors ({hidden_size} units)"

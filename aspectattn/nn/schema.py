@@ -3,7 +3,8 @@
 anything is built.
 
 Nothing here restates a bound: a field that is a parameter is checked against the
-parameter table's constraints (:func:`aspectattn.params.value_constraints`), the
+constraints of the estimators' table or of the component that declares it
+(:func:`aspectattn.params.value_constraints`), the
 encoder's own configuration against the ``config_schema`` its class declares in its
 module, and the encoder's name against the registry
 (:data:`aspectattn.params.ENCODERS`).
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from ..params import ENCODERS, value_constraints
+from ..attention import AspectAttention
+from ..encoders import WORD_CONSTRAINTS
+from ..params import ENCODERS, TABLE, value_constraints
 from ..params._constraints import Interval, StrOptions, satisfies
 from .encoders import get_encoder
 
@@ -37,23 +40,26 @@ _DERIVED = {
     "aspect_type": [StrOptions({"category", "term"})],
     "n_aspects": [Interval(Integral, 1, 1_000_000, closed="both")],
 }
+#: The attention's parameters, under the module's names where they differ.
+_ATTENTION = {
+    "attention_score": "score",
+    "attention_heads": "heads",
+    "final_state": "final_state",
+    "position_weighting": "position_weighting",
+    "position_dropout": "position_dropout",
+    "term_query": "term_query",
+}
 #: The module configuration: its own keys, then the parameters it holds.
 MODEL_SCHEMA = {
     **_DERIVED,
-    "aspect_size": [None, *value_constraints("aspect_size")],
+    "aspect_size": [None, *value_constraints(WORD_CONSTRAINTS["aspect_size"])],
     **{
-        name: value_constraints(name)
-        for name in (
-            "variant",
-            "attention_score",
-            "attention_heads",
-            "dropout",
-            "final_state",
-            "position_weighting",
-            "position_dropout",
-            "term_marker",
-            "term_query",
-        )
+        key: value_constraints(AspectAttention._parameter_constraints[name])
+        for key, name in _ATTENTION.items()
+    },
+    **{
+        name: value_constraints(TABLE[name].constraints)
+        for name in ("variant", "dropout", "term_marker")
     },
 }
 

@@ -1,31 +1,30 @@
-"""The one parameter table of the attention estimators and their components.
+"""The parameters of the attention estimators, and the policy that resolves
+their ``"auto"`` settings.
 
-Every parameter of :class:`~aspectattn.AspectAttentionClassifier`,
-:class:`~aspectattn.AspectCategoryClassifier` and their components
+Every parameter of :class:`~aspectattn.AspectAttentionClassifier` and
+:class:`~aspectattn.AspectCategoryClassifier` is one :class:`Param` of
+:data:`PARAMS` (the two share most of them): its default, its constraints, its
+group and a one-line help. The parameters of their components -- the encoder, the
+attention, the optimizer, early stopping -- are the components' own
 (:mod:`aspectattn.encoders`, :mod:`aspectattn.attention`,
-:mod:`aspectattn.training`) is one :class:`Param` of :data:`PARAMS`: its default,
-its constraints, its group and a one-line help. From the table come
+:mod:`aspectattn.training`), declared once there. From the table come
 
-* each estimator's ``_parameter_constraints`` (:func:`constraints`) and each
-  encoder's; their written-out signatures and docstrings are checked against it
-  (``tests/test_params.py``, ``tests/test_encoders.py``);
+* each estimator's ``_parameter_constraints`` (:func:`constraints`); the written-out
+  signatures and docstrings are checked against it (``tests/test_params.py``);
 * the ``--help`` strings of the command line (:func:`cli_help`) and the user
-  guide's parameter tables (checked by a test);
-* the warnings for parameters that the other settings leave unused
-  (:func:`unused`), and the configs that building and training take whole
-  (:class:`ModelConfig`, :class:`TrainingConfig`): nothing below the estimators
-  reads the estimator. The estimators hand down their settings under the table's
-  names, their components' spelled out (``_table_params``), as model files keep
-  them.
+  guide's parameter table;
+* the warnings for settings that the others leave unused (:func:`unused`), and the
+  configs that building and training take whole (:class:`ModelConfig`,
+  :class:`TrainingConfig`, which hold the resolved components): nothing below the
+  estimators reads the estimator.
 
 A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair
-classifier only; ``"categories"``: the detector only; ``"distillation"``:
-neither, :class:`~aspectattn.DistilledClassifier` instead; the rest: both) and who
-uses it (an encoder's own group; ``"words"``: encoders that read word vectors).
-The table is kept in three modules by theme: :mod:`.model` (variant, aspects, word
-vectors, attention, aspect terms), :mod:`.encoders` (one group per encoder; adding
-an encoder: its parameters there and its entry in :data:`ENCODERS`) and
-:mod:`.training` (training, prediction, input columns, the detector's own).
+classifier only; ``"categories"``: the detector only; the rest: both) and who
+uses it (``"words"``: encoders that read word vectors). The table is kept in two
+modules by theme: :mod:`.model` (variant, aspects, the components, copies) and
+:mod:`.training` (training, prediction, input columns, the detector's own);
+:mod:`.encoders` is the encoder registry (:data:`ENCODERS`) with each encoder's
+recipe.
 
 This module imports neither torch nor gensim, so the command line starts fast.
 """
@@ -36,12 +35,12 @@ import warnings
 from dataclasses import field, make_dataclass
 from typing import Any
 
+from .._validation import plain
 from ..exceptions import AspectAttnWarning
 from ..text.languages import auto_language
-from . import encoders as _encoders
 from . import model as _model
 from . import training as _training
-from ._constraints import StrOptions, satisfies
+from ._constraints import satisfies
 from ._core import (
     ATTENTION_SCORES,
     AUGMENTATIONS,
@@ -57,18 +56,21 @@ from ._core import (
     Param,
     Recipe,
 )
-from .encoders import ENCODER_GROUPS, ENCODERS, LSTM_SIZE
+from .components import value_constraints
+from .encoders import ENCODERS, LSTM_SIZE
 
 __all__ = [
     "AUTO_PARAMS",
     "is_auto",
     "resolve_auto",
+    "resolved_record",
     "check_resolved",
+    "value_constraints",
+    "SLOTS",
     "Param",
     "PARAMS",
     "TABLE",
     "ENCODERS",
-    "ENCODER_GROUPS",
     "EncoderEntry",
     "Recipe",
     "ModelConfig",
@@ -92,19 +94,14 @@ __all__ = [
 #: Groups that only one estimator has.
 PAIR_GROUPS = ("pairs", "terms")
 CATEGORY_GROUPS = ("categories",)
-#: The group that neither estimator has since 0.1.0: distillation's settings,
-#: now :class:`~aspectattn.DistilledClassifier`'s (its constraints, the command
-#: line's help and ``TrainingConfig``'s fields stay the table's).
-DISTILLATION_GROUPS = ("distillation",)
 
 #: The table: every parameter of both estimators, in documentation order.
-PARAMS: list[Param] = [*_model.PARAMS, *_encoders.PARAMS, *_training.PARAMS]
+PARAMS: list[Param] = [*_model.PARAMS, *_training.PARAMS]
 
 #: Name -> :class:`Param`.
 TABLE = {p.name: p for p in PARAMS}
-#: The distillation settings' names (``teacher``, ``distill_weight``,
-#: ``distill_temperature``), which the estimators took before 0.1.0.
-DISTILLATION_NAMES = tuple(p.name for p in PARAMS if p.group in DISTILLATION_GROUPS)
+#: The parameters that hold a component (or a name that stands for one).
+SLOTS = ("encoder", "attention", "optimizer", "early_stopping")
 
 
 def names_for(exclude_groups) -> list[str]:
@@ -124,41 +121,65 @@ def cli_help(name: str) -> str:
 
 # ------------------------------------------------------------ unused parameters
 def unused(values: dict, aspect_type: str | None = None) -> list[tuple[str, str]]:
-    """``(parameter, setting)`` for each parameter of ``values`` that the other
-    values leave unused, in the words of the warning: "... is not used when
-    {setting}". ``aspect_type``: the (resolved) aspect type, when known."""
-    encoder, embeddings = values.get("encoder"), values.get("embeddings")
-    groups = ENCODER_GROUPS.get(encoder, ())
+    """``(parameter, setting)`` for each parameter of ``values`` -- the
+    estimator's, and its components' as ``slot__name`` -- that the other values
+    leave unused, in the words of the warning: "... is not used when {setting}".
+    ``values``: the estimator's settings, each slot holding its component (or
+    None); ``aspect_type``: the (resolved) aspect type, when known."""
+    encoder = values["encoder"]
+    embeddings = getattr(encoder, "embeddings", None)
+    groups = ENCODERS[encoder.kind].groups
     # (needs that these values leave unmet, the setting that leaves them unmet)
-    unmet = [({"words", *ENCODERS} - set(groups), f"encoder={encoder!r}")]
+    unmet = [({"words"} - set(groups), f"encoder={encoder.kind!r}")]
     if values.get("variant") == "ae":
         unmet.append(({"attention"}, "variant='ae'"))
     if aspect_type == "category":
         unmet.append(({"terms"}, "aspect_type='category'"))
     if embeddings is None or embeddings in TRAINABLE_VECTORS:
         unmet.append(({"vector_file"}, f"embeddings={embeddings!r}"))
-    if values.get("teacher") is None:
-        unmet.append(({"teacher"}, "teacher=None"))
+    needs = _needs(values)
     return [
-        (p.name, setting)
-        for needs, setting in unmet
-        for p in PARAMS
-        if p.name in values and needs & set(p.needs)
+        (name, setting)
+        for missing, setting in unmet
+        for name, needed in needs.items()
+        if missing & needed
     ]
 
 
-def warn_unused(
-    values: dict, pairs, stacklevel: int = 3, spelled: dict | None = None
-) -> None:
+def needing(values: dict, need: str) -> list[str]:
+    """The settings of ``values`` (as :func:`unused` names them) used only when
+    ``need`` is met (``"terms"``: with aspect terms)."""
+    return [name for name, needed in _needs(values).items() if need in needed]
+
+
+def _needs(values: dict) -> dict:
+    """Each setting of ``values`` -> the conditions under which it is used."""
+    needs = {p.name: set(p.needs) for p in PARAMS if p.name in values}
+    for slot in SLOTS:
+        component = values.get(slot)
+        for name, needed in getattr(component, "_needs", {}).items():
+            needs[f"{slot}__{name}"] = set(needed)
+    return needs
+
+
+def setting(values: dict, name: str):
+    """``(value, default)`` of the setting ``name`` of ``values``: an estimator's
+    parameter, or a component's as ``slot__name``."""
+    slot, _, own = name.partition("__")
+    if not own:
+        return values[name], TABLE[name].default
+    component = values[slot]
+    return getattr(component, own), type(component)().get_params()[own]
+
+
+def warn_unused(values: dict, pairs, stacklevel: int = 3) -> None:
     """Warn, in scikit-learn's words, for each ``(parameter, setting)`` of ``pairs``
-    whose value in ``values`` is not its default; ``spelled``: how the user names
-    a parameter where it differs from the table (``attention__heads``)."""
-    for name, setting in pairs:
-        value, default = values[name], TABLE[name].default
+    whose value in ``values`` is not its default."""
+    for name, reason in pairs:
+        value, default = setting(values, name)
         if value is not default and value != default:
-            shown = (spelled or {}).get(name, name)
             warnings.warn(
-                f"The parameter {shown!r} is not used when {setting}.",
+                f"The parameter {name!r} is not used when {reason}.",
                 AspectAttnWarning,
                 stacklevel=stacklevel,
             )
@@ -171,24 +192,14 @@ def warn_unused(
 AUTO_PARAMS = (
     "language",
     "aspect_type",
-    "pretrained_input",
     "batch_by",
-    "final_state",
-    "position_weighting",
-    "bidirectional",
-    "hidden_size",
     "augment",
     "copy_weight",
-    "head_lr",
     "lr",
     "batch_size",
     "max_epochs",
-    "patience",
     "dropout",
-    "lr_schedule",
     "precision",
-    "freeze_embeddings",
-    "unseen_words",
     "mention_weight",
 )
 # Each encoder's recipe is in its entry of ENCODERS (params/encoders.py); these
@@ -232,8 +243,9 @@ def resolve_auto(
     detector: bool = False,
 ) -> dict:
     """What each ``"auto"`` value of ``values`` stands for with aspects of
-    ``aspect_type`` and the training ``labels`` (None: not known yet); the
-    parameters of :data:`AUTO_PARAMS` that ``values`` has, resolved.
+    ``aspect_type`` and the training ``labels`` (None: not known yet): the
+    parameters of :data:`AUTO_PARAMS` that ``values`` has, resolved, and each
+    slot's component with its own ``"auto"`` parameters resolved (a copy).
 
     The rules come from validation scores on five data sets
     (``benchmarks/defaults.py``): for aspect terms, the TD-LSTM reading of the
@@ -250,16 +262,16 @@ def resolve_auto(
     ``detector_copies``); for English aspect terms, the recipe's
     ``term_copies`` (flipped, negated and joined sentences for the LSTM and the
     pretrained encoder); each chosen by validation accuracy, then validation
-    robustness (``benchmarks/behaviour.py``). ``pretrained_input``:
-    the recipe's ``term_input`` for aspect terms (the term also as a second
+    robustness (``benchmarks/behaviour.py``). The pretrained encoder's
+    ``input``: the recipe's ``term_input`` for aspect terms (the term also as a second
     segment for the pretrained encoder, chosen by the same rule), the query
     alone for categories. ``batch_by``: whole sentences when the encoder does
     not see the aspect. The training settings
     (``lr``, ``batch_size``, ``max_epochs``, ``patience``, ``dropout``,
     ``lr_schedule``, ``freeze_embeddings``), ``head_lr`` and ``precision``
     (``"bfloat16"`` where the recipe says so and the resolved ``device`` computes
-    it natively, else ``"float32"``, also with no device: the record of a model
-    saved before) come from the encoder's :class:`Recipe` in :data:`ENCODERS`.
+    it natively, else ``"float32"``, also with no device) come from the
+    encoder's :class:`Recipe` in :data:`ENCODERS`.
     ``unseen_words``: ``"vectors"`` with ``embeddings="fasttext"`` (their n-gram
     vectors beat the spelling by 1.6 points of validation accuracy over five
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
@@ -272,30 +284,23 @@ def resolve_auto(
     copies of categories: 1 by the same rule, ``--category-pairs``).
     """
     term = aspect_type == "term"
-    recipe = _recipe(values.get("encoder"))
+    recipe = ENCODERS[values["encoder"].kind].recipe
+    resolved = {
+        slot: _resolved_component(values[slot], recipe, term)
+        for slot in SLOTS
+        if values.get(slot) is not None and slot in values
+    }
     rules = {
-        **recipe.training,
+        **{k: recipe.training[k] for k in ("lr", "batch_size", "max_epochs")},
+        "dropout": recipe.training["dropout"],
         "precision": "bfloat16"
         if recipe.bfloat16 and device is not None and fast_bfloat16(device)
         else "float32",
         "aspect_type": aspect_type,
-        "final_state": "term" if term else False,
-        "position_weighting": recipe.term_position if term else "none",
-        "pretrained_input": recipe.term_input if term else "vector",
-        "bidirectional": term,
-        "hidden_size": LSTM_SIZE,
-        "head_lr": recipe.head_lr,
         "mention_weight": recipe.mention_weight,
-        "unseen_words": "vectors"
-        if values.get("embeddings") == "fasttext"
-        else "spelling",
     }
-    # (another encoder's parameters -- the LSTM's size with a checkpoint, the
-    # checkpoint's input with the LSTM -- stand for nothing: left as they are)
-    others = set(ENCODERS) - set(ENCODER_GROUPS.get(values.get("encoder"), ()))
-    resolved = {}
     for name in AUTO_PARAMS:
-        if name not in values or others & set(TABLE[name].needs):
+        if name not in values:
             continue
         value = values[name]
         if not is_auto(value):
@@ -307,30 +312,78 @@ def resolve_auto(
             resolved[name] = "pair" if sees else "sentence"
         elif name == "augment":
             resolved[name] = _copies(
-                term,
-                values.get("encoder", "lstm"),
-                labels,
-                resolved.get("language"),
-                detector,
+                term, values["encoder"].kind, labels, resolved.get("language"), detector
             )
         elif name == "copy_weight":
             english = resolved.get("language") == "en"
             resolved[name] = (
                 recipe.detector_copy_weight if detector and english else 1.0
             )
-        elif name == "language":  # (read from the texts only when asked)
-            # no texts: a record derived for a model saved before the language was
-            # one (its tokenizer was English)
-            resolved[name] = "en" if texts is None else auto_language(texts)
+        elif name == "language":  # (no texts: the checks before fit, which
+            # read no language)
+            resolved[name] = None if texts is None else auto_language(texts)
         else:
             resolved[name] = rules[name]
     return resolved
 
 
-def _recipe(encoder) -> Recipe:
-    """The recipe of the encoder named ``encoder`` (the LSTM's for a name the
-    table does not know, which the encoder's own check refuses)."""
-    return ENCODERS.get(encoder, ENCODERS["lstm"]).recipe
+def _component_rules(component, recipe: Recipe, term: bool) -> dict:
+    """What each ``"auto"`` parameter of ``component`` stands for with
+    ``recipe``'s encoder and aspect terms (``term``) or categories."""
+    slot = component.slot
+    if slot == "encoder":
+        fasttext = getattr(component, "embeddings", None) == "fasttext"
+        return {
+            "hidden_size": LSTM_SIZE,
+            "bidirectional": term,
+            "input": recipe.term_input if term else "vector",
+            "freeze_embeddings": recipe.training["freeze_embeddings"],
+            "unseen_words": "vectors" if fasttext else "spelling",
+        }
+    if slot == "attention":
+        return {
+            "final_state": "term" if term else False,
+            "position_weighting": recipe.term_position if term else "none",
+        }
+    if slot == "optimizer":
+        return {
+            "head_lr": recipe.head_lr,
+            "lr_schedule": recipe.training["lr_schedule"],
+        }
+    return {"patience": recipe.training["patience"]}  # early stopping
+
+
+def _resolved_component(component, recipe: Recipe, term: bool):
+    """``component`` with each of its ``"auto"`` parameters resolved and numpy
+    scalars as Python values (a copy): the plain configuration building and
+    training read."""
+    rules = _component_rules(component, recipe, term)
+    params = component.get_params(deep=False)
+    return type(component)(
+        **{
+            name: rules[name] if is_auto(value) else plain(value)
+            for name, value in params.items()
+        }
+    )
+
+
+def resolved_record(values: dict, names) -> dict:
+    """``resolved_params_`` of resolved ``values``: the value of each of the
+    estimator's parameters ``names`` that can be ``"auto"``, and of each of its
+    components' as ``slot__name``; scikit-learn's names, so that
+    ``set_params(**resolved_params_)`` gives an estimator that trains as the fit
+    did."""
+    record = {
+        name: values[name]
+        for name in AUTO_PARAMS
+        if name in names and not is_auto(values.get(name, "auto"))
+    }
+    for slot in SLOTS:
+        component = values.get(slot)
+        if component is not None:
+            for name in component.auto_names():
+                record[f"{slot}__{name}"] = getattr(component, name)
+    return record
 
 
 def _copies(term: bool, encoder: str, labels, language, detector: bool) -> str | None:
@@ -342,7 +395,7 @@ def _copies(term: bool, encoder: str, labels, language, detector: bool) -> str |
     and ``"negative"``."""
     if labels is not None and missing_join_labels(labels):
         return None
-    recipe = _recipe(encoder)
+    recipe = ENCODERS[encoder].recipe
     if term:
         return recipe.term_copies if language == "en" else None
     copies = recipe.detector_copies if detector else recipe.category_copies
@@ -365,32 +418,24 @@ def fast_bfloat16(device: str) -> bool:
     return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
 
 
-def value_constraints(name: str) -> list:
-    """The constraints of parameter ``name`` once set: its table constraints
-    without ``None`` and ``"auto"`` (what a built model and a model file hold;
-    :mod:`aspectattn.nn.schema` checks files against them)."""
-    out = []
-    for c in TABLE[name].constraints:
-        if c is None:
-            continue
-        if type(c) is StrOptions:
-            options = set(c.options) - {"auto"}
-            if not options:
-                continue
-            c = StrOptions(options)
-        out.append(c)
-    return out
-
-
-def check_resolved(record) -> dict:
+def check_resolved(record, components: dict) -> dict:
     """Validate a ``resolved_params_`` read from a file: a dict of parameters of
-    :data:`AUTO_PARAMS`, each a value its constraints allow other than
-    ``"auto"``. Raises ``ValueError``."""
-    if not isinstance(record, dict) or not set(record) <= set(AUTO_PARAMS):
-        raise ValueError(f"resolved_params_ must map some of {list(AUTO_PARAMS)}")
-    for name, value in record.items():
-        if is_auto(value) or not satisfies(value, TABLE[name].constraints):
-            raise ValueError(f"resolved_params_[{name!r}] is not a valid {name}")
+    :data:`AUTO_PARAMS` and of the ``components``' (slot -> component or None)
+    ``"auto"`` parameters as ``slot__name``, each a value its constraints allow
+    other than ``"auto"``. Raises ``ValueError``."""
+    if not isinstance(record, dict):
+        raise ValueError("resolved_params_ must be an object")
+    for key, value in record.items():
+        slot, _, name = str(key).partition("__")
+        component = components.get(slot) if name else None
+        if component is not None and name in component.auto_names():
+            allowed = component._parameter_constraints[name]
+        elif key in AUTO_PARAMS:
+            allowed = TABLE[key].constraints
+        else:
+            raise ValueError(f"resolved_params_ has an unknown key {str(key)[:80]!r}")
+        if is_auto(value) or not satisfies(value, allowed):
+            raise ValueError(f"resolved_params_[{key!r}] is not a valid {key}")
     return dict(record)
 
 
@@ -433,23 +478,18 @@ def _config_class(name: str, goes: str, base: type, extra: list, doc: str) -> ty
 class _ModelConfigMethods(_Config):
     @classmethod
     def from_params(cls, values: dict):
-        """The config of ``values`` (parameters not given: their defaults)."""
-        encoder = values.get("encoder", TABLE["encoder"].default)
-        own = {
-            p.name: values[p.name]
-            for p in PARAMS
-            if p.group == encoder and p.name in values
-        }
-        return cls(**cls.pick(values), encoder_params=own)
+        """The config of ``values`` (parameters not given: their defaults; the
+        encoder and the attention: the components, resolved)."""
+        return cls(**cls.pick(values))
 
     def encoder_sees_aspect(self, aspect_type: str) -> bool:
         """Whether the encoder's input depends on the aspect (each pair is then its
         own encoder pass): the aspect in every word, as a second segment, or the
         term's tokens flagged (options whose needs the encoder meets)."""
-        groups = ENCODER_GROUPS[self.encoder]
+        groups = ENCODERS[self.encoder.kind].groups
         return (
             self.variant != "at"
-            or ("pretrained" in groups and self.pretrained_input == "pair")
+            or getattr(self.encoder, "input", None) == "pair"
             or (aspect_type == "term" and self.term_marker and "words" in groups)
         )
 
@@ -458,31 +498,43 @@ class _TrainingConfigMethods(_Config):
     @classmethod
     def from_params(cls, values: dict, run_params: dict | None = None):
         """The config of ``values``; ``run_params``: every parameter of the
-        estimator, which identifies a run for resuming from a checkpoint."""
-        return cls(**cls.pick(values), run_params=dict(run_params or {}))
+        estimator as data, which identifies a run for resuming from a
+        checkpoint."""
+        return cls(
+            **cls.pick(values),
+            encoder=values["encoder"],
+            run_params=dict(run_params or {}),
+        )
 
 
 ModelConfig = _config_class(
     "ModelConfig",
     "model",
     _ModelConfigMethods,
-    # The values of the chosen encoder's own group (what a newly added encoder
-    # reads in ``config_from``).
-    [("encoder_params", dict, field(default_factory=dict))],
+    [],
     """The parameters that building a model reads (text pipeline, word vectors,
     encoder, attention, head): a field per table parameter that goes to
-    ``"model"``. Built once in ``fit`` by :meth:`from_params`.""",
+    ``"model"``; ``encoder`` and ``attention`` hold the resolved components,
+    whose attributes are their parameters. Built once in ``fit`` by
+    :meth:`from_params`.""",
 )
 TrainingConfig = _config_class(
     "TrainingConfig",
     "training",
     _TrainingConfigMethods,
     [
+        # the encoder (its embedding table's rate, freezing, layer-wise decay)
+        ("encoder", Any, field(default=None)),
+        # a teacher's share of the loss and its temperature (distillation)
+        ("distill_weight", float, field(default=0.5)),
+        ("distill_temperature", float, field(default=2.0)),
         ("keep_sentences", bool, field(default=False)),
         ("run_params", dict, field(default_factory=dict)),
     ],
     """The parameters that training reads (optimizer, batches, validation,
     stopping, checkpoints, the detector's loss): a field per table parameter that
-    goes to ``"training"``. Built once in ``fit`` by :meth:`from_params`;
-    ``run_params`` (every parameter) identifies a run for resuming.""",
+    goes to ``"training"`` (``optimizer`` and ``early_stopping``: the resolved
+    components, or None for no early stopping), and the resolved ``encoder``.
+    Built once in ``fit`` by :meth:`from_params`; ``run_params`` (every
+    parameter) identifies a run for resuming.""",
 )

@@ -92,7 +92,7 @@ class Recipe:
     #: ``position_weighting`` for aspect terms: the attention's prior from the
     #: term's position (categories have none).
     term_position: str = "linear"
-    #: ``pretrained_input`` for aspect terms: the term as the attention's query
+    #: ``PretrainedEncoder(input=)`` for aspect terms: the term as the query
     #: alone (``"vector"``) or also as a second segment (``"pair"``); categories
     #: read ``"vector"``.
     term_input: str = "vector"

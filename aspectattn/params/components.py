@@ -1,12 +1,13 @@
 """What the estimators' components share (:mod:`aspectattn.encoders`,
-:mod:`aspectattn.attention`): parameters under the parameter table's names, their
-checks, and the flat names of earlier releases routed to them.
+:mod:`aspectattn.attention`, :mod:`aspectattn.training`): each declares its own
+parameters once -- its written-out ``__init__``, its ``_parameter_constraints``
+(scikit-learn's) and its docstring -- and is handed down whole: building and
+training read its attributes (``config.encoder.hidden_size``), model files store
+its parameters under its own names.
 
 A component is an sklearn ``BaseEstimator`` passed whole as one parameter of an
 estimator (its *slot*: ``encoder=``, ``attention=``); scikit-learn reaches its
-parameters by prefix (``encoder__hidden_size``, ``attention__heads``). Building and
-training read the table's names, so a component hands its values down under them
-(:meth:`TableComponent.table_values`) and model files keep them flat.
+parameters by prefix (``encoder__hidden_size``, ``attention__heads``).
 """
 
 from __future__ import annotations
@@ -14,58 +15,38 @@ from __future__ import annotations
 from sklearn.base import BaseEstimator
 
 from .._validation import plain
-from ._constraints import validate_params
+from ._constraints import StrOptions, satisfies, validate_params
 
-__all__ = ["TableComponent", "component_for_prefix", "split_flat"]
+__all__ = [
+    "Component",
+    "component_for_prefix",
+    "component_data",
+    "component_from_data",
+    "value_constraints",
+]
 
 
-def _table_default(name: str):
-    """The table's default of parameter ``name``."""
-    from . import TABLE
+class Component(BaseEstimator):
+    """A component of the attention estimators: its parameters, their checks, and
+    when the other settings leave one unused.
 
-    return TABLE[name].default
-
-
-class TableComponent(BaseEstimator):
-    """A component whose parameters are rows of the parameter table.
-
-    A subclass writes out its ``__init__`` and sets :attr:`slot` (the estimator
-    parameter it is passed as) and :attr:`_table_names` (its parameters whose
-    table name differs).
+    A subclass writes out its ``__init__``, its ``_parameter_constraints`` and
+    its docstring's Parameters section, and sets :attr:`slot`.
     """
 
     #: The estimator parameter the component is passed as.
     slot: str = ""
-    #: Parameter -> the table parameter it sets, where the names differ.
-    _table_names: dict = {}
+    #: Parameter -> its constraints (scikit-learn's convention).
+    _parameter_constraints: dict = {}
+    #: Parameter -> the conditions under which it is used
+    #: (:func:`aspectattn.params.unused`); a parameter not here is always used.
+    _needs: dict = {}
 
-    @classmethod
-    def _param_table_names(cls) -> dict:
-        """Each parameter -> its name in the parameter table."""
-        return {n: cls._table_names.get(n, n) for n in cls._get_param_names()}
-
-    @classmethod
-    def _constraints(cls) -> dict:
-        from . import TABLE
-
-        return {
-            name: list(TABLE[table].constraints)
-            for name, table in cls._param_table_names().items()
-        }
-
-    def table_values(self) -> dict:
-        """The parameters under their table names (numpy scalars as Python
-        values): what the estimator hands down."""
-        params = self.get_params(deep=False)
-        return {
-            table: plain(params[name])
-            for name, table in self._param_table_names().items()
-        }
-
-    def check(self, owner: str, table_names=None) -> None:
+    def check(self, owner: str, reads=None) -> None:
         """Validate the parameters (scikit-learn's messages, naming ``owner``, the
-        estimator). ``table_names``: the owner's settings, where a parameter the
-        owner lacks (the detector has no aspect terms) must keep its default."""
+        estimator). ``reads``: the parameters the owner reads, where it reads
+        only some (the extractor's tagger): the others must keep their
+        defaults."""
         vectors = getattr(self, "embeddings", None)
         if hasattr(vectors, "index_to_key") and hasattr(vectors, "vectors"):
             raise TypeError(
@@ -76,19 +57,30 @@ class TableComponent(BaseEstimator):
             )
         validate_params(
             self,
-            self._constraints(),
+            self._parameter_constraints,
             caller=f"{type(self).__name__} ({self.slot} of {owner})",
         )
-        if table_names is None:
+        if reads is None:
             return
         defaults = type(self)().get_params()
-        for name, table in self._param_table_names().items():
-            value = getattr(self, name)
-            if table not in table_names and value != defaults[name]:
+        for name, value in self.get_params().items():
+            if name not in reads and value != defaults[name]:
                 raise ValueError(
                     f"{type(self).__name__}({name}={value!r}) does not apply to "
                     f"{owner}: leave {name} at its default ({defaults[name]!r})."
                 )
+
+    @classmethod
+    def auto_names(cls) -> tuple:
+        """The parameters that may be ``"auto"`` (``fit`` resolves them)."""
+        return tuple(
+            name
+            for name in cls._get_param_names()
+            if any(
+                type(c) is StrOptions and "auto" in c.options
+                for c in cls._parameter_constraints[name]
+            )
+        )
 
     def short(self):
         """What the estimator's parameter may hold for this component: the name
@@ -114,25 +106,56 @@ def component_for_prefix(slot: str, value, params: dict, component):
     return value if made is None else made
 
 
-def split_flat(owner: str, slot: str, current, flat: dict, component, owned):
-    """``(value, rest)``: the parameters of ``flat`` (table names, as model
-    files spell them) that belong to the ``slot`` component set on it, and the
-    other names of ``flat``.
+# ----------------------------------------------------------- components as data
+def component_data(value):
+    """A slot's value as data (a model file's JSON): a component as
+    ``{"component": class name, "params": its parameters}``, anything else (a
+    name, a bool) as it is."""
+    if not isinstance(value, Component):
+        return plain(value)
+    params = {k: plain(v) for k, v in value.get_params(deep=False).items()}
+    return {"component": type(value).__name__, "params": params}
 
-    ``current``: the slot's value (a name or a component; the result is a new
-    component, or ``current`` when ``flat`` holds none of its parameters);
-    ``component``: name or component -> component; ``owned``: the table names
-    that belong to the slot's components (a parameter of another kind of
-    component of the slot, which this one ignores, is dropped).
-    """
-    moved = {k: v for k, v in flat.items() if k in owned}
-    rest = {k: v for k, v in flat.items() if k not in owned}
-    if not moved:
-        return current, rest
-    made = component(current)
-    if made is None:  # the slot holds no component (early_stopping=False)
-        return current, rest
-    names = {t: n for n, t in made._param_table_names().items()}
-    params = made.get_params(deep=False)
-    params.update({names[k]: v for k, v in moved.items() if k in names})
-    return type(made)(**params), rest
+
+def component_from_data(data, classes, what: str):
+    """The slot value ``data`` (:func:`component_data`'s) stands for, a component
+    among ``classes``; every field checked (``ValueError`` otherwise: the data may
+    come from an attacker). A name stays a name, for the estimator to check."""
+    if not isinstance(data, dict):
+        return data
+    by_name = {cls.__name__: cls for cls in classes}
+    cls = (
+        by_name.get(data.get("component"))
+        if set(data)
+        == {
+            "component",
+            "params",
+        }
+        else None
+    )
+    params = data.get("params")
+    if cls is None or not isinstance(params, dict):
+        raise ValueError(f"{what} must be one of {sorted(by_name)} as saved")
+    unknown = set(params) - set(cls._get_param_names())
+    if unknown:
+        raise ValueError(f"{what} has unknown parameters {sorted(unknown)[:5]}")
+    for name, value in params.items():
+        if not satisfies(value, cls._parameter_constraints[name]):
+            raise ValueError(f"{what}'s {name} is not a valid {name}")
+    return cls(**params)
+
+
+def value_constraints(constraints) -> list:
+    """``constraints`` once a value is set: without ``None`` and ``"auto"`` (what a
+    built model and a model file hold)."""
+    out = []
+    for c in constraints:
+        if c is None:
+            continue
+        if type(c) is StrOptions:
+            options = set(c.options) - {"auto"}
+            if not options:
+                continue
+            c = StrOptions(options)
+        out.append(c)
+    return out

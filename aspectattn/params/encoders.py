@@ -1,17 +1,14 @@
-"""Parameters of one encoder each (group = the encoder's name in
-:data:`aspectattn.params.ENCODERS`). Adding an encoder: its parameters here, its
-entry in ``ENCODERS``, and its module in :mod:`aspectattn.nn.encoders`."""
+"""The encoder registry: each encoder's torch class, the groups of settings it
+reads and its recipe (what the estimators' ``"auto"`` settings stand for with it).
+Its parameters are its component's (:mod:`aspectattn.encoders`)."""
 
 from __future__ import annotations
 
-import os
-from numbers import Integral, Real
-
-from ._constraints import Interval, StrOptions
-from ._core import SCRATCH_RECIPE, EncoderEntry, Param, Recipe, destined
+from ._core import SCRATCH_RECIPE, EncoderEntry, Recipe
 
 #: Name -> encoder. Adding an encoder: its module in :mod:`aspectattn.nn.encoders`,
-#: its entry here (with its recipe), and its parameters below (group = its name).
+#: its entry here (with its recipe), and its component in
+#: :mod:`aspectattn.encoders`.
 ENCODERS = {
     "lstm": EncoderEntry(
         "aspectattn.nn.encoders.lstm:LSTMEncoder",
@@ -71,125 +68,8 @@ ENCODERS = {
         ),
     ),
 }
-#: Encoder name -> the parameter groups it reads.
-ENCODER_GROUPS = {name: entry.groups for name, entry in ENCODERS.items()}
 
 #: ``hidden_size="auto"`` in the attention estimators: Wang et al.'s LSTM size
 #: (the aspect term extractor's tagger has its own, 100:
 #: :data:`aspectattn.extraction.extractor.TAGGER_LSTM_SIZE`).
 LSTM_SIZE = 300
-
-PARAMS = [
-    Param(
-        "hidden_size",
-        "auto",
-        [StrOptions({"auto"}), Interval(Integral, 1, 100_000, closed="both")],
-        "lstm",
-        f"LSTM size (auto: {LSTM_SIZE}; the extractor's tagger 100)",
-        type='int or "auto"',
-        needs=("lstm",),
-    ),
-    Param(
-        "bidirectional",
-        "auto",
-        ["boolean", StrOptions({"auto"})],
-        "lstm",
-        "bidirectional LSTM (auto: for aspect terms)",
-        type='bool or "auto"',
-        needs=("lstm",),
-    ),
-    Param(
-        "n_layers",
-        2,
-        [Interval(Integral, 1, 256, closed="both")],
-        "transformer",
-        "transformer layers",
-        type="int",
-        needs=("transformer",),
-    ),
-    Param(
-        "n_heads",
-        4,
-        [Interval(Integral, 1, 1024, closed="both")],
-        "transformer",
-        "transformer heads",
-        type="int",
-        needs=("transformer",),
-    ),
-    Param(
-        "d_model",
-        128,
-        [Interval(Integral, 1, 100_000, closed="both")],
-        "transformer",
-        "transformer width",
-        type="int",
-        needs=("transformer",),
-    ),
-    Param(
-        "ff_size",
-        None,
-        [None, Interval(Integral, 1, 1_000_000, closed="both")],
-        "transformer",
-        "transformer feed-forward size (default 4 * d_model)",
-        type="int or None",
-        needs=("transformer",),
-    ),
-    Param(
-        "norm_first",
-        True,
-        ["boolean"],
-        "transformer",
-        "pre-norm (True) or post-norm transformer layers",
-        type="bool",
-        needs=("transformer",),
-    ),
-    Param(
-        "positional",
-        "sinusoidal",
-        [StrOptions({"sinusoidal", "learned"})],
-        "transformer",
-        "transformer position encodings",
-        type='{"sinusoidal", "learned"}',
-        needs=("transformer",),
-    ),
-    Param(
-        "position_merge",
-        "add",
-        [StrOptions({"add", "concat"})],
-        "transformer",
-        "add position encodings to the word vectors or concatenate them",
-        type='{"add", "concat"}',
-        needs=("transformer",),
-    ),
-    Param(
-        "transformer_dropout",
-        0.1,
-        [Interval(Real, 0, 1, closed="left")],
-        "transformer",
-        "dropout inside the transformer",
-        type="float",
-        needs=("transformer",),
-    ),
-    Param(
-        "pretrained_model",
-        None,
-        [None, str, os.PathLike],
-        "pretrained",
-        "local Hugging Face checkpoint directory (with encoder pretrained)",
-        type="str, path-like or None",
-        needs=("pretrained",),
-    ),
-    Param(
-        "pretrained_input",
-        "auto",
-        [StrOptions({"auto", "vector", "pair"})],
-        "pairs",
-        "aspect as attention query only, or also as a second segment (auto: "
-        "pair for terms, vector for categories)",
-        type='{"auto", "vector", "pair"}',
-        needs=("pretrained",),
-    ),
-]
-
-#: Where each parameter goes that does not say: the model config.
-PARAMS = destined(PARAMS, "model")

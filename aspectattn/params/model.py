@@ -1,23 +1,14 @@
-"""Parameters of the model: the variant and aspects, word vectors, the aspect
-attention, and the aspect-term options."""
+"""Parameters of the model: the variant and aspects, the encoder and the
+attention (components, :mod:`aspectattn.encoders` and :mod:`aspectattn.attention`,
+with their own parameters), the language, and the aspect-term options."""
 
 from __future__ import annotations
 
-import os
-from numbers import Integral, Real
+from numbers import Real
 
 from ..text.languages import LANGUAGE_CODE
 from ._constraints import Interval, Matching, StrOptions
-from ._core import (
-    ATTENTION_SCORES,
-    AUGMENTATIONS,
-    POSITION_WEIGHTINGS,
-    TERM_QUERIES,
-    UNSEEN_WORDS,
-    VARIANTS,
-    Param,
-    destined,
-)
+from ._core import ATTENTION_SCORES, AUGMENTATIONS, VARIANTS, Param, destined
 from .encoders import ENCODERS
 
 PARAMS = [
@@ -50,34 +41,14 @@ PARAMS = [
         needs=(),
     ),
     Param(
-        "freeze_embeddings",
-        "auto",
-        ["boolean", StrOptions({"auto"})],
+        "attention",
+        "additive",
+        [StrOptions(set(ATTENTION_SCORES))],
         "model",
-        "keep the word (or sub-word) vectors fixed (auto: only a checkpoint's)",
-        type='bool or "auto"',
+        "how the aspect vector scores the encoder states",
+        type='AspectAttention or {"additive", "dot", "general", "scaled_dot", '
+        '"concat"}',
         needs=(),
-        goes="training",
-    ),
-    Param(
-        "embedding_lr",
-        None,
-        [None, Interval(Real, 0, None, closed="neither")],
-        "model",
-        "learning rate of the word vectors (default: lr)",
-        type="float or None",
-        needs=(),
-        goes="training",
-    ),
-    Param(
-        "head_lr",
-        "auto",
-        [None, StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "model",
-        "learning rate outside the encoder (auto: 1e-3 for a pretrained one)",
-        type='float, None or "auto"',
-        needs=(),
-        goes="training",
     ),
     Param(
         "dropout",
@@ -87,61 +58,6 @@ PARAMS = [
         "dropout before the classifier (auto: 0.5, or 0.1 pretrained)",
         type='float or "auto"',
         needs=(),
-    ),
-    Param(
-        "max_len",
-        100,
-        [Interval(Integral, 1, 1_000_000, closed="both")],
-        "model",
-        "tokens kept per sentence",
-        type="int",
-        needs=(),
-    ),
-    Param(
-        "embeddings",
-        "word2vec",
-        [None, str, os.PathLike],
-        "words",
-        "'word2vec', 'fasttext', a vector file, a gensim-data name, or none for "
-        "random vectors",
-        type="str, path-like or None",
-        needs=("words",),
-    ),
-    Param(
-        "embedding_dim",
-        None,
-        [None, Interval(Integral, 1, 100_000, closed="both")],
-        "words",
-        "size of trained or random vectors (default 100)",
-        type="int or None",
-        needs=("words",),
-    ),
-    Param(
-        "aspect_size",
-        None,
-        [None, Interval(Integral, 1, 100_000, closed="both")],
-        "words",
-        "size of the aspect vector v_a",
-        type="int or None",
-        needs=("words",),
-    ),
-    Param(
-        "embedding_dropout",
-        0.5,
-        [Interval(Real, 0, 1, closed="left")],
-        "words",
-        "dropout on word vectors",
-        type="float",
-        needs=("words",),
-    ),
-    Param(
-        "lowercase",
-        True,
-        ["boolean"],
-        "words",
-        "lower-case the text",
-        type="bool",
-        needs=("words",),
     ),
     Param(
         "language",
@@ -157,80 +73,6 @@ PARAMS = [
         needs=("words",),
     ),
     Param(
-        "min_count",
-        1,
-        [Interval(Integral, 1, None, closed="left")],
-        "words",
-        "words seen fewer times are unknown",
-        type="int",
-        needs=("words",),
-    ),
-    Param(
-        "extra_vocabulary",
-        0,
-        [Interval(Integral, 0, None, closed="left")],
-        "words",
-        "keep the vectors of this many frequent words the training text lacks",
-        type="int",
-        needs=("words", "vector_file"),
-    ),
-    Param(
-        "unseen_words",
-        "auto",
-        [None, StrOptions({"auto", *UNSEEN_WORDS})],
-        "words",
-        "read a word training never saw as the nearest known word by n-grams",
-        type='{"auto", "spelling", "vectors"} or None',
-        needs=("words",),
-    ),
-    Param(
-        "attention_score",
-        "additive",
-        [StrOptions(set(ATTENTION_SCORES))],
-        "attention",
-        "how the aspect vector scores the encoder states",
-        type='{"additive", "dot", "general", "scaled_dot", "concat"}',
-        needs=("attention",),
-    ),
-    Param(
-        "attention_heads",
-        1,
-        [Interval(Integral, 1, 1024, closed="both")],
-        "attention",
-        "aspect-attention heads",
-        type="int",
-        needs=("attention",),
-    ),
-    Param(
-        "final_state",
-        "auto",
-        ["boolean", StrOptions({"term", "auto"})],
-        "attention",
-        "what joins the aspect's attention pooling: the encoder's final state, "
-        "its summary of the term, or nothing",
-        type='{"auto", True, False, "term"}',
-        needs=("attention",),
-    ),
-    Param(
-        "position_weighting",
-        "auto",
-        [StrOptions({*POSITION_WEIGHTINGS, "auto"})],
-        "terms",
-        "aspect terms: weigh words near the term more in the attention",
-        type='{"auto", "none", "linear", "learned"}',
-        needs=("attention", "terms"),
-    ),
-    Param(
-        "position_dropout",
-        0.0,
-        [Interval(Real, 0, 1, closed="both")],
-        "terms",
-        "aspect terms, in training: drop words from each pair's copy of its "
-        "sentence, the more often the farther from the term",
-        type="float",
-        needs=("words", "terms"),
-    ),
-    Param(
         "term_marker",
         False,
         ["boolean"],
@@ -238,15 +80,6 @@ PARAMS = [
         "aspect terms: flag the term's tokens in the encoder input",
         type="bool",
         needs=("words", "terms"),
-    ),
-    Param(
-        "term_query",
-        "vectors",
-        [StrOptions(set(TERM_QUERIES))],
-        "terms",
-        "aspect terms: query with the term's word vectors, its encoder states, or both",
-        type='{"vectors", "states", "both"}',
-        needs=("attention", "terms"),
     ),
     Param(
         "augment",

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._constraints import HasMethods, Interval, Matching, StrOptions
+from ._constraints import Interval, Matching, StrOptions
 from ._core import (
     DEVICE_DESCRIPTION,
     DEVICE_RE,
@@ -35,15 +35,6 @@ PARAMS = [
         "training",
         "learning rate (auto: 1e-3, or 5e-5 to fine-tune a pretrained encoder)",
         type='float or "auto"',
-        needs=(),
-    ),
-    Param(
-        "weight_decay",
-        0.0,
-        [Interval(Real, 0, None, closed="left")],
-        "training",
-        "weight decay (never on word vectors)",
-        type="float",
         needs=(),
     ),
     Param(
@@ -74,39 +65,12 @@ PARAMS = [
         needs=(),
     ),
     Param(
-        "lr_schedule",
-        "auto",
-        [StrOptions({"auto", "constant", "linear"})],
-        "training",
-        "learning-rate schedule (auto: linear for a pretrained encoder)",
-        type='{"auto", "constant", "linear"}',
-        needs=(),
-    ),
-    Param(
-        "layer_lr_decay",
-        1.0,
-        [Interval(Real, 0, 1, closed="right")],
-        "training",
-        "layer-wise rate decay of a pretrained encoder (1: none)",
-        type="float",
-        needs=("pretrained",),
-    ),
-    Param(
         "precision",
         "auto",
         [StrOptions({"auto", "float32", "bfloat16"})],
         "training",
         "training arithmetic (auto: bfloat16 for a pretrained encoder where fast)",
         type='{"auto", "float32", "bfloat16"}',
-        needs=(),
-    ),
-    Param(
-        "gradient_clip",
-        None,
-        [None, Interval(Real, 0, None, closed="neither")],
-        "training",
-        "clip the gradient norm",
-        type="float or None",
         needs=(),
     ),
     Param(
@@ -117,36 +81,6 @@ PARAMS = [
         "loss weights per class",
         type='"balanced", dict or None',
         needs=(),
-    ),
-    Param(
-        "teacher",
-        None,
-        [None, HasMethods(["fit", "predict_proba"])],
-        "distillation",
-        "a stronger estimator whose probabilities the model also learns from",
-        type="estimator or None",
-        needs=(),
-        goes="estimator",
-    ),
-    Param(
-        "distill_weight",
-        0.5,
-        [Interval(Real, 0, 1, closed="both")],
-        "distillation",
-        "share of the teacher's probabilities in the loss of a labelled pair",
-        type="float",
-        needs=("teacher",),
-    ),
-    Param(
-        "distill_temperature",
-        2.0,
-        # (below 0.1 the softened teacher is one-hot and the loss's T**-1 logits
-        # overflow; above 100 its T**2 factor does)
-        [Interval(Real, 0.1, 100, closed="both")],
-        "distillation",
-        "softening of the teacher's and the model's probabilities",
-        type="float",
-        needs=("teacher",),
     ),
     Param(
         "validation_fraction",
@@ -164,24 +98,6 @@ PARAMS = [
         "training",
         "stop when validation stalls and keep the best epoch",
         type="bool",
-        needs=(),
-    ),
-    Param(
-        "scoring",
-        "loss",
-        [StrOptions({"loss", "accuracy", "f1_macro"})],
-        "pairs",
-        "validation score that selects the epoch",
-        type='{"loss", "accuracy", "f1_macro"}',
-        needs=(),
-    ),
-    Param(
-        "patience",
-        "auto",
-        [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
-        "training",
-        "epochs without improvement before stopping (auto: 5, or 2 pretrained)",
-        type='int or "auto"',
         needs=(),
     ),
     Param(

@@ -8,20 +8,21 @@ from numbers import Integral
 import torch
 from torch import nn
 
-from ...params import value_constraints
+from ...encoders import WORD_CONSTRAINTS
 from ...params._constraints import Interval
+from ...params.components import value_constraints
 
 #: Largest vocabulary a model file may declare.
 MAX_VOCABULARY = 10**8
 
 #: What every word encoder's saved configuration holds: the keyword arguments it
-#: is built with, each with its constraints (the parameter table's where the key
-#: is a parameter: one bound per fact). :mod:`aspectattn.nn.schema` checks model
+#: is built with, each with its constraints (the encoder component's where the
+#: key is a parameter: one bound per fact). :mod:`aspectattn.nn.schema` checks model
 #: files against ``config_schema``.
 WORD_SCHEMA = {
     "vocab_size": [Interval(Integral, 2, MAX_VOCABULARY, closed="both")],
-    "embedding_dim": value_constraints("embedding_dim"),
-    "embedding_dropout": value_constraints("embedding_dropout"),
+    "embedding_dim": value_constraints(WORD_CONSTRAINTS["embedding_dim"]),
+    "embedding_dropout": value_constraints(WORD_CONSTRAINTS["embedding_dropout"]),
     "marker_size": [Interval(Integral, 0, 1, closed="both")],
 }
 

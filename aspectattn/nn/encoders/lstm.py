@@ -8,7 +8,8 @@ import functools
 import torch
 from torch import nn
 
-from ...params import value_constraints
+from ...encoders import LSTMEncoder as _Component
+from ...params.components import value_constraints
 from .base import WORD_SCHEMA, _WordEncoder
 
 
@@ -40,21 +41,25 @@ class LSTMEncoder(_WordEncoder):
 
     config_schema = {
         **WORD_SCHEMA,
-        "hidden_size": value_constraints("hidden_size"),
-        "bidirectional": value_constraints("bidirectional"),
+        **{
+            name: value_constraints(_Component._parameter_constraints[name])
+            for name in ("hidden_size", "bidirectional")
+        },
     }
 
     @staticmethod
-    def config_from(config) -> dict:
-        """This encoder's keyword arguments from a model config
-        (:class:`~aspectattn.params.ModelConfig`), besides the vocabulary and
-        word-vector sizes."""
-        return dict(hidden_size=config.hidden_size, bidirectional=config.bidirectional)
+    def config_from(settings) -> dict:
+        """This encoder's keyword arguments from its resolved settings (the
+        :class:`~aspectattn.encoders.LSTMEncoder` component), besides the
+        vocabulary and word-vector sizes."""
+        return dict(
+            hidden_size=settings.hidden_size, bidirectional=settings.bidirectional
+        )
 
     @staticmethod
-    def states_size(config) -> int:
-        """``D``, the size of the states, for a model config."""
-        return config.hidden_size * (2 if config.bidirectional else 1)
+    def states_size(settings) -> int:
+        """``D``, the size of the states, for the resolved settings."""
+        return settings.hidden_size * (2 if settings.bidirectional else 1)
 
     def __init__(
         self,

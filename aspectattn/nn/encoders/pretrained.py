@@ -38,7 +38,7 @@ def read_checkpoint_dir(path) -> tuple[dict, dict[str, str], dict]:
     path = Path(os.fspath(path)).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(
-            f"pretrained_model={str(path)!r} is not a directory "
+            f"PretrainedEncoder(path={str(path)!r}) is not a directory "
             "holding a Hugging Face checkpoint (config.json, "
             "weights, tokenizer files)."
         )

@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...params import value_constraints
+from ...encoders import TransformerEncoder as _Component
+from ...params.components import value_constraints
 from ..ops import length_mask
 from .base import WORD_SCHEMA, _WordEncoder
 
@@ -120,7 +121,7 @@ class TransformerEncoder(_WordEncoder):
     config_schema = {
         **WORD_SCHEMA,
         **{
-            name: value_constraints(name)
+            name: value_constraints(_Component._parameter_constraints[name])
             for name in (
                 "d_model",
                 "n_layers",
@@ -130,32 +131,32 @@ class TransformerEncoder(_WordEncoder):
                 "positional",
                 "position_merge",
                 "max_len",
+                "dropout",
             )
         },
-        "dropout": value_constraints("transformer_dropout"),
     }
 
     @staticmethod
-    def config_from(config) -> dict:
-        """This encoder's keyword arguments from a model config
-        (:class:`~aspectattn.params.ModelConfig`), besides the vocabulary and
-        word-vector sizes."""
+    def config_from(settings) -> dict:
+        """This encoder's keyword arguments from its resolved settings (the
+        :class:`~aspectattn.encoders.TransformerEncoder` component), besides the
+        vocabulary and word-vector sizes."""
         return dict(
-            d_model=config.d_model,
-            n_layers=config.n_layers,
-            n_heads=config.n_heads,
-            ff_size=config.ff_size or 4 * config.d_model,
-            dropout=config.transformer_dropout,
-            norm_first=config.norm_first,
-            positional=config.positional,
-            position_merge=config.position_merge,
-            max_len=config.max_len,
+            d_model=settings.d_model,
+            n_layers=settings.n_layers,
+            n_heads=settings.n_heads,
+            ff_size=settings.ff_size or 4 * settings.d_model,
+            dropout=settings.dropout,
+            norm_first=settings.norm_first,
+            positional=settings.positional,
+            position_merge=settings.position_merge,
+            max_len=settings.max_len,
         )
 
     @staticmethod
-    def states_size(config) -> int:
-        """``D``, the size of the states, for a model config."""
-        return config.d_model
+    def states_size(settings) -> int:
+        """``D``, the size of the states, for the resolved settings."""
+        return settings.d_model
 
     def __init__(
         self,
