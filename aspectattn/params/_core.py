@@ -25,16 +25,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Param:
-    """One hyperparameter: default, constraints, group, one-line help (the
-    docstrings that explain it are written out on the estimators and encoders).
+    """One parameter of the estimators: default, constraints, group, one-line
+    help (the docstrings that explain it are written out on the estimators; a
+    component's parameters are the component's own, :mod:`aspectattn.encoders`).
 
     ``group`` says who has the parameter (``"pairs"`` and ``"terms"``: the pair
     classifier only; ``"categories"``: the detector only; any other: both).
     ``needs`` lists the conditions under which it is used (see
-    :func:`aspectattn.params.unused`): an encoder's group (``"lstm"``,
-    ``"transformer"``, ``"pretrained"``, or ``"words"`` for every encoder that reads
-    word vectors), ``"attention"`` (a variant with an attention layer), ``"terms"``
-    (aspect terms), ``"vector_file"`` (word vectors read from a file).
+    :func:`aspectattn.params.unused`; a component states its own in
+    ``_needs``): ``"words"`` (an encoder that reads word vectors),
+    ``"attention"`` (a variant with an attention layer), ``"terms"`` (aspect
+    terms), ``"vector_file"`` (word vectors read from a file).
     ``goes`` says where the value goes: ``"model"`` (``ModelConfig``, what building
     the model reads), ``"training"`` (``TrainingConfig``, what training reads) or
     ``"estimator"`` (read by the estimator itself: input columns, copies, seeding,
