@@ -58,8 +58,8 @@ from aspectattn import (
 )
 from aspectattn.datasets import fetch_term_spans, get_data_home
 from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
-from aspectattn.extraction.extractor import TAGGER_LSTM_SIZE
 from aspectattn.extraction.metrics import span_scores, without_conflict
+from aspectattn.params import TAGGER_LSTM_SIZE
 from benchmarks.common import RESULTS, build, glove
 from benchmarks.runner import Experiment, within_one_std
 

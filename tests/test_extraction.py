@@ -24,7 +24,6 @@ from aspectattn import (
 )
 from aspectattn.encoders import LSTMEncoder, PretrainedEncoder, TransformerEncoder
 from aspectattn.extraction import span_f1, span_scores
-from aspectattn.extraction.extractor import AUTO_DECODING, TAGGER_LSTM_SIZE
 from aspectattn.extraction.words import (
     B,
     I,
@@ -37,6 +36,7 @@ from aspectattn.extraction.words import (
     word_offsets,
     words_and_offsets,
 )
+from aspectattn.params import ENCODERS, TAGGER_LSTM_SIZE
 from aspectattn.persistence import (
     ModelFileError,
     _digest,
@@ -228,7 +228,11 @@ def test_decoding_is_read_when_predicting_and_checked(fitted, sentences):
         found[decoding] = extractor.set_params(decoding=decoding).predict(texts)
         for spans, text in zip(found[decoding], texts, strict=True):
             assert all(0 <= a < b <= len(text) for a, b in spans)
-    assert found["auto"] == found[AUTO_DECODING["lstm"]] == found["viterbi"]
+    assert (
+        found["auto"]
+        == found[ENCODERS["lstm"].recipe.tagger_decoding]
+        == found["viterbi"]
+    )
     extractor.set_params(decoding="beam")
     with pytest.raises(InvalidParameterError, match="decoding"):
         extractor.predict(texts)

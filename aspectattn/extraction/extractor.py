@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .. import params as P
 from .. import persistence
 from .._fields import _is_int
 from .._validation import _short, check_texts, text_tags
@@ -54,24 +55,8 @@ from .metrics import check_spans, span_f1
 from .reading import read_terms
 from .words import DECODINGS, tag_words
 
-__all__ = ["AspectTermExtractor", "RECIPES", "TAGGER_LSTM_SIZE", "AUTO_DECODING"]
+__all__ = ["AspectTermExtractor"]
 
-#: Each encoder's training recipe: what the ``"auto"`` settings stand for.
-RECIPES = {
-    "lstm": dict(dropout=0.5, lr=1e-3, batch_size=32, max_epochs=50, patience=5),
-    "pretrained": dict(dropout=0.1, lr=5e-5, batch_size=16, max_epochs=8, patience=3),
-}
-#: The tagger's LSTM size when the encoder's ``hidden_size`` is ``"auto"``: on
-#: validation as accurate as the classifiers' 300 (exact-span F1 68.8 against
-#: 69.1, laptops and restaurants, 3 seeds) and 2.7 times faster to predict
-#: (``benchmarks/extraction.py``).
-TAGGER_LSTM_SIZE = 100
-#: What ``decoding="auto"`` stands for, per encoder: how the span taggers read
-#: their tags (:data:`~aspectattn.extraction.words.DECODINGS`). Viterbi for the
-#: LSTM, chosen by validation F1 for the extractor and the joint model
-#: (``benchmarks/decoding.py``); greedy, as before, for a pretrained encoder,
-#: where it is not measured.
-AUTO_DECODING = {"lstm": "viterbi", "pretrained": "greedy"}
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1", "valid_score")
 #: Each encoder the tagger takes -> the parameters it reads; the encoder's
@@ -139,7 +124,8 @@ class SpanTagger(BaseEstimator):
         validate_params(self, {"decoding": self._parameter_constraints["decoding"]})
         if self.decoding != "auto":
             return self.decoding
-        return AUTO_DECODING[encoder_component(self.encoder).kind]
+        kind = encoder_component(self.encoder).kind
+        return P.ENCODERS[kind].recipe.tagger_decoding
 
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``); an encoder's
@@ -242,19 +228,11 @@ class SpanTagger(BaseEstimator):
         return build
 
     def _recipe(self, encoder) -> dict:
-        """The training settings, the ``encoder``'s recipe where ``"auto"``; the
+        """``resolved_params_``: the training settings, the ``encoder``'s recipe
+        where ``"auto"`` (:func:`aspectattn.params.resolve_tagger_auto`); the
         LSTM's size; the language (``language_``, set before)."""
-        resolved = {
-            k: v if getattr(self, k) == "auto" else getattr(self, k)
-            for k, v in RECIPES[encoder.kind].items()
-        }
-        resolved["language"] = self.language_
-        if encoder.kind == "lstm":
-            size = encoder.hidden_size
-            resolved["encoder__hidden_size"] = (
-                TAGGER_LSTM_SIZE if size == "auto" else size
-            )
-        return resolved
+        values = {**self.get_params(deep=False), "language": self.language_}
+        return P.resolve_tagger_auto(values, encoder)
 
     def _encoder_inputs(self, encoder, texts, seed):
         """Set ``inputs_``; return the module's constructor and its
@@ -527,7 +505,8 @@ class AspectTermExtractor(SpanTagger):
         and words the vectors lack apart.
     dropout : float or "auto", default="auto"
         On the encoder's inputs and states. The ``"auto"`` settings are the
-        encoder's recipe (:data:`RECIPES`): for the LSTM, dropout 0.5, Adam at
+        encoder's recipe (its ``tagger`` in :data:`aspectattn.params.ENCODERS`):
+        for the LSTM, dropout 0.5, Adam at
         ``lr`` 1e-3, batches of 32 sentences, at most 50 epochs with
         ``patience`` 5; for a pretrained encoder, dropout 0.1, AdamW at 5e-5
         with a linear warm-up and decay, batches of 16, at most 8 epochs,
@@ -547,7 +526,8 @@ class AspectTermExtractor(SpanTagger):
         every term starts with its first tag. ``"auto"``: ``"viterbi"`` with
         the LSTM (a little better on validation; on the test side 1-2 points
         of exact-span F1, about 10% slower), ``"greedy"`` with a
-        pretrained encoder, where it is not measured (:data:`AUTO_DECODING`).
+        pretrained encoder, where it is not measured (the recipe's
+        ``tagger_decoding``).
         Read when predicting: changing it needs no refit. The epoch is chosen
         on the greedy tags (on the Viterbi ones, it was 0.2 points below on
         validation).

@@ -21,7 +21,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import augment as augment_module
+from .. import params as P
 from .._validation import _is_unlabelled, check_texts
+from ..encoders import encoder_component
 from ..engine.distillation import (
     _checked_proba,
     check_teaching,
@@ -98,11 +100,11 @@ def _aligned_tags(offsets: np.ndarray, given) -> np.ndarray:
 #: The label of a term whose opinions disagree (SemEval's): it trains the tags
 #: only, as no single polarity is its answer.
 CONFLICT = "conflict"
-#: The copies ``augment`` can make, and what ``"auto"`` makes for English with
-#: the labels "positive" and "negative" (none otherwise: the copies reverse
-#: English opinion words and join with English connectives).
+#: The copies ``augment`` can make (``"auto"``: the encoder's recipe's
+#: ``tagger_copies`` for English with the labels "positive" and "negative", none
+#: otherwise: the copies reverse English opinion words and join with English
+#: connectives).
 AUGMENTATIONS = ("flip", "join", "flip+join", "negate", "flip+join+negate")
-AUTO_AUGMENT = "flip+join"
 
 
 @register
@@ -137,7 +139,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
     dropout, lr, batch_size, max_epochs, patience : "auto" or a value
         The encoder's recipe where ``"auto"``, as
         :class:`~aspectattn.AspectTermExtractor`'s
-        (:data:`~aspectattn.extraction.extractor.RECIPES`).
+        (its ``tagger`` in :data:`aspectattn.params.ENCODERS`).
     polarity_weight : float, default=1.0
         The weight of the polarities' cross-entropy beside the tags' in the
         loss.
@@ -394,7 +396,9 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                     f"'negative'; y's labels are {self.classes_.tolist()!r}."
                 )
             return self.augment
-        return AUTO_AUGMENT if has_labels and self.language_ == "en" else None
+        if not (has_labels and self.language_ == "en"):
+            return None
+        return P.ENCODERS[encoder_component(self.encoder).kind].recipe.tagger_copies
 
     def _copies(self, texts, spans, train, seed: int) -> tuple[list, list]:
         """Flipped, negated and joined copies of the ``train`` sentences (see

@@ -57,16 +57,19 @@ from ._core import (
     Recipe,
 )
 from .components import value_constraints
-from .encoders import ENCODERS, LSTM_SIZE
+from .encoders import ENCODERS, LSTM_SIZE, TAGGER_LSTM_SIZE
 
 __all__ = [
     "AUTO_PARAMS",
     "is_auto",
     "resolve_auto",
+    "resolve_tagger_auto",
     "resolved_record",
     "check_resolved",
     "value_constraints",
     "SLOTS",
+    "LSTM_SIZE",
+    "TAGGER_LSTM_SIZE",
     "Param",
     "PARAMS",
     "TABLE",
@@ -384,6 +387,26 @@ def resolved_record(values: dict, names) -> dict:
             for name in component.auto_names():
                 record[f"{slot}__{name}"] = getattr(component, name)
     return record
+
+
+def resolve_tagger_auto(values: dict, encoder) -> dict:
+    """What the ``"auto"`` training settings of a span tagger (the extractor, the
+    joint model) stand for with ``encoder`` (its component): ``dropout``, ``lr``,
+    ``batch_size``, ``max_epochs`` and ``patience`` of ``values`` from the
+    encoder's recipe (its ``tagger``), the LSTM's size (:data:`TAGGER_LSTM_SIZE`)
+    as ``encoder__hidden_size``, and the resolved ``language`` of ``values``.
+    (``decoding="auto"`` is read at each prediction: the recipe's
+    ``tagger_decoding``; the joint model's copies: its ``tagger_copies``.)"""
+    recipe = ENCODERS[encoder.kind].recipe
+    resolved = {
+        name: rule if is_auto(values[name]) else values[name]
+        for name, rule in recipe.tagger.items()
+    }
+    resolved["language"] = values["language"]
+    if encoder.kind == "lstm":
+        size = encoder.hidden_size
+        resolved["encoder__hidden_size"] = TAGGER_LSTM_SIZE if is_auto(size) else size
+    return resolved
 
 
 def _copies(term: bool, encoder: str, labels, language, detector: bool) -> str | None:

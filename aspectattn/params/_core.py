@@ -5,7 +5,7 @@ classes are)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -97,6 +97,15 @@ class Recipe:
     #: alone (``"vector"``) or also as a second segment (``"pair"``); categories
     #: read ``"vector"``.
     term_input: str = "vector"
+    #: The span taggers' (the extractor's and the joint model's) training:
+    #: ``dropout``, ``lr``, ``batch_size``, ``max_epochs``, ``patience`` (empty:
+    #: the encoder tags no spans).
+    tagger: dict = field(default_factory=dict)
+    #: How the span taggers read their tags with ``decoding="auto"``.
+    tagger_decoding: str = "greedy"
+    #: The joint model's ``augment="auto"`` for English terms with the labels
+    #: ``"positive"`` and ``"negative"`` (none otherwise).
+    tagger_copies: str | None = None
 
 
 #: The recipe of encoders trained from scratch: Wang et al.'s dropout, Adam's
