@@ -454,16 +454,16 @@ def test_the_teachers_tags_reach_the_words_that_start_where_its_tokens_do():
 def test_the_epoch_is_chosen_on_the_tags_each_model_was_measured_best_with(
     model, decoding, epoch_on, monkeypatch
 ):
-    from aspectattn.extraction import _training
+    from aspectattn.extraction import _nets
 
     seen = []
-    original = _training.ValidSpanF1.__init__
+    original = _nets.ValidSpanF1.__init__
 
     def spy(self, dataset, decoding="greedy"):
         seen.append(decoding)
         original(self, dataset, decoding)
 
-    monkeypatch.setattr(_training.ValidSpanF1, "__init__", spy)
+    monkeypatch.setattr(_nets.ValidSpanF1, "__init__", spy)
     texts, y = make_opinions(40, seed=2)
     if model is AspectTermExtractor:
         y = [[s[:2] for s in spans] for spans in y]

@@ -272,7 +272,7 @@ def test_an_encoder_a_data_set_and_a_command_are_each_their_own_files(tmp_path):
     copy = tmp_path / "aspectattn"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "nn" / "encoders" / "bag.py").write_text(BAG_ENCODER)
-    table = copy / "params" / "encoders.py"
+    table = copy / "params" / "recipes.py"
     table.write_text(table.read_text() + BAG_ENTRY)  # its registry entry
     components = copy / "encoders.py"
     components.write_text(components.read_text() + BAG_COMPONENT)  # its component

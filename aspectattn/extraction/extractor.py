@@ -2,7 +2,7 @@
 
 Sequence tagging (O/B/I per token, :mod:`aspectattn.extraction.words`) with a
 bidirectional LSTM over word vectors and characters, or a pretrained checkpoint
-fine-tuned end to end, trained through skorch (:mod:`._training`); the epoch
+fine-tuned end to end, trained through skorch (:mod:`._nets`); the epoch
 kept is the one with the best exact-span F1 on a validation share of the
 sentences. ``fit`` reads top to bottom: the inputs, the tags, the module, the
 training.
@@ -43,7 +43,7 @@ from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
-from ._training import (
+from ._nets import (
     IGNORE,
     PREDICT_BATCH,
     TagDataset,

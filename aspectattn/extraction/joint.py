@@ -38,7 +38,7 @@ from ..params._constraints import Interval, validate_params
 from ..persistence import register
 from ..text.spans import term_tokens
 from ..text.tokens import EncodedTexts
-from ._training import IGNORE, JointDataset, JointNet, ValidJointF1
+from ._nets import IGNORE, JointDataset, JointNet, ValidJointF1
 from .aspects import AspectNames, check_aspect_names
 from .extractor import SpanTagger, _TagProba, token_tags
 from .inputs import SubwordInputs, padded_batch

@@ -20,11 +20,9 @@ attention, the optimizer, early stopping -- are the components' own
 
 A group names who has a parameter (``"pairs"`` and ``"terms"``: the pair
 classifier only; ``"categories"``: the detector only; the rest: both) and who
-uses it (``"words"``: encoders that read word vectors). The table is kept in two
-modules by theme: :mod:`.model` (variant, aspects, the components, copies) and
-:mod:`.training` (training, prediction, input columns, the detector's own);
-:mod:`.encoders` is the encoder registry (:data:`ENCODERS`) with each encoder's
-recipe.
+uses it (``"words"``: encoders that read word vectors). The table is
+:mod:`.table`; :mod:`.recipes` is the encoder registry (:data:`ENCODERS`) with
+each encoder's recipe, what ``"auto"`` stands for with it.
 
 This module imports neither torch nor gensim, so the command line starts fast.
 """
@@ -38,8 +36,6 @@ from typing import Any
 from .._validation import plain
 from ..exceptions import AspectAttnWarning
 from ..text.languages import auto_language
-from . import model as _model
-from . import training as _training
 from ._constraints import satisfies
 from ._core import (
     ATTENTION_SCORES,
@@ -57,7 +53,8 @@ from ._core import (
     Recipe,
 )
 from .components import value_constraints
-from .encoders import ENCODERS, LSTM_SIZE, TAGGER_LSTM_SIZE
+from .recipes import ENCODERS, LSTM_SIZE, TAGGER_LSTM_SIZE
+from .table import PARAMS
 
 __all__ = [
     "AUTO_PARAMS",
@@ -99,7 +96,6 @@ PAIR_GROUPS = ("pairs", "terms")
 CATEGORY_GROUPS = ("categories",)
 
 #: The table: every parameter of both estimators, in documentation order.
-PARAMS: list[Param] = [*_model.PARAMS, *_training.PARAMS]
 
 #: Name -> :class:`Param`.
 TABLE = {p.name: p for p in PARAMS}
@@ -205,7 +201,7 @@ AUTO_PARAMS = (
     "precision",
     "mention_weight",
 )
-# Each encoder's recipe is in its entry of ENCODERS (params/encoders.py); these
+# Each encoder's recipe is in its entry of ENCODERS (params/recipes.py); these
 # names read it.
 #: ``augment="auto"`` for aspect terms in English, per encoder (none: no copies).
 TERM_COPIES = {

@@ -14,11 +14,12 @@ vectors), ``output_size`` (``D``), ``accepts_aspect_input`` and ``batch_tokens``
 padded tokens of one inference batch, at most; None: no limit). Encoders with
 self-attention also have ``self_attention_maps``.
 
-Adding an encoder is one module in this folder and, in :mod:`aspectattn.params`,
-its entry in :data:`~aspectattn.params.ENCODERS` (the class's path and the parameter
-groups it reads) and its parameters (:mod:`aspectattn.params.encoders`). A word
-encoder builds its keyword arguments from the model config (``config_from``) and
-says the size of its states (``states_size``).
+Adding an encoder is one module in this folder, its entry in
+:data:`~aspectattn.params.ENCODERS` (the class's path, the setting groups it reads
+and its recipe: :mod:`aspectattn.params.recipes`) and its component, which
+declares its parameters (:mod:`aspectattn.encoders`). A word encoder builds its
+keyword arguments from the resolved component (``config_from``) and says the size
+of its states (``states_size``).
 
 Shapes in comments: ``B`` batch, ``T`` tokens (the batch's longest sentence), ``E``
 word-vector size, ``A`` aspect-vector size, ``H`` LSTM hidden size, ``D`` encoder

@@ -1,6 +1,7 @@
 """The encoder registry: each encoder's torch class, the groups of settings it
-reads and its recipe (what the estimators' ``"auto"`` settings stand for with it).
-Its parameters are its component's (:mod:`aspectattn.encoders`)."""
+reads and its recipe (what the estimators' ``"auto"`` settings stand for with it,
+:func:`aspectattn.params.resolve_auto` reads it). Its parameters are its
+component's (:mod:`aspectattn.encoders`)."""
 
 from __future__ import annotations
 
