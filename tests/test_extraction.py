@@ -45,11 +45,12 @@ from aspectattn.persistence import (
     save,
     to_payload,
 )
+from aspectattn.training import EarlyStopping
 
 FAST_EXTRACTOR = dict(
     encoder=LSTMEncoder(embeddings=None, embedding_dim=16, hidden_size=16),
     max_epochs=15,
-    patience=15,
+    early_stopping=EarlyStopping(patience=15),
     lr=0.02,
     batch_size=16,
     dropout=0.0,
@@ -357,7 +358,10 @@ def test_parameters_are_validated_in_fit(sentences):
     with pytest.raises(ValueError, match="hidden_size"):
         AspectTermExtractor(encoder=LSTMEncoder(hidden_size=0)).fit(*sentences)
     with pytest.raises(ValueError, match="patience"):
-        AspectTermExtractor(patience=0).fit(*sentences)
+        AspectTermExtractor(early_stopping=EarlyStopping(patience=0)).fit(*sentences)
+    with pytest.raises(ValueError, match="scoring"):  # (it stops on span F1)
+        stopping = EarlyStopping(scoring="accuracy")
+        AspectTermExtractor(early_stopping=stopping).fit(*sentences)
 
 
 @pytest.mark.parametrize(
@@ -545,7 +549,7 @@ def test_a_pretrained_encoder_tags_sub_words_into_whole_word_spans(
         encoder=PretrainedEncoder(checkpoint),
         lr=3e-3,
         max_epochs=6 if family == "bert" else 2,
-        patience=6,
+        early_stopping=EarlyStopping(patience=6),
         random_state=0,
     ).fit(texts, y)
     assert extractor.resolved_params_["batch_size"] == 16  # the checkpoint's recipe

@@ -21,6 +21,7 @@ from aspectattn import (
 from aspectattn.evaluation import aspect_robustness_score
 from aspectattn.extraction.reading import batch_terms
 from aspectattn.persistence import ModelFileError, load, save, to_payload
+from aspectattn.training import EarlyStopping
 
 # (no training copies: "auto" gives these English sentences flipped and joined
 # ones, three times the training; the copies' tests ask for them). At the
@@ -28,7 +29,13 @@ from aspectattn.persistence import ModelFileError, load, save, to_payload
 # five (which ones, the CPU's float rounding decides: seed 0 learned on one
 # machine and not on another); at 0.01 all five learn both heads by the fifth
 # epoch.
-FAST = {**FAST_EXTRACTOR, "lr": 0.01, "max_epochs": 25, "patience": 25, "augment": None}
+FAST = {
+    **FAST_EXTRACTOR,
+    "lr": 0.01,
+    "max_epochs": 25,
+    "early_stopping": EarlyStopping(patience=25),
+    "augment": None,
+}
 
 
 def make_opinions(n: int, seed: int = 0):

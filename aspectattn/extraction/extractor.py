@@ -43,6 +43,7 @@ from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
+from ..training import EarlyStopping, early_stopping_component
 from ._nets import (
     IGNORE,
     PREDICT_BATCH,
@@ -57,6 +58,8 @@ from .words import DECODINGS, tag_words
 
 __all__ = ["AspectTermExtractor"]
 
+#: The span taggers' components by parameter: what stands for one -> it.
+_SLOTS = {"encoder": encoder_component, "early_stopping": early_stopping_component}
 #: What :attr:`AspectTermExtractor.history_` keeps of skorch's history.
 _HISTORY = ("epoch", "train_loss", "valid_loss", "valid_f1", "valid_score")
 #: Each encoder the tagger takes -> the parameters it reads; the encoder's
@@ -89,7 +92,7 @@ class SpanTagger(BaseEstimator):
         "lr": _auto(Interval(Real, 0, None, closed="neither")),
         "batch_size": _auto(Interval(Integral, 1, None, closed="left")),
         "max_epochs": _auto(Interval(Integral, 1, None, closed="left")),
-        "patience": _auto(Interval(Integral, 1, None, closed="left")),
+        "early_stopping": ["boolean", EarlyStopping],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "decoding": [StrOptions({"auto", *DECODINGS})],
         "language": [
@@ -128,14 +131,13 @@ class SpanTagger(BaseEstimator):
         return P.ENCODERS[kind].recipe.tagger_decoding
 
     def set_params(self, **params):
-        """Set the parameters (scikit-learn's ``set_params``); an encoder's
-        parameter (``encoder__hidden_size``) on an encoder given by its name
-        makes it the component first."""
-        if "encoder" in params:
-            self.encoder = params.pop("encoder")
-        self.encoder = component_for_prefix(
-            "encoder", self.encoder, params, encoder_component
-        )
+        """Set the parameters (scikit-learn's ``set_params``); a component's
+        parameter (``encoder__hidden_size``, ``early_stopping__patience``) on a
+        component given by what stands for it (a name, ``True``) makes it the
+        component first."""
+        for slot, component in _SLOTS.items():
+            value = params.pop(slot, getattr(self, slot))
+            setattr(self, slot, component_for_prefix(slot, value, params, component))
         return super().set_params(**params)
 
     def _encoder(self):
@@ -145,6 +147,15 @@ class SpanTagger(BaseEstimator):
         encoder = encoder_component(self.encoder)
         encoder.check(type(self).__name__, _READS[encoder.kind])
         return encoder
+
+    def _early_stopping(self):
+        """The early-stopping component (``True``: its defaults; None:
+        ``False``), checked: its ``scoring`` keeps its default (the tagger's
+        epoch is chosen on its validation F1)."""
+        stopping = early_stopping_component(self.early_stopping)
+        if stopping is not None:
+            stopping.check(type(self).__name__, {"patience"})
+        return stopping
 
     # -- fit --------------------------------------------------------------------
     def _fit(self, X, y, teaching=None):
@@ -230,8 +241,12 @@ class SpanTagger(BaseEstimator):
     def _recipe(self, encoder) -> dict:
         """``resolved_params_``: the training settings, the ``encoder``'s recipe
         where ``"auto"`` (:func:`aspectattn.params.resolve_tagger_auto`); the
-        LSTM's size; the language (``language_``, set before)."""
-        values = {**self.get_params(deep=False), "language": self.language_}
+        LSTM's size; the patience; the language (``language_``, set before)."""
+        values = {
+            **self.get_params(deep=False),
+            "language": self.language_,
+            "early_stopping": self._early_stopping(),
+        }
         return P.resolve_tagger_auto(values, encoder)
 
     def _encoder_inputs(self, encoder, texts, seed):
@@ -277,13 +292,16 @@ class SpanTagger(BaseEstimator):
         from skorch.helper import predefined_split
 
         recipe = self.resolved_params_
-        tracker = BestWeights("valid_score", lower_is_better=False, load_best=True)
+        stops = "early_stopping__patience" in recipe  # (early_stopping=False: not)
+        tracker = BestWeights("valid_score", lower_is_better=False, load_best=stops)
         callbacks = [
             ("finite_loss", FiniteLoss()),
             ("valid_f1", self._SCORING(valid, self._EPOCH_ON or self._decoding())),
             ("best_weights", tracker),
-            ("early_stopping", StopWhenStalled(tracker, recipe["patience"])),
         ]
+        if stops:
+            patience = recipe["early_stopping__patience"]
+            callbacks.append(("early_stopping", StopWhenStalled(tracker, patience)))
         optimizer = torch.optim.Adam
         if kind == "pretrained":  # BERT's recipe
             callbacks.append(("lr_schedule", WarmupLinearDecay()))
@@ -375,6 +393,9 @@ class SpanTagger(BaseEstimator):
         # (the encoder as its class and its own parameters, each checked)
         extractor.encoder = component_from_data(
             extractor.encoder, (LSTMEncoder, PretrainedEncoder), "the encoder"
+        )
+        extractor.early_stopping = component_from_data(
+            extractor.early_stopping, (EarlyStopping,), "early_stopping"
         )
         extractor._validate_params()
         encoder = extractor._encoder()
@@ -507,16 +528,21 @@ class AspectTermExtractor(SpanTagger):
         On the encoder's inputs and states. The ``"auto"`` settings are the
         encoder's recipe (its ``tagger`` in :data:`aspectattn.params.ENCODERS`):
         for the LSTM, dropout 0.5, Adam at
-        ``lr`` 1e-3, batches of 32 sentences, at most 50 epochs with
-        ``patience`` 5; for a pretrained encoder, dropout 0.1, AdamW at 5e-5
-        with a linear warm-up and decay, batches of 16, at most 8 epochs,
-        patience 3.
+        ``lr`` 1e-3, batches of 32 sentences, at most 50 epochs with a patience
+        of 5; for a pretrained encoder, dropout 0.1, AdamW at 5e-5 with a
+        linear warm-up and decay, batches of 16, at most 8 epochs, patience 3.
     lr : float or "auto", default="auto"
     batch_size : int or "auto", default="auto"
         Sentences per training batch.
     max_epochs : int or "auto", default="auto"
-    patience : int or "auto", default="auto"
-        Epochs without a better validation F1 before training stops.
+    early_stopping : bool or EarlyStopping, default=True
+        Stop after ``patience`` epochs without a better validation F1 and keep
+        the best epoch's weights (:class:`~aspectattn.training.EarlyStopping`,
+        as the classifiers take it; ``True``: its defaults, a ``patience`` of
+        ``"auto"``, the encoder's recipe; its ``scoring`` keeps its default: the
+        epoch is chosen on the validation F1). ``False``: every epoch trains and
+        the last one's weights are kept. Grid searches reach
+        ``early_stopping__patience``.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
     decoding : {"auto", "greedy", "viterbi"}, default="auto"
@@ -582,7 +608,7 @@ class AspectTermExtractor(SpanTagger):
         lr="auto",
         batch_size="auto",
         max_epochs="auto",
-        patience="auto",
+        early_stopping=True,
         validation_fraction=0.1,
         decoding="auto",
         language="auto",
@@ -596,7 +622,7 @@ class AspectTermExtractor(SpanTagger):
         self.lr = lr
         self.batch_size = batch_size
         self.max_epochs = max_epochs
-        self.patience = patience
+        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.decoding = decoding
         self.language = language

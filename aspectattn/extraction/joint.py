@@ -136,10 +136,14 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         to end (better, slower).
     characters : bool, default=True
         With the LSTM: read each word's characters too.
-    dropout, lr, batch_size, max_epochs, patience : "auto" or a value
+    dropout, lr, batch_size, max_epochs : "auto" or a value
         The encoder's recipe where ``"auto"``, as
         :class:`~aspectattn.AspectTermExtractor`'s
         (its ``tagger`` in :data:`aspectattn.params.ENCODERS`).
+    early_stopping : bool or EarlyStopping, default=True
+        As :class:`~aspectattn.AspectTermExtractor` takes it: stop after its
+        ``patience`` epochs without a better validation score and keep the best
+        epoch (``False``: every epoch, the last one kept).
     polarity_weight : float, default=1.0
         The weight of the polarities' cross-entropy beside the tags' in the
         loss.
@@ -235,7 +239,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         lr="auto",
         batch_size="auto",
         max_epochs="auto",
-        patience="auto",
+        early_stopping=True,
         polarity_weight=1.0,
         augment="auto",
         validation_fraction=0.1,
@@ -252,7 +256,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         self.lr = lr
         self.batch_size = batch_size
         self.max_epochs = max_epochs
-        self.patience = patience
+        self.early_stopping = early_stopping
         self.polarity_weight = polarity_weight
         self.augment = augment
         self.validation_fraction = validation_fraction

@@ -388,16 +388,24 @@ def resolved_record(values: dict, names) -> dict:
 def resolve_tagger_auto(values: dict, encoder) -> dict:
     """What the ``"auto"`` training settings of a span tagger (the extractor, the
     joint model) stand for with ``encoder`` (its component): ``dropout``, ``lr``,
-    ``batch_size``, ``max_epochs`` and ``patience`` of ``values`` from the
-    encoder's recipe (its ``tagger``), the LSTM's size (:data:`TAGGER_LSTM_SIZE`)
-    as ``encoder__hidden_size``, and the resolved ``language`` of ``values``.
-    (``decoding="auto"`` is read at each prediction: the recipe's
-    ``tagger_decoding``; the joint model's copies: its ``tagger_copies``.)"""
-    recipe = ENCODERS[encoder.kind].recipe
+    ``batch_size`` and ``max_epochs`` of ``values`` from the encoder's recipe
+    (its ``tagger``), the patience of its ``early_stopping`` (the component, or
+    None) as ``early_stopping__patience``, the LSTM's size
+    (:data:`TAGGER_LSTM_SIZE`) as ``encoder__hidden_size``, and the resolved
+    ``language`` of ``values``. (``decoding="auto"`` is read at each prediction:
+    the recipe's ``tagger_decoding``; the joint model's copies: its
+    ``tagger_copies``.)"""
+    rules = ENCODERS[encoder.kind].recipe.tagger
     resolved = {
-        name: rule if is_auto(values[name]) else values[name]
-        for name, rule in recipe.tagger.items()
+        name: rules[name] if is_auto(values[name]) else values[name]
+        for name in ("dropout", "lr", "batch_size", "max_epochs")
     }
+    stopping = values["early_stopping"]
+    if stopping is not None:
+        patience = stopping.patience
+        resolved["early_stopping__patience"] = (
+            rules["patience"] if is_auto(patience) else patience
+        )
     resolved["language"] = values["language"]
     if encoder.kind == "lstm":
         size = encoder.hidden_size
