@@ -635,7 +635,7 @@ COMPONENT_FLAGS = {
     "hidden_size": (
         "encoder",
         "hidden_size",
-        "LSTM size (auto: 300; the extractor's tagger 100)",
+        f"LSTM size (auto: {P.LSTM_SIZE}; the span taggers' {P.TAGGER_LSTM_SIZE})",
     ),
     "bidirectional": ("encoder", "bidirectional", "bidirectional LSTM"),
     "n_layers": ("encoder", "n_layers", "transformer layers"),
