@@ -417,3 +417,25 @@ def test_vectors_in_memory_are_refused_with_how_to_pass_them():
     clf = AspectAttentionClassifier(encoder=LSTMEncoder(embeddings=kv))
     with pytest.raises(TypeError, match=r"kv.save\('vectors.kv'\)"):
         clf.fit(X, y)
+
+
+def test_vectors_fitted_on_unlabelled_reviews_start_the_encoder(pairs, tmp_path):
+    """fit_word_vectors: the reviews (here the training texts and more) as the
+    word encoders split them, in a file the encoder reads without pickle; every
+    training word has its vector, and the same seed gives the same file."""
+    X, y = pairs
+    texts = [t for t, _ in X]
+    more = ["The soup was lovely but the bill was steep."] * 20
+    path = emb.fit_word_vectors(texts + more, tmp_path / "reviews.bin", dim=16)
+    again = emb.fit_word_vectors(texts + more, tmp_path / "again.bin", dim=16)
+    assert path.read_bytes() == again.read_bytes()
+    assert not path.read_bytes().startswith(b"\x80")  # no pickle
+    vectors = emb.load_word_vectors(path)
+    assert {"soup", "bill", "steep"} <= set(vectors.index_to_key)
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 1, "encoder": lstm(embeddings=str(path))}
+    ).fit(X, y)
+    assert clf.embedding_coverage_ == 1.0
+    with pytest.raises(ValueError, match="needs texts"):
+        emb.fit_word_vectors([], tmp_path / "none.bin")
+    assert not (tmp_path / "none.bin").exists()

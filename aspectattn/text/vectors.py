@@ -45,6 +45,7 @@ from ..exceptions import MissingDependencyError
 __all__ = [
     "load_word_vectors",
     "train_word_vectors",
+    "fit_word_vectors",
     "build_embedding_matrix",
     "vector_coverage",
     "resolve_word_vectors",
@@ -348,6 +349,73 @@ def train_word_vectors(
         **extra,
     )
     return model.wv
+
+
+def fit_word_vectors(
+    texts: Sequence[str],
+    path,
+    *,
+    dim: int = 100,
+    lowercase: bool = True,
+    language: str | None = "auto",
+    epochs: int = 10,
+    random_state: int = 0,
+) -> Path:
+    """Train word2vec vectors on ``texts`` -- your domain's reviews, labelled or
+    not -- and write them to ``path``, for a word encoder to start from:
+    ``LSTMEncoder(embeddings=path)``.
+
+    The texts are split into words as the word encoders split them (the same
+    ``lowercase`` and ``language``; ``"auto"``: English's rules when they look
+    English), so every word of a training text that the vectors saw has its
+    vector. The file is word2vec's binary format (no pickle: it runs no code
+    when read), written whole or not at all. Single-threaded and seeded: the
+    same ``random_state`` gives the same vectors in any process.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        Sentences or reviews; more text gives better vectors (a few thousand
+        sentences train the estimators' own, ``embeddings="word2vec"``).
+    path : str or path-like
+        The file to write (``.bin``, by convention).
+    dim : int, default=100
+        The vectors' size.
+    lowercase, language
+        As the encoder's tokenizer takes them (``LSTMEncoder(lowercase=...)``,
+        the estimator's ``language``).
+    epochs : int, default=10
+        Passes over the texts.
+    random_state : int, default=0
+        The seed.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> from aspectattn.text.vectors import fit_word_vectors  # doctest: +SKIP
+    >>> fit_word_vectors(my_reviews + train_texts, "reviews.bin")  # doctest: +SKIP
+    >>> clf = AspectAttentionClassifier(
+    ...     encoder=LSTMEncoder(embeddings="reviews.bin"))  # doctest: +SKIP
+    """
+    from .._output import output_path
+    from .languages import auto_language
+    from .tokens import Tokenizer
+
+    texts = [str(t) for t in texts]
+    if not texts:
+        raise ValueError("fit_word_vectors needs texts; got none.")
+    if language == "auto":
+        language = auto_language(texts)
+    tokens = Tokenizer(lowercase=lowercase, language=language).tokenize_many(texts)
+    vectors = train_word_vectors("word2vec", tokens, dim, random_state, epochs)
+    path = Path(path)
+    with output_path(path) as tmp:
+        vectors.save_word2vec_format(os.fspath(tmp), binary=True)
+    return path
 
 
 def resolve_word_vectors(
