@@ -156,6 +156,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("copy_weight", "EXPERIMENT"),
         ("copy_weight", "DETECTOR_EXPERIMENT"),
         ("copy_weight", "PAIR_EXPERIMENT"),
+        ("review_vectors", "EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),

@@ -61,6 +61,10 @@ RESULTS = {
         "The copies' weight in the loss: the categories' pair classifier",
         "copy_weight",
     ),
+    "review_vectors": (
+        "Word vectors of the reviews nobody labelled",
+        "review_vectors",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
