@@ -12,10 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from aspectattn import params as P
-from aspectattn.attention import AspectAttention
 from aspectattn.datasets import DATASETS, get_data_home
-from aspectattn.encoders import ENCODER_CLASSES
-from aspectattn.training import EarlyStopping, Optimizer
+from aspectattn.estimators._slots import SLOTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -97,16 +95,8 @@ FLAT = {
 TAUGHT = ("teacher", "distill_weight", "distill_temperature")
 
 
-def _component_class(slot: str, value):
-    """The component class that ``value`` of ``slot`` is or stands for (None:
-    none, ``early_stopping=False``)."""
-    if hasattr(value, "get_params"):
-        return type(value)
-    if slot == "encoder":
-        return ENCODER_CLASSES[value]
-    if slot == "early_stopping":
-        return EarlyStopping if value else None
-    return {"attention": AspectAttention, "optimizer": Optimizer}[slot]
+#: Slot -> the library's slot (what stands for a component, the classes).
+_SLOTS = {slot.name: slot for slot in SLOTS}
 
 
 def takes(estimator, name: str) -> bool:
@@ -124,12 +114,7 @@ def flat_default(name: str):
     if name not in FLAT:
         return P.TABLE[name].default
     slot, param = FLAT[name]
-    classes = {
-        "encoder": list(ENCODER_CLASSES.values()),
-        "attention": [AspectAttention],
-        "optimizer": [Optimizer],
-        "early_stopping": [EarlyStopping],
-    }[slot]
+    classes = _SLOTS[slot].classes
     cls = next(c for c in classes if param in c._get_param_names())
     return cls().get_params()[param]
 
@@ -156,8 +141,8 @@ def build(estimator, **settings):
     for name, value in settings.items():
         if name in FLAT:
             slot, param = FLAT[name]
-            cls = _component_class(slot, own[slot])
-            if cls is not None and param in cls._get_param_names():
+            component = _SLOTS[slot].component(own[slot])  # (None: no component)
+            if component is not None and param in component.get_params():
                 nested[f"{slot}__{param}"] = value
     model.set_params(**nested)
     if taught.get("teacher") is None:

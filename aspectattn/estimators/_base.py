@@ -319,24 +319,26 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         work), warn about the ones the other settings leave unused; the settings."""
         validate_params(self, self._parameter_constraints)
         values = self._values()
-        for slot in SLOTS:  # each component (a name: the one it stands for)
-            component = values[slot.name]
-            if component is not None:
-                component.check(type(self).__name__, self._reads(component))
+        self._check_components(values)
         self._check_combinations(values)
-        aspect_type = values.get("aspect_type")
-        own = set(self.get_params(deep=False)) | {
-            f"{slot.name}__{name}"
-            for slot in SLOTS
-            if values[slot.name] is not None
-            for name in values[slot.name].get_params()
-        }
+        # (the estimator's settings, not the fixed ones: its parameters, with
+        # its components' as slot__name)
+        own = self.get_params(deep=False)
+        unused = P.unused(values, values.get("aspect_type"))
         P.warn_unused(
             values,
-            [(n, s) for n, s in P.unused(values, aspect_type) if n in own],
+            [(n, s) for n, s in unused if n.partition("__")[0] in own],
             stacklevel=5,
         )
         return values
+
+    def _check_components(self, values: dict) -> None:
+        """Check the component each slot of ``values`` holds (None: none) by its
+        own constraints and the parameters the estimator reads."""
+        for slot in SLOTS:
+            component = values[slot.name]
+            if component is not None:
+                component.check(type(self).__name__, self._reads(component))
 
     def _reads(self, component):
         """The parameters of ``component`` the estimator reads (None: all)."""

@@ -113,9 +113,7 @@ class FittedState:
         estimator = cls(**cls._saved_params(params))
         validate_params(estimator, cls._parameter_constraints)
         components = estimator._components_by_slot()
-        for component in components.values():  # their own cross-checks
-            if component is not None:
-                component.check(cls.__name__, estimator._reads(component))
+        estimator._check_components(components)  # their own cross-checks
         expected = set(FITTED_ATTRIBUTES) - {"module_"}
         if not isinstance(state, dict) or set(state) != expected:
             raise ValueError(f"the fitted state must have the keys {sorted(expected)}")

@@ -95,9 +95,7 @@ __all__ = [
 PAIR_GROUPS = ("pairs", "terms")
 CATEGORY_GROUPS = ("categories",)
 
-#: The table: every parameter of both estimators, in documentation order.
-
-#: Name -> :class:`Param`.
+#: Name -> :class:`Param` (:data:`PARAMS`: the table, in documentation order).
 TABLE = {p.name: p for p in PARAMS}
 #: The parameters that hold a component (or a name that stands for one).
 SLOTS = ("encoder", "attention", "optimizer", "early_stopping")
@@ -287,11 +285,12 @@ def resolve_auto(
     resolved = {
         slot: _resolved_component(values[slot], recipe, term)
         for slot in SLOTS
-        if values.get(slot) is not None and slot in values
+        if values.get(slot) is not None
     }
     rules = {
-        **{k: recipe.training[k] for k in ("lr", "batch_size", "max_epochs")},
-        "dropout": recipe.training["dropout"],
+        **{
+            k: recipe.training[k] for k in ("lr", "batch_size", "max_epochs", "dropout")
+        },
         "precision": "bfloat16"
         if recipe.bfloat16 and device is not None and fast_bfloat16(device)
         else "float32",

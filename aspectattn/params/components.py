@@ -124,17 +124,13 @@ def component_from_data(data, classes, what: str):
     if not isinstance(data, dict):
         return data
     by_name = {cls.__name__: cls for cls in classes}
-    cls = (
-        by_name.get(data.get("component"))
-        if set(data)
-        == {
-            "component",
-            "params",
-        }
-        else None
-    )
-    params = data.get("params")
-    if cls is None or not isinstance(params, dict):
+    name, params = data.get("component"), data.get("params")
+    cls = by_name.get(name) if isinstance(name, str) else None
+    if (
+        set(data) != {"component", "params"}
+        or cls is None
+        or not isinstance(params, dict)
+    ):
         raise ValueError(f"{what} must be one of {sorted(by_name)} as saved")
     unknown = set(params) - set(cls._get_param_names())
     if unknown:
