@@ -14,6 +14,7 @@ from aspectattn.engine.training import (
     TrainingConfig,
     build_net,
     class_weight_tensor,
+    classifier_task,
     embedding_parameter_name,
     fingerprint,
     head_parameter_names,
@@ -145,6 +146,12 @@ def _config(
     )
 
 
+def _build(module, config):
+    """The pair classifier's net for ``module`` under ``config``, no validation."""
+    task = classifier_task(config, np.array([0, 1, 2]), np.arange(3))
+    return build_net(module, config, task, None, None, "cpu")
+
+
 @pytest.mark.parametrize("encoder", ["lstm", "transformer", "pretrained"])
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_embedding_group_has_its_lr_and_no_weight_decay(encoder, optimizer):
@@ -154,9 +161,7 @@ def test_embedding_group_has_its_lr_and_no_weight_decay(encoder, optimizer):
     config = _config(
         optimizer=optimizer, lr=0.01, embedding_lr=0.5, weight_decay=0.1, head_lr=None
     )
-    net, _ = build_net(
-        module, config, None, np.array([0, 1, 2]), np.arange(3), None, "cpu"
-    )
+    net, _ = _build(module, config)
     net.initialize()
     groups = net.optimizer_.param_groups
     table = net.module_.embedding.weight
@@ -177,9 +182,7 @@ def test_head_group_has_head_lr(encoder, detector):
     # nothing inside it trains at head_lr; the word vectors keep their own group.
     module = _model(encoder, detector)
     config = _config(lr=0.01, embedding_lr=0.5, head_lr=0.3)
-    net, _ = build_net(
-        module, config, None, np.array([0, 1, 2]), np.arange(3), None, "cpu"
-    )
+    net, _ = _build(module, config)
     net.initialize()
     lr_of = {id(p): g["lr"] for g in net.optimizer_.param_groups for p in g["params"]}
     inside = {id(p) for p in net.module_.encoder.parameters()}
@@ -188,7 +191,7 @@ def test_head_group_has_head_lr(encoder, detector):
         expected = 0.5 if p is table else 0.01 if id(p) in inside else 0.3
         assert lr_of[id(p)] == expected, name
     with pytest.raises(ValueError, match="must be resolved"):
-        build_net(module, _config(head_lr="auto"), None, [0], np.arange(3), None, "cpu")
+        _build(module, _config(head_lr="auto"))
     heads = head_parameter_names(net.module_)
     assert any("classifier" in n for n in heads)
     assert any("aspect_embedding" in n for n in heads)
@@ -204,9 +207,7 @@ def test_layer_lr_decay_gives_each_pretrained_layer_its_rate():
         n_aspects=2,
     )
     config = _config(lr=0.01, head_lr=0.3, layer_lr_decay=0.5)
-    net, _ = build_net(
-        module, config, None, np.array([0, 1]), np.arange(3), None, "cpu"
-    )
+    net, _ = _build(module, config)
     net.initialize()
     lr_of = {id(p): g["lr"] for g in net.optimizer_.param_groups for p in g["params"]}
     inside = {id(p) for p in net.module_.encoder.parameters()}
@@ -223,9 +224,7 @@ def test_layer_lr_decay_gives_each_pretrained_layer_its_rate():
     assert seen == {0, 1, 2}
     # the embedding table keeps no weight decay; embedding_lr still wins
     config = _config(lr=0.01, layer_lr_decay=0.5, embedding_lr=0.2, weight_decay=0.1)
-    net, _ = build_net(
-        module, config, None, np.array([0, 1]), np.arange(3), None, "cpu"
-    )
+    net, _ = _build(module, config)
     net.initialize()
     table = net.module_.embedding.weight
     (group,) = [
@@ -234,9 +233,7 @@ def test_layer_lr_decay_gives_each_pretrained_layer_its_rate():
     assert group["lr"] == 0.2 and group["weight_decay"] == 0.0
     # an encoder without layers to decay: every encoder weight at lr
     lstm = _model("lstm")
-    net, _ = build_net(
-        lstm, _config(lr=0.01, layer_lr_decay=0.5), None, [0], np.arange(3), None, "cpu"
-    )
+    net, _ = _build(lstm, _config(lr=0.01, layer_lr_decay=0.5))
     net.initialize()
     assert {g["lr"] for g in net.optimizer_.param_groups} == {0.01}
 

@@ -3,7 +3,8 @@
 The estimators call :func:`train_module`, which runs, in order::
 
     train, valid = split_sentences(dataset, groups, fraction, rng)
-    net = build_net(module, TrainingConfig(...), valid, y_index, classes, rng, device)
+    task = classifier_task(TrainingConfig(...), y_index, classes)
+    net = build_net(module, TrainingConfig(...), task, valid, rng, device)
     history, kept_epoch, interrupted = fit_net(net, train, checkpoint_path, ...)
 
 skorch is the engine, not the public face: the estimator exposes its parameters and
@@ -57,6 +58,8 @@ __all__ = [
     "sentence_numbers",
     "class_weight_tensor",
     "build_net",
+    "Task",
+    "classifier_task",
     "fit_net",
     "fingerprint",
 ]
@@ -374,43 +377,52 @@ class MultiOutputNet(MixedPrecision, NeuralNet):
         return self.criterion_(y_pred, y_true)
 
 
+@dataclass(frozen=True)
+class Task:
+    """What a net learns, for :func:`build_net`: its skorch class (``net``), the
+    settings of that class (``settings``: its criterion and what its
+    ``get_loss`` reads), the validation scores recorded after each epoch
+    (``scoring``: ``(name, callback)`` pairs) and the one that chooses the epoch
+    (``monitor``: ``(history key, lower is better)``), and the validation
+    batches' size."""
+
+    net: type
+    settings: dict
+    scoring: tuple = ()
+    monitor: tuple = ("valid_loss", True)
+    valid_batch_size: int = _VALID_BATCH
+
+
 def build_net(
     module,
     config: TrainingConfig,
+    task: Task,
     valid_ds,
-    y_index,
-    classes,
     rng,
     device,
     checkpoint=None,
-    multi_output=None,
-    distill=False,
 ):
-    """The skorch net that trains ``module``, and its :class:`BestWeights` tracker.
+    """The skorch net that trains ``module`` for ``task``, and its
+    :class:`BestWeights` tracker -- every estimator's (the classifiers', the
+    detector's, the span taggers').
 
     The optimizer groups are :func:`optimizer_groups`; ``lr_schedule="linear"``
     adds :class:`WarmupLinearDecay`, ``precision="bfloat16"`` runs the module
-    under autocast (:class:`MixedPrecision`). ``checkpoint``: ``(path, fingerprint)``
-    of a checkpoint to write after every epoch (see :func:`checkpoint_path`).
-    ``multi_output``: the keyword arguments of
-    :class:`~aspectattn.nn.categories.MultiOutputLoss` for a module whose outputs
-    are not one class per row (the detector's ``(logits (B, K, C), attention)``);
-    the net is then a :class:`MultiOutputNet` and the validation loss is its only
-    validation score. ``distill``: the training targets hold a teacher's
-    probabilities (both criteria, :class:`PairLoss` and the detector's, take
-    ``distill_weight`` and ``distill_temperature``).
+    under autocast (:class:`MixedPrecision`), ``early_stopping`` stops on
+    ``task.monitor``. ``valid_ds``: the validation set (None: the training loss
+    is monitored). ``checkpoint``: ``(path, fingerprint)`` of a checkpoint to
+    write after every epoch (see :func:`checkpoint_path`).
     """
     from skorch.helper import predefined_split
 
-    callbacks, tracker = _callbacks(config, valid_ds, rng, checkpoint, multi_output)
+    callbacks, tracker = _callbacks(config, task, valid_ds, rng, checkpoint)
     optimizer_name, optimizer_defaults = OPTIMIZERS[config.optimizer.name]
     optimizer_kwargs = {f"optimizer__{k}": v for k, v in optimizer_defaults.items()}
     if config.precision not in ("float32", "bfloat16"):
         raise ValueError(f"precision={config.precision!r} must be resolved")
-    net_class, loss = _criterion(config, y_index, classes, multi_output, distill)
-    net = net_class(
+    net = task.net(
         module,
-        **loss,
+        **task.settings,
         optimizer=getattr(torch.optim, optimizer_name),
         lr=config.lr,
         optimizer__weight_decay=config.optimizer.weight_decay,
@@ -427,7 +439,7 @@ def build_net(
         iterator_train__generator=rng,
         iterator_train__keep_sentences=config.keep_sentences,
         iterator_valid=BucketLoader,
-        iterator_valid__batch_size=max(config.batch_size, _VALID_BATCH),
+        iterator_valid__batch_size=task.valid_batch_size,
         callbacks=callbacks,
         # (skorch calls a custom sink whatever the verbosity: only set it when asked)
         **({"callbacks__print_log__sink": log_line} if config.verbose else {}),
@@ -438,31 +450,17 @@ def build_net(
     return net, tracker
 
 
-def _callbacks(config, valid_ds, rng, checkpoint, multi_output) -> tuple:
+def _callbacks(config, task: Task, valid_ds, rng, checkpoint) -> tuple:
     """``(callbacks, tracker)`` of :func:`build_net`: the validation scores, the
     best-epoch tracker, then the checkpoint, early stopping, clipping and the
     schedule (in that order: note the best epoch, then checkpoint, then maybe
     stop)."""
-    from skorch.callbacks import EpochScoring, GradientNormClipping
+    from skorch.callbacks import GradientNormClipping
 
     stopping, optimizer = config.early_stopping, config.optimizer
-    scoring = []
-    if valid_ds is not None and multi_output is not None:
-        monitor, lower = "valid_loss", True
-    elif valid_ds is not None:
-        scoring.append(
-            (
-                "valid_f1",
-                EpochScoring("f1_macro", lower_is_better=False, name="valid_f1"),
-            )
-        )
-        monitor, lower = {
-            "loss": ("valid_loss", True),
-            "accuracy": ("valid_acc", False),
-            "f1_macro": ("valid_f1", False),
-        }["loss" if stopping is None else stopping.scoring]
-    else:
-        monitor, lower = "train_loss", True
+    scoring, (monitor, lower) = task.scoring, task.monitor
+    if valid_ds is None:
+        scoring, (monitor, lower) = (), ("train_loss", True)
     tracker = BestWeights(
         monitor, lower_is_better=lower, load_best=stopping is not None
     )
@@ -482,31 +480,45 @@ def _callbacks(config, valid_ds, rng, checkpoint, multi_output) -> tuple:
     return callbacks, tracker
 
 
-def _criterion(config, y_index, classes, multi_output, distill) -> tuple:
-    """``(net class, criterion settings)`` of :func:`build_net`: one class per
-    row (cross-entropy with ``class_weight``) or the detector's outputs; with a
-    teacher's probabilities, both mixed with them."""
+def classifier_task(config, y_index, classes, multi_output=None, distill=False):
+    """The :class:`Task` of the pair classifier -- cross-entropy with
+    ``class_weight``, the validation macro-F1 recorded, the epoch chosen on the
+    ``early_stopping`` component's ``scoring`` (the validation loss without
+    one) -- or, given ``multi_output`` (the keyword arguments of
+    :class:`~aspectattn.nn.categories.MultiOutputLoss`), of the detector, whose
+    module gives ``(logits (B, K, C), attention)``: its validation loss is its
+    only score. ``distill``: the training targets hold a teacher's
+    probabilities (both criteria mix them in the same way, with
+    ``distill_weight`` and ``distill_temperature``)."""
+    from skorch.callbacks import EpochScoring
+
+    valid_batch_size = max(config.batch_size, _VALID_BATCH)
     if multi_output is None:
-        net_class, loss = (
-            ClassifierNet,
-            {
-                "criterion": PairLoss,
-                "criterion__weight": class_weight_tensor(
-                    config.class_weight, _labelled(y_index), classes
-                ),
-                "classes": list(range(len(classes))),
-            },
-        )
+        settings = {
+            "criterion": PairLoss,
+            "criterion__weight": class_weight_tensor(
+                config.class_weight, _labelled(y_index), classes
+            ),
+            "classes": list(range(len(classes))),
+        }
+        f1 = EpochScoring("f1_macro", lower_is_better=False, name="valid_f1")
+        stopping = config.early_stopping
+        monitor = {
+            "loss": ("valid_loss", True),
+            "accuracy": ("valid_acc", False),
+            "f1_macro": ("valid_f1", False),
+        }["loss" if stopping is None else stopping.scoring]
+        task = Task(ClassifierNet, settings, (("valid_f1", f1),), monitor)
     else:
         from ..nn.categories import MultiOutputLoss
 
-        net_class = MultiOutputNet
-        loss = {"criterion": MultiOutputLoss}
-        loss.update({f"criterion__{k}": v for k, v in multi_output.items()})
+        settings = {"criterion": MultiOutputLoss}
+        settings.update({f"criterion__{k}": v for k, v in multi_output.items()})
+        task = Task(MultiOutputNet, settings)
     if distill:  # (both criteria mix the teacher's probabilities the same way)
-        loss["criterion__distill_weight"] = config.distill_weight
-        loss["criterion__temperature"] = config.distill_temperature
-    return net_class, loss
+        settings["criterion__distill_weight"] = config.distill_weight
+        settings["criterion__temperature"] = config.distill_temperature
+    return replace(task, valid_batch_size=valid_batch_size)
 
 
 def fingerprint(params: dict, seed: int, texts, aspects, labels, weights=None) -> str:
@@ -612,7 +624,7 @@ def train_module(
     settings of ``config``; ``seeding``: seed, generator and device).
 
     ``multi_output``: the loss settings of a module whose outputs are not one
-    class per row (see :func:`build_net`). Returns the trained module (eval
+    class per row (see :func:`classifier_task`). Returns the trained module (eval
     mode), the history, the epoch kept, whether training was interrupted, and the
     seconds it took (:class:`Trained`).
 
@@ -637,17 +649,11 @@ def train_module(
         if config.checkpoint_dir is not None:
             run = fingerprint(config.run_params, seed, *data.run)
             checkpoint = (checkpoint_path(config.checkpoint_dir, run), run)
+        distill = data.dataset.teacher is not None
+        targets, classes = data.targets, data.classes
+        task = classifier_task(config, targets, classes, multi_output, distill)
         net, tracker = build_net(
-            module,
-            config,
-            valid_ds,
-            data.targets,
-            data.classes,
-            rng,
-            device,
-            checkpoint,
-            multi_output=multi_output,
-            distill=data.dataset.teacher is not None,
+            module, config, task, valid_ds, rng, device, checkpoint
         )
         start = time.perf_counter()
         history, best_epoch, interrupted = fit_net(

@@ -16,6 +16,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 from ..engine.batching import length_sorted_batches
+from ..engine.training import MixedPrecision
 from ..nn.ops import distillation_loss
 from ..text.tokens import EncodedTexts
 from .inputs import Encoded, padded_batch, token_rows
@@ -121,9 +122,11 @@ def module_inputs(X: dict) -> dict:
     return {**X, "chars": characters.chars, "char_index": characters.index}
 
 
-class TaggerNet(NeuralNet):
+class TaggerNet(MixedPrecision, NeuralNet):
     """skorch's net with the loss over every word: the module gives (B, T, K)
-    logits, the targets (B, T) tags (``-100`` at padding)."""
+    logits, the targets (B, T) tags (``-100`` at padding); with
+    :class:`~aspectattn.engine.training.MixedPrecision`, as every net
+    :func:`~aspectattn.engine.training.build_net` builds."""
 
     def infer(self, x, **fit_params):
         """The module on a batch, its characters unpacked (:func:`module_inputs`)."""

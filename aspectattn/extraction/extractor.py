@@ -25,14 +25,7 @@ from .. import persistence
 from .._fields import _is_int
 from .._validation import _short, check_texts, text_tags
 from ..encoders import LSTMEncoder, PretrainedEncoder, encoder_component
-from ..engine.batching import BucketLoader
-from ..engine.callbacks import (
-    BestWeights,
-    FiniteLoss,
-    StopWhenStalled,
-    WarmupLinearDecay,
-)
-from ..engine.training import held_out_sentences, private_torch_rng
+from ..engine.training import Task, build_net, held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.tagger import PretrainedTagger, TermTagger
@@ -43,7 +36,7 @@ from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
 from ..text.tokens import EncodedTexts, Tokenizer
 from ..text.vectors import build_embedding_matrix, resolve_word_vectors
-from ..training import EarlyStopping, early_stopping_component
+from ..training import EarlyStopping, Optimizer, early_stopping_component
 from ._nets import (
     IGNORE,
     PREDICT_BATCH,
@@ -201,7 +194,7 @@ class SpanTagger(BaseEstimator):
         with private_torch_rng(seed, device):
             module = self._module(build)()
             init(module)
-            net, tracker = self._net(encoder.kind, module, valid, rng, device)
+            net, tracker = self._net(encoder, module, valid, rng, device)
             if teaching is not None:
                 net.distill_weight = teaching.weight
                 net.temperature = teaching.temperature
@@ -288,43 +281,42 @@ class SpanTagger(BaseEstimator):
             _CopyEmbeddings(matrix),
         )
 
-    def _net(self, kind, module, valid, rng, device):
-        from skorch.helper import predefined_split
-
+    def _net(self, encoder, module, valid, rng, device):
+        """The skorch net that trains ``module`` (:func:`build_net`, the
+        classifiers' own): the tags' cross-entropy (a subclass's net adds to
+        it), the epoch chosen on the validation F1 (``_SCORING``), the
+        optimizer and schedule of the ``encoder``'s recipe."""
         recipe = self.resolved_params_
+        rules = P.ENCODERS[encoder.kind].recipe.tagger
         stops = "early_stopping__patience" in recipe  # (early_stopping=False: not)
-        tracker = BestWeights("valid_score", lower_is_better=False, load_best=stops)
-        callbacks = [
-            ("finite_loss", FiniteLoss()),
-            ("valid_f1", self._SCORING(valid, self._EPOCH_ON or self._decoding())),
-            ("best_weights", tracker),
-        ]
-        if stops:
-            patience = recipe["early_stopping__patience"]
-            callbacks.append(("early_stopping", StopWhenStalled(tracker, patience)))
-        optimizer = torch.optim.Adam
-        if kind == "pretrained":  # BERT's recipe
-            callbacks.append(("lr_schedule", WarmupLinearDecay()))
-            optimizer = torch.optim.AdamW
-        net = self._NET(
-            module,
-            criterion=torch.nn.CrossEntropyLoss,
-            criterion__ignore_index=IGNORE,
-            optimizer=optimizer,
+        config = P.TrainingConfig(
+            optimizer=Optimizer(
+                rules["optimizer"],
+                weight_decay=rules["weight_decay"],
+                head_lr=None,
+                lr_schedule=rules["lr_schedule"],
+            ),
             lr=recipe["lr"],
             batch_size=recipe["batch_size"],
             max_epochs=recipe["max_epochs"],
-            train_split=predefined_split(valid),
-            iterator_train=BucketLoader,
-            iterator_train__shuffle=True,
-            iterator_train__generator=rng,
-            iterator_valid=BucketLoader,
-            iterator_valid__batch_size=PREDICT_BATCH,
-            callbacks=callbacks,
-            device=device,
+            precision="float32",
+            early_stopping=(
+                EarlyStopping(patience=recipe["early_stopping__patience"])
+                if stops
+                else None
+            ),
             verbose=self.verbose,
+            encoder=encoder,
         )
-        return net, tracker
+        decoding = self._EPOCH_ON or self._decoding()
+        task = Task(
+            self._NET,
+            {"criterion": torch.nn.CrossEntropyLoss, "criterion__ignore_index": IGNORE},
+            (("valid_f1", self._SCORING(valid, decoding)),),
+            ("valid_score", False),
+            PREDICT_BATCH,
+        )
+        return build_net(module, config, task, valid, rng, device)
 
     # -- predict ----------------------------------------------------------------
     def predict_spans(self, X) -> list[list[dict]]:

@@ -98,8 +98,9 @@ class Recipe:
     #: read ``"vector"``.
     term_input: str = "vector"
     #: The span taggers' (the extractor's and the joint model's) training:
-    #: ``dropout``, ``lr``, ``batch_size``, ``max_epochs``, ``patience`` (empty:
-    #: the encoder tags no spans).
+    #: ``dropout``, ``lr``, ``batch_size``, ``max_epochs``, ``patience``, and
+    #: the optimizer's ``optimizer`` (its name), ``weight_decay`` and
+    #: ``lr_schedule`` (empty: the encoder tags no spans).
     tagger: dict = field(default_factory=dict)
     #: How the span taggers read their tags with ``decoding="auto"``.
     tagger_decoding: str = "greedy"

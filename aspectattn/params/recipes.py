@@ -35,7 +35,16 @@ ENCODERS = {
             # the span taggers: Adam at 1e-3, at most 50 epochs with patience 5;
             # Viterbi decoding, chosen by validation F1 for the extractor and
             # the joint model (benchmarks/decoding.py)
-            tagger=dict(dropout=0.5, lr=1e-3, batch_size=32, max_epochs=50, patience=5),
+            tagger=dict(
+                dropout=0.5,
+                lr=1e-3,
+                batch_size=32,
+                max_epochs=50,
+                patience=5,
+                optimizer="adam",
+                weight_decay=0.0,
+                lr_schedule="constant",
+            ),
             tagger_decoding="viterbi",
             tagger_copies="flip+join",
         ),
@@ -75,7 +84,16 @@ ENCODERS = {
             # the span taggers: AdamW at 5e-5 with warm-up and linear decay, at
             # most 8 epochs with patience 3; greedy decoding (Viterbi not
             # measured with it)
-            tagger=dict(dropout=0.1, lr=5e-5, batch_size=16, max_epochs=8, patience=3),
+            tagger=dict(
+                dropout=0.1,
+                lr=5e-5,
+                batch_size=16,
+                max_epochs=8,
+                patience=3,
+                optimizer="adamw",
+                weight_decay=0.01,
+                lr_schedule="linear",
+            ),
             tagger_copies="flip+join",
         ),
     ),
