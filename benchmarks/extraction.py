@@ -61,7 +61,7 @@ from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from aspectattn.params import TAGGER_LSTM_SIZE
 from benchmarks.common import RESULTS, build, glove
-from benchmarks.runner import Experiment, within_one_std
+from benchmarks.runner import Experiment, within_one_std, write_results
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
 #: (SemEval-2016 restaurants), which report the defaults.
@@ -245,7 +245,23 @@ def speed() -> None:
             best = min(_timed(model, texts) for _ in range(3 if tier == "LSTM" else 1))
             out[f"{tier} {name} sentences/s"] = len(texts) / best
             print(out)
-    (RESULTS / "extraction_speed.json").write_text(json.dumps(out, indent=1))
+    write_results(RESULTS / "extraction_speed", out, speed_table(out))
+
+
+def speed_table(out: dict) -> str:
+    """The ``--speed`` record as a table."""
+    lines = ["| tier and path | sentences/s |", "|---|---|"]
+    lines += [
+        f"| {key.removesuffix(' sentences/s')} | {value:,.0f} |"
+        for key, value in out.items()
+        if key.endswith(" sentences/s")
+    ]
+    lines += [
+        "",
+        f"`predict` on the {out['sentences']:,} SemEval-2014 laptop sentences, "
+        f"{out['threads']} thread(s), the best of 3 (the LSTM) or one timing.",
+    ]
+    return "\n".join(lines)
 
 
 #: Reviews per ``--analyze`` run.
@@ -305,7 +321,6 @@ def analyze() -> None:
         run["top_aspects"] = table["aspect"].value_counts().head(10).to_dict()
         out["runs"].append(run)
         print(run)
-    (RESULTS / "extraction_analyze.json").write_text(json.dumps(out, indent=1))
     lines = [
         "| reviews | sentences | aspect mentions | peak RSS MB | aspects most "
         "mentioned |",
@@ -325,7 +340,7 @@ def analyze() -> None:
         "of that process (the model, torch and the run). Reviews: the laptops' "
         "sentences three to a review, repeated.",
     ]
-    (RESULTS / "extraction_analyze.md").write_text("\n".join(lines) + "\n")
+    write_results(RESULTS / "extraction_analyze", out, "\n".join(lines))
 
 
 def _timed(model, texts) -> float:

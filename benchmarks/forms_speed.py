@@ -1,15 +1,15 @@
 """Seconds per training epoch of each attention form, measured together.
 
-    ASPECTATTN_DATA=../shared/data python -m benchmarks forms_speed
+    ASPECTATTN_DATA=../shared/data python -m benchmarks forms_speed [--table]
 
 AT and ATAE LSTMs on SemEval-2014 restaurant categories, the settings of
 ``attention_lstm.py``, 3 epochs each without a validation split; the median of the
 epochs after the first. Run on a quiet machine: the forms are compared with each
-other, in one process, one after the other. Writes ``results/forms_speed.json``.
+other, in one process, one after the other. Writes ``results/forms_speed.json``
+(the record) and ``forms_speed.md`` (``--table``: the table again, from the record).
 """
 
-import json
-from pathlib import Path
+from __future__ import annotations
 
 import numpy as np
 import torch
@@ -17,6 +17,7 @@ import torch
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014
 from benchmarks.common import build, glove
+from benchmarks.runner import Measurement
 
 FORMS = [
     ("additive", 1),
@@ -26,14 +27,15 @@ FORMS = [
     ("concat", 1),
     ("additive", 4),
 ]
-OUT = Path(__file__).resolve().parent / "results" / "forms_speed.json"
+VARIANTS = ("at", "atae")
 
 
-def main():
+def measure(args) -> dict:
+    """Seconds per epoch of each variant and form, and the threads torch used."""
     X, y = fetch_semeval2014("restaurants", "train", "category")
     vectors = glove()
     out = {"cpu_threads": torch.get_num_threads(), "seconds_per_epoch": {}}
-    for variant in ("at", "atae"):
+    for variant in VARIANTS:
         for score, heads in FORMS:
             clf = build(
                 AspectAttentionClassifier,
@@ -44,14 +46,33 @@ def main():
                 hidden_size=300,
                 batch_size=25,
                 max_epochs=3,
+                validation_fraction=None,
+                early_stopping=False,
                 random_state=0,
             ).fit(X, y)
             key = f"{variant} {score} x{heads}"
             seconds = float(np.median([r["dur"] for r in clf.history_[1:]]))
             out["seconds_per_epoch"][key] = seconds
             print(key, round(seconds, 3), flush=True)
-    OUT.write_text(json.dumps(out, indent=1))
+    return out
 
+
+def markdown(results: dict) -> str:
+    seconds = results["seconds_per_epoch"]
+    lines = ["| form | AT-LSTM, s / epoch | ATAE-LSTM, s / epoch |", "|---|---|---|"]
+    for score, heads in FORMS:
+        cells = [f"{seconds[f'{v} {score} x{heads}']:.2f}" for v in VARIANTS]
+        lines.append(f"| {score} x{heads} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "SemEval-2014 restaurant categories, GloVe 6B 50-d, hidden size 300, batch "
+        "25; the median of epochs 2 and 3, every form in one process on "
+        f"{results['cpu_threads']} thread(s), alone on the machine.",
+    ]
+    return "\n".join(lines)
+
+
+MEASUREMENT = Measurement("forms_speed", measure, markdown)
 
 if __name__ == "__main__":
-    main()
+    MEASUREMENT.main(__doc__.splitlines()[0])

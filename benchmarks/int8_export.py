@@ -14,12 +14,11 @@ accuracy of torch and of the int8 runtime (onnxruntime on the CPU; the models ma
 be trained on a GPU, as the table says). ``--only NAME`` runs the models whose name
 holds NAME and puts them in place of their earlier rows. An LSTM encoder has no weight
 products to make int8: its export stays float32 (a warning says so). Writes
-``results/int8_export.{json,md}``.
+``results/int8_export.{json,md}`` (``--table``: the table again, from the record).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from pathlib import Path
@@ -32,8 +31,7 @@ from aspectattn.datasets import fetch_category_table, fetch_semeval2014, get_dat
 from aspectattn.serving.export import export_onnx
 from aspectattn.serving.runtime import load_onnx
 from benchmarks.common import COPIES_ONCE, build, glove
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.runner import Measurement
 
 
 def kinds(minilm: str) -> list[tuple[str, str, type, dict]]:
@@ -119,11 +117,9 @@ def _where(clf) -> str:
     return torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
 
 
-def merged(rows: list[dict]) -> list[dict]:
-    """``rows`` in place of the earlier rows of the same models (a run with
+def merged(earlier: list[dict], rows: list[dict]) -> list[dict]:
+    """``rows`` in place of the ``earlier`` rows of the same models (a run with
     ``--only`` adds to the results), in the order of :func:`kinds`."""
-    path = RESULTS / "int8_export.json"
-    earlier = json.loads(path.read_text()) if path.exists() else []
     by_name = {r["model"]: r for r in [*earlier, *rows]}
     order = [name for name, *_ in kinds("")]
     return [by_name[n] for n in order if n in by_name]
@@ -143,21 +139,25 @@ def table(rows: list[dict]) -> str:
             f"| {100 * r['torch_accuracy']:.1f} / {100 * r['int8_accuracy']:.1f} "
             f"| {r['trained_on']} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--only", help="the models whose name holds this")
-    parser.add_argument("--epochs", type=int, default=4, help="at most (default 4)")
-    args = parser.parse_args()
-    rows = merged(run(args.device, args.only, args.epochs))
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "int8_export.json").write_text(json.dumps(rows, indent=1) + "\n")
-    (RESULTS / "int8_export.md").write_text(table(rows))
-    print(table(rows))
+def measure(args) -> list[dict]:
+    """The rows of the models ``--only`` names (all of them without it)."""
+    return run(args.device, args.only, args.epochs)
 
+
+MEASUREMENT = Measurement(
+    "int8_export",
+    measure,
+    table,
+    options=(
+        (("--device",), {"default": "auto"}),
+        (("--only",), {"help": "the models whose name holds this"}),
+        (("--epochs",), {"type": int, "default": 4, "help": "at most (default 4)"}),
+    ),
+    merge=merged,
+)
 
 if __name__ == "__main__":
-    main()
+    MEASUREMENT.main(__doc__.splitlines()[0])

@@ -40,7 +40,6 @@ it with nothing else running.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -61,7 +60,7 @@ from benchmarks.common import RESULTS
 from benchmarks.distillation import CACHE, cached_model, unlabelled_sentences
 from benchmarks.extraction import load
 from benchmarks.pretrained import minilm as minilm_path
-from benchmarks.runner import Experiment, within_one_std
+from benchmarks.runner import Experiment, within_one_std, write_results
 
 DATA = ("laptops", "restaurants")
 SEEDS = (0, 1, 2)
@@ -318,8 +317,7 @@ def speed() -> None:
                 )
                 print(row, flush=True)
             out["rows"].append(row)
-    (RESULTS / "joint_speed.json").write_text(json.dumps(out, indent=1))
-    (RESULTS / "joint_speed.md").write_text(speed_table(out) + "\n")
+    write_results(RESULTS / "joint_speed", out, speed_table(out))
 
 
 class _BareEncoder:

@@ -8,7 +8,8 @@ the agreement do not depend on how well it was trained): export it, load it with
 measure,
 end to end from (text, aspect) pairs (tokenising included), pairs (or sentences) per
 second with 1 and 2 threads for torch and onnxruntime (best of 3), and the largest
-difference between their probabilities. Writes ``results/onnx_speed.{json,md}``.
+difference between their probabilities. Writes ``results/onnx_speed.{json,md}``
+(``--table``: the table again, from the record).
 Run it alone on the machine: it is a timing.
 """
 
@@ -27,8 +28,8 @@ from aspectattn.datasets import fetch_category_table, fetch_semeval2014
 from aspectattn.serving.export import export_onnx
 from aspectattn.serving.runtime import load_onnx
 from benchmarks.common import COPIES_ONCE, build, glove
+from benchmarks.runner import Measurement
 
-RESULTS = Path(__file__).resolve().parent / "results"
 BASE = dict(hidden_size=300, max_epochs=2, batch_size=25, random_state=0)
 MODELS = {
     "AT-LSTM (pairs)": dict(variant="at"),
@@ -48,7 +49,7 @@ def best_rate(predict, X, repeats=3) -> float:
     return len(X) / min(times)
 
 
-def measure(name, clf, X, proba) -> dict:
+def row(name, clf, X, proba) -> dict:
     with TemporaryDirectory() as tmp:
         export_onnx(clf, tmp)
         size = sum(f.stat().st_size for f in Path(tmp).iterdir())
@@ -66,7 +67,8 @@ def measure(name, clf, X, proba) -> dict:
     return row
 
 
-def main():
+def measure(args) -> dict:
+    """Every model's row, and the torch version."""
     vectors = glove()
     X, y = fetch_semeval2014("restaurants", "train", "category")
     X_test, _ = fetch_semeval2014("restaurants", "test", "category")
@@ -77,26 +79,30 @@ def main():
         if "encoder" in extra:
             params.pop("hidden_size")
         clf = build(AspectAttentionClassifier, embeddings=vectors, **params).fit(X, y)
-        rows.append(measure(name, clf, X_test, lambda m: m.predict_proba))
+        rows.append(row(name, clf, X_test, lambda m: m.predict_proba))
     texts, table = fetch_category_table("semeval2014", "train")
     detector = build(
         AspectCategoryClassifier, embeddings=vectors, **BASE, **COPIES_ONCE
     ).fit(texts, table)
     sentences = list(dict.fromkeys(t for t, _ in X_test))
     rows.append(
-        measure(
+        row(
             "AT-LSTM detector (sentences, 5 categories)",
             detector,
             sentences * 4,
             lambda m: m.predict_proba,
         )
     )
+    return {"torch": torch.__version__, "rows": rows}
+
+
+def markdown(results: dict) -> str:
     lines = [
         "| model | rows | torch, 1 thread | onnxruntime, 1 thread | torch, 2 threads "
         "| onnxruntime, 2 threads | max abs. difference | export size |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r in results["rows"]:
         lines.append(
             f"| {r['model']} | {r['rows']:,} "
             f"| {r['torch_1']:,.0f} | {r['onnx_1']:,.0f} "
@@ -107,13 +113,13 @@ def main():
         "",
         "Rows per second, end to end from text (best of 3), SemEval-2014 restaurant "
         "test pairs repeated 4 times; GloVe 6B 50-d, hidden size 300. torch "
-        f"{torch.__version__}; for AT both encode each distinct sentence of a "
+        f"{results['torch']}; for AT both encode each distinct sentence of a "
         "batch once (ATAE: once per pair). Run alone on the 2-core machine.",
     ]
-    (RESULTS / "onnx_speed.json").write_text(json.dumps(rows, indent=1))
-    (RESULTS / "onnx_speed.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines)
 
+
+MEASUREMENT = Measurement("onnx_speed", measure, markdown)
 
 if __name__ == "__main__":
-    main()
+    MEASUREMENT.main(__doc__.splitlines()[0])

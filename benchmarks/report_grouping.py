@@ -17,9 +17,7 @@ where Chromium is installed, a picture of each report's chart for the docs
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import shutil
 from pathlib import Path
 
@@ -28,8 +26,8 @@ from aspectattn.datasets import fetch_term_spans
 from aspectattn.persistence import load, save
 from aspectattn.reviews import analyze_reviews, render_report
 from benchmarks.common import RESULTS
+from benchmarks.runner import Measurement
 
-OUT = RESULTS / "report_grouping"
 CACHE = RESULTS / "cache"
 STATIC = Path(__file__).resolve().parents[1] / "docs" / "_static"
 TOP = 25
@@ -73,10 +71,8 @@ def screenshot(page_html: str, path: Path) -> bool:
     return True
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="a joint model file (fitted here if absent)")
-    args = parser.parse_args()
+def measure(args) -> dict:
+    """Both reports' aspects, the aspects of more than one term, the pictures."""
     texts, _ = fetch_term_spans("semeval2014-laptops", "test")
     _, after = analyze_reviews(texts, model(args.model))
     before = copy.deepcopy(after)
@@ -86,14 +82,24 @@ def main() -> None:
         table = summary.table()
         results[name] = {"aspects": len(table), "top": top(table)}
         page = render_report(summary, f"Laptop test reviews: aspects {name} grouping")
+        CACHE.mkdir(parents=True, exist_ok=True)
         (CACHE / f"report_grouping_{name}.html").write_text(page)  # (git-ignored)
         if screenshot(page, STATIC / f"report_{name}.png"):
             results[name]["picture"] = f"docs/_static/report_{name}.png"
-    OUT.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    results["joined"] = [
+        {"aspect": r["aspect"], "terms": r["terms"]}
+        for r in after.table().to_dict("records")
+        if len(r["terms"]) > 1
+    ]
+    return results
+
+
+def markdown(results: dict) -> str:
+    """The table of the most mentioned aspects before and after, from the record."""
     lines = [
-        f"The joint LSTM model (defaults, seed 0) on the {len(texts)} SemEval-2014 "
-        f"laptop test sentences: {results['before']['aspects']} aspects before "
-        f"grouping, {results['after']['aspects']} after.",
+        f"The joint LSTM model (defaults, seed 0) on the {results['n_sentences']} "
+        f"SemEval-2014 laptop test sentences: {results['before']['aspects']} "
+        f"aspects before grouping, {results['after']['aspects']} after.",
         "",
         "| before: aspect | mentions | after: aspect | mentions | its terms |",
         "|---|---|---|---|---|",
@@ -104,7 +110,7 @@ def main() -> None:
             f"| {b['aspect']} | {b['mentions']} | {a['aspect']} | {a['mentions']} "
             f"| {terms} |"
         )
-    joined = [r for r in after.table().to_dict("records") if len(r["terms"]) > 1]
+    joined = results["joined"]
     lines += [
         "",
         f"All the aspects that hold more than one term ({len(joined)}): "
@@ -117,9 +123,15 @@ def main() -> None:
                 "",
                 f"![The report {name} grouping](../_static/report_{name}.png)",
             ]
-    OUT.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines)
 
+
+MEASUREMENT = Measurement(
+    "report_grouping",
+    measure,
+    markdown,
+    options=((("--model",), {"help": "a joint model file (fitted here if absent)"}),),
+)
 
 if __name__ == "__main__":
-    main()
+    MEASUREMENT.main(__doc__.splitlines()[0])

@@ -17,6 +17,12 @@ share out the runs (``--workers N --worker I``, one process each on
 ``$OMP_NUM_THREADS`` threads, 1 by default); ``--table`` writes
 ``results/<name>.md`` from it (mean ± std over seeds per data set and candidate,
 the chosen rows in bold): the table the docs show, regenerated from the record.
+
+A :class:`Measurement` is a benchmark measured once, no grid of seeds (the
+speed, memory and export scripts): what it measures and its table, its record
+``results/<name>.json``, ``--table`` rewriting ``results/<name>.md`` from it::
+
+    MEASUREMENT = Measurement("onnx_speed", measure, table)
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from benchmarks.common import RESULTS
 
 __all__ = [
     "Experiment",
+    "Measurement",
     "read_runs",
     "append_run",
     "write_results",
@@ -243,6 +250,62 @@ class Experiment:
 
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
         self.work(args.worker, args.workers, args.candidates, args.data, args.seeds)
+
+
+@dataclass
+class Measurement:
+    """A benchmark measured once (speed, memory, exports): no seeds to repeat.
+
+    Parameters
+    ----------
+    name : str
+        The results' stem: ``results/<name>.json`` (the record) and
+        ``results/<name>.md``.
+    measure : callable
+        ``measure(args) -> results``: the measurement (``args``: the parsed
+        flags), as JSON data.
+    table : callable
+        ``table(results) -> str``: its Markdown, from the record alone.
+    options : tuple of (tuple of str, dict), default=()
+        Its own flags: ``(names, argparse keyword arguments)`` each.
+    merge : callable or None, default=None
+        ``merge(earlier, results) -> results``: how a run that measures a part
+        (say ``--only``) joins the record; None: it replaces the record.
+    """
+
+    name: str
+    measure: Callable[[argparse.Namespace], object]
+    table: Callable[[object], str]
+    options: tuple = ()
+    merge: Callable[[object, object], object] | None = None
+
+    @property
+    def record(self) -> Path:
+        """The results of the last run."""
+        return RESULTS / f"{self.name}.json"
+
+    def parser(self, description: str | None = None) -> argparse.ArgumentParser:
+        """``--table`` and the measurement's own flags."""
+        parser = argparse.ArgumentParser(description=description)
+        parser.add_argument(
+            "--table", action="store_true", help="rewrite the table from the record"
+        )
+        for names, kwargs in self.options:
+            parser.add_argument(*names, **kwargs)
+        return parser
+
+    def main(self, description: str | None = None) -> None:
+        """``--table``: rewrite and print the table from the record; else
+        measure (alone on the machine: it is a timing), then write the record
+        and the table (:func:`write_results`)."""
+        args = self.parser(description).parse_args()
+        if args.table:
+            results = json.loads(self.record.read_text())
+        else:
+            results = self.measure(args)
+            if self.merge is not None and self.record.is_file():
+                results = self.merge(json.loads(self.record.read_text()), results)
+        write_results(RESULTS / self.name, results, self.table(results))
 
 
 def main_of(first: Experiment, description: str, **others: Experiment) -> None:

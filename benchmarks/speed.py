@@ -1,6 +1,7 @@
 """Speed and memory of aspectattn on this machine, in one run (a few minutes).
 
     ASPECTATTN_DATA=../shared/data python -m benchmarks speed [--skip-pretrained]
+    python -m benchmarks speed --table
 
 Measures, through the public sklearn API and at the settings of the accuracy
 benchmark (``attention_lstm.py``: hidden 300, batch 25, GloVe 6B 50-d):
@@ -20,12 +21,12 @@ benchmark (``attention_lstm.py``: hidden 300, batch 25, GloVe 6B 50-d):
   sentences of 10, 40 and 160 tokens.
 
 Epoch times are medians over epochs after the first (which warms up allocators and
-caches). Writes ``benchmarks/results/speed.json`` and ``speed.md``.
+caches). Writes ``benchmarks/results/speed.json`` (the record) and ``speed.md``
+(``--table``: the table again, from the record).
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -53,8 +54,7 @@ from aspectattn.engine.inference import INFERENCE_BATCH
 from aspectattn.text.tokens import Tokenizer
 from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
 from benchmarks.common import build, glove
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.runner import Measurement
 
 # ABSA-PyTorch ATAE-LSTM (50-d vectors, hidden 300, batch 25, restaurant terms), as
 # given in issue 5, measured on a machine of this kind.
@@ -586,7 +586,7 @@ def markdown(r: dict) -> str:
         )
     lines += [
         "",
-        f"{platform.processor() or platform.machine()}, torch {torch.__version__}; "
+        f"{r['machine']['processor']}, torch {r['machine']['torch']}; "
         "command: `python -m benchmarks speed`. Epoch times are medians over epochs "
         "after the first, through `fit` (hidden 300, batch 25, GloVe 6B 50-d, no "
         "validation split). Reference figures: ABSA-PyTorch ATAE-LSTM on SemEval-2014 "
@@ -595,16 +595,8 @@ def markdown(r: dict) -> str:
     return "\n".join(lines)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--skip-pretrained", action="store_true")
-    parser.add_argument("--out", default=str(RESULTS / "speed"))
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        _child(*args.child)
-        return
+def measure(args) -> dict:
+    """Every measurement, in order (``args.epochs``, ``args.skip_pretrained``)."""
 
     def step(name):
         print(f"[{time.strftime('%H:%M:%S')}] {name}", flush=True)
@@ -614,7 +606,13 @@ def main():
         fetch_semeval2014("restaurants", "test", "category"),
     )
     terms = fetch_semeval2014("restaurants", "train", "term")
-    r = {"machine": {"threads": torch.get_num_threads(), "torch": torch.__version__}}
+    r = {
+        "machine": {
+            "threads": torch.get_num_threads(),
+            "torch": torch.__version__,
+            "processor": platform.processor() or platform.machine(),
+        }
+    }
     step("machine")
     r["machine"]["dense_gflops"] = dense_gflops()
     r["machine"]["lstm_gflops"] = lstm_gflops()
@@ -644,14 +642,22 @@ def main():
     r["scaling_pairs"] = scaling_pairs(min(args.epochs, 2) + 1)
     words = [w for w in atae.vocabulary_.words_[2:] if w.isalpha()]
     r["scaling_length"] = scaling_length(words, min(args.epochs, 2) + 1)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     r["targets_met"] = verdicts(r)
-    out.with_suffix(".json").write_text(json.dumps(r, indent=2))
-    table = markdown(r)
-    out.with_suffix(".md").write_text(table + "\n")
-    print(table)
+    return r
 
+
+MEASUREMENT = Measurement(
+    "speed",
+    measure,
+    markdown,
+    options=(
+        (("--epochs",), {"type": int, "default": 4}),
+        (("--skip-pretrained",), {"action": "store_true"}),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--child"]:  # (a fresh process of memory())
+        _child(*sys.argv[2:4])
+    else:
+        MEASUREMENT.main(__doc__.splitlines()[0])

@@ -21,19 +21,17 @@ laptops (no categories there) that the rule keeps as names.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 
 from aspectattn.datasets import get_data_home
 from aspectattn.extraction.aspects import aspect_key, group_aspects, opens_sentence
-from benchmarks.common import RESULTS
+from benchmarks.runner import Measurement
 
 FILES = (
     "semeval2015_restaurants/ABSA-15_Restaurants_Train_Final.xml",
     "semeval2015_restaurants/ABSA15_Restaurants_Test.xml",
 )
-OUT = RESULTS / "term_grouping"
 
 
 def mentions() -> list[tuple[str, bool, str]]:
@@ -53,7 +51,7 @@ def mentions() -> list[tuple[str, bool, str]]:
     return out
 
 
-def measure(found: list[tuple[str, bool, str]], key) -> dict:
+def grouping(found: list[tuple[str, bool, str]], key) -> dict:
     groups: dict[str, Counter] = defaultdict(Counter)
     for term, opens, entity in found:
         groups[key(term, opens)][entity] += 1
@@ -86,18 +84,19 @@ def laptop_terms() -> list[tuple[str, bool]]:
     return out
 
 
-def main() -> None:
+def measure(args) -> dict:
+    """The groupings' figures, and what the rules joined."""
     found = mentions()
     aspect_of, restaurant_joins = report_aspects(
         [aspect_key(t, "en", opens) for t, opens, _ in found]
     )
     rows = {
-        "as written": measure(found, lambda t, _: t),
-        "lower-cased": measure(found, lambda t, _: aspect_key(t, None)),
-        "the report's (case, spaces, English plural)": measure(
+        "as written": grouping(found, lambda t, _: t),
+        "lower-cased": grouping(found, lambda t, _: aspect_key(t, None)),
+        "the report's (case, spaces, English plural)": grouping(
             found, lambda t, opens: aspect_key(t, "en", opens)
         ),
-        "the report's aspects (and spellings: group_aspects)": measure(
+        "the report's aspects (and spellings: group_aspects)": grouping(
             found, lambda t, opens: aspect_of[aspect_key(t, "en", opens)]
         ),
     }
@@ -114,7 +113,7 @@ def main() -> None:
             names[term] += 1
     laptop_keys = [aspect_key(term, "en", opens) for term, opens in laptops]
     _, laptop_joins = report_aspects(laptop_keys)
-    results = {
+    return {
         "mentions": len(found),
         "laptop_names": dict(names.most_common()),
         "rows": rows,
@@ -124,9 +123,18 @@ def main() -> None:
         "laptop_keys": len(set(laptop_keys)),
         "laptop_aspects_joined": laptop_joins,
     }
+
+
+def markdown(results: dict) -> str:
+    """The table and the lists, from the record."""
+    rows = results["rows"]
+    plural_merges, apart = results["plural_merges"], results["still_apart"]
+    restaurant_joins = results["restaurant_aspects_joined"]
+    laptop_joins = results["laptop_aspects_joined"]
+    names = Counter(results["laptop_names"])
     lines = [
         f"Gold opinion targets of SemEval-2015 restaurants, train and test: "
-        f"{len(found)} mentions. Purity: the share of mentions whose entity "
+        f"{results['mentions']} mentions. Purity: the share of mentions whose entity "
         "(FOOD, SERVICE, ...) is their group's most common one.",
         "",
         "| grouping | aspects | singletons | purity % |",
@@ -152,7 +160,7 @@ def main() -> None:
         + ".",
         "",
         f"On the gold terms of SemEval-2014 laptops, train and test "
-        f"({len(set(laptop_keys))} keys), the report's aspects join "
+        f"({results['laptop_keys']} keys), the report's aspects join "
         f"{len(laptop_joins)}: "
         + "; ".join(f"{k} ← {', '.join(v)}" for k, v in laptop_joins)
         + ".",
@@ -162,10 +170,10 @@ def main() -> None:
         + "; ".join(f"{t} ({n})" for t, n in names.most_common(30))
         + ".",
     ]
-    OUT.with_suffix(".json").write_text(json.dumps(results, indent=1))
-    OUT.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines)
 
+
+MEASUREMENT = Measurement("term_grouping", measure, markdown)
 
 if __name__ == "__main__":
-    main()
+    MEASUREMENT.main(__doc__.splitlines()[0])

@@ -3,6 +3,7 @@ written from a fresh clone: every module they name imports as ``python -m`` runs
 it (the repository's root first on the path, nothing set in PYTHONPATH), and the
 speed benchmark's child process finds the package too."""
 
+import json
 import os
 import re
 import subprocess
@@ -129,6 +130,61 @@ def test_an_experiment_runs_resumes_shares_and_writes_its_table(tmp_path, monkey
     assert table[3] == "| a | **large** (chosen) | 2 | 3.50 ± 0.71 |"
     assert table[-1] == "the note"
     assert (tmp_path / "toy.md").read_text().splitlines() == table
+
+
+def test_a_measurement_writes_its_record_and_rewrites_its_table_from_it(
+    tmp_path, monkeypatch
+):
+    import benchmarks.runner as runner
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path)
+    measured = []
+
+    def measure(args):
+        measured.append(args.only)
+        names = ["a", "b"] if args.only is None else [args.only]
+        return [{"model": n, "rate": float(len(measured))} for n in names]
+
+    def table(rows):
+        return "\n".join(f"{r['model']}: {r['rate']:.0f}" for r in rows)
+
+    def merge(earlier, rows):  # a partial run replaces its models' rows
+        again = {r["model"] for r in rows}
+        return [r for r in earlier if r["model"] not in again] + rows
+
+    toy = runner.Measurement(
+        "toy", measure, table, options=((("--only",), {}),), merge=merge
+    )
+    monkeypatch.setattr(sys, "argv", ["toy"])
+    toy.main()
+    assert json.loads((tmp_path / "toy.json").read_text())[1] == {
+        "model": "b",
+        "rate": 1.0,
+    }
+    assert (tmp_path / "toy.md").read_text() == "a: 1\nb: 1\n"
+    monkeypatch.setattr(sys, "argv", ["toy", "--only", "a"])
+    toy.main()  # measures a again; b's row stays
+    assert (tmp_path / "toy.md").read_text() == "b: 1\na: 2\n"
+    (tmp_path / "toy.md").write_text("edited by hand")
+    monkeypatch.setattr(sys, "argv", ["toy", "--table"])
+    toy.main()  # from the record, measuring nothing
+    assert (
+        measured == [None, "a"] and (tmp_path / "toy.md").read_text() == "b: 1\na: 2\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["speed", "onnx_speed", "int8_export", "term_grouping", "report_grouping"],
+)
+def test_the_committed_measurement_tables_are_what_their_records_give(module):
+    """Each measurement's committed table regenerates from its record."""
+    import importlib
+
+    one = importlib.import_module(f"benchmarks.{module}").MEASUREMENT
+    committed = ROOT / "benchmarks" / "results" / f"{one.name}.md"
+    results = json.loads(one.record.read_text())
+    assert committed.read_text() == one.table(results) + "\n"
 
 
 @requires_shared_data("semeval2014_restaurants/Restaurants_Train_v2.xml")
