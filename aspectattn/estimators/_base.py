@@ -409,14 +409,19 @@ class AspectAttentionBase(FittedState, BaseEstimator):
                 f"a pretrained encoder); got variant={values['variant']!r}."
             )
 
-    def _configs(self, values: dict):
+    def _configs(self, values: dict, teaching: Teaching | None = None):
         """The model and training configs of this fit (what goes down; the
         estimator keeps the parameters that go to it; a setting that is no table
-        parameter is an error)."""
-        return (
-            P.ModelConfig.from_params(values),
-            P.TrainingConfig.from_params(values, self._param_data()),
-        )
+        parameter is an error); with ``teaching``, the teacher's share of the
+        loss and its temperature."""
+        training = P.TrainingConfig.from_params(values, self._param_data())
+        if teaching is not None:
+            training = replace(
+                training,
+                distill_weight=teaching.weight,
+                distill_temperature=teaching.temperature,
+            )
+        return P.ModelConfig.from_params(values), training
 
     # ---------------------------------------------------------------- the fit
     #: The torch module trained (called with the module configuration).
@@ -447,13 +452,7 @@ class AspectAttentionBase(FittedState, BaseEstimator):
         split_rng, held_out = self._validation_split(data, values, seed)
         if teaching is not None:
             data = self._distilled(data, teaching, held_out)
-        model_config, training_config = self._configs(values)
-        if teaching is not None:
-            training_config = replace(
-                training_config,
-                distill_weight=teaching.weight,
-                distill_temperature=teaching.temperature,
-            )
+        model_config, training_config = self._configs(values, teaching)
         pipeline, module_config, init, coverage = prepare_model(
             model_config, data, seed, np.random.default_rng([seed, VECTOR_STREAM])
         )
