@@ -43,8 +43,8 @@ from ..engine.distillation import (
     table_teacher_targets,
 )
 from ..exceptions import InputError
+from ..mentions import check_min_probability, mentioned_aspects
 from ..nn.categories import CategoryModel
-from ..reviews.mentions import check_min_probability, mentioned_aspects
 from ..text.pipelines import distinct_index
 from ._base import (
     AspectAttentionBase,

@@ -23,13 +23,14 @@ confident examples, so memory stays flat in the number of reviews.
 
 The review path, one module per step: :mod:`.sentences` (splitting),
 :mod:`.dates` (one rule for a file's dates), :mod:`.analysis` (the sentence table),
-:mod:`.summary` (the figures), :mod:`.mentions` (a detector's output as mentions),
+:mod:`.summary` (the figures), :mod:`aspectattn.mentions` (a detector's output as
+mentions, shared with the detector and the runtime),
 :mod:`.report` (the HTML report).
 """
 
+from ..mentions import check_min_probability, mentioned_aspects
 from .analysis import analyze_into, analyze_reviews, analyze_sentences, iter_analysis
 from .dates import DateRule
-from .mentions import check_min_probability, mentioned_aspects
 from .report import render_report, write_report
 from .sentences import ABBREVIATIONS, MAX_SEGMENT_CHARS, split_sentences
 from .summary import EXAMPLES_PER_LABEL, ReviewSummary, wilson_interval

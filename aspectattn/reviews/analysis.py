@@ -9,9 +9,9 @@ import numpy as np
 from .._validation import _short
 from ..exceptions import InputError
 from ..extraction.reading import TermsEndToEnd
+from ..mentions import check_min_probability
 from ._pandas import pandas_module as _pandas
 from .dates import DateRule
-from .mentions import check_min_probability
 from .sentences import split_sentences
 from .summary import ReviewSummary
 

@@ -51,7 +51,7 @@ from ..extraction.reading import (
     with_polarities,
 )
 from ..extraction.words import DECODINGS
-from ..reviews.mentions import check_min_probability, mentioned_aspects
+from ..mentions import check_min_probability, mentioned_aspects
 from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
 from ..text.tokens import length_sorted_batches

@@ -1,6 +1,8 @@
 """From per-category probabilities to the aspects each sentence mentions: shared by
-:meth:`aspectattn.AspectCategoryClassifier.analyze` and the torch-free runtime
-(:mod:`aspectattn.serving.runtime`), so both report the same thing. numpy only."""
+:meth:`aspectattn.AspectCategoryClassifier.analyze`, the torch-free runtime
+(:mod:`aspectattn.serving.runtime`) and the review path (:mod:`aspectattn.reviews`),
+so all report the same thing. numpy only: it stands below the estimators, the
+span taggers and the runtime that read through it."""
 
 from __future__ import annotations
 
