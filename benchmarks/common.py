@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from aspectattn import params as P
+from aspectattn._slots import SLOTS
 from aspectattn.datasets import DATASETS, get_data_home
-from aspectattn.estimators._slots import SLOTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

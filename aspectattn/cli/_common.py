@@ -685,15 +685,9 @@ COMPONENT_FLAGS = {
 def component_class(slot: str, name: str) -> type:
     """The component class of ``slot`` that declares the parameter ``name`` (for
     the encoder: the first registered encoder that has it)."""
-    from ..attention import AspectAttention
-    from ..encoders import ENCODER_CLASSES
-    from ..training import Optimizer
+    from .._slots import SLOTS
 
-    classes = {
-        "encoder": list(ENCODER_CLASSES.values()),
-        "attention": [AspectAttention],
-        "optimizer": [Optimizer],
-    }[slot]
+    (classes,) = [s.classes for s in SLOTS if s.name == slot]
     return next(c for c in classes if name in c._get_param_names())
 
 

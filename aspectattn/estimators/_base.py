@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import params as P
+from .._slots import SLOTS
 from .._validation import plain, text_tags
 from ..attention import attention_component
 from ..encoders import encoder_component
@@ -37,7 +38,6 @@ from ..exceptions import AspectAttnWarning, InputError
 from ..params._constraints import validate_params
 from ..params.components import component_data, component_for_prefix
 from ._fitted import FITTED_ATTRIBUTES, FittedState
-from ._slots import SLOTS
 
 __all__ = [
     "AspectAttentionBase",

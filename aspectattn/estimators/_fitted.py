@@ -92,7 +92,7 @@ class FittedState:
     def _saved_params(cls, params: dict) -> dict:
         """A model file's parameters, each component rebuilt from its own
         parameters, every field checked (``ValueError`` otherwise)."""
-        from ._slots import SLOTS
+        from .._slots import SLOTS
 
         unknown = set(params) - set(cls._get_param_names())
         if unknown:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ..attention import AspectAttention, attention_component, attention_constraints
-from ..encoders import ENCODER_CLASSES, encoder_component, encoder_constraints
-from ..params import TABLE
-from ..training import (
+from .attention import AspectAttention, attention_component, attention_constraints
+from .encoders import ENCODER_CLASSES, encoder_component, encoder_constraints
+from .params import TABLE
+from .training import (
     EarlyStopping,
     Optimizer,
     early_stopping_component,
