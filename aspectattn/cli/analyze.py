@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..mentions import check_min_probability
+from .._mentions import check_min_probability
 from ._common import (
     JSON_LINES_SUFFIXES,
     CLIError,

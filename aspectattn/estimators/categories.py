@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import augment, persistence
 from .. import params as P
+from .._mentions import check_min_probability, mentioned_aspects
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
@@ -43,7 +44,6 @@ from ..engine.distillation import (
     table_teacher_targets,
 )
 from ..exceptions import InputError
-from ..mentions import check_min_probability, mentioned_aspects
 from ..nn.categories import CategoryModel
 from ..text.pipelines import distinct_index
 from ._base import (

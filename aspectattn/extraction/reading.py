@@ -323,7 +323,7 @@ def analyzed_terms(
     on the others (the report highlights them). Each term's answer is bounded
     by its own length, not by its text's: a text of 40,000 words with 256
     terms answers 256 short windows, not 256 copies of the text."""
-    from ..mentions import check_min_probability
+    from .._mentions import check_min_probability
 
     check_min_probability(min_probability)
     out = []
@@ -379,7 +379,7 @@ class TermsEndToEnd:
         ``min_probability`` are left out), and ``tokens`` and ``weights`` --
         the term's words and a few around them, weight on the term's
         (:func:`analyzed_terms`; the report highlights them)."""
-        from ..mentions import check_min_probability
+        from .._mentions import check_min_probability
 
         check_min_probability(min_probability)  # (before any prediction)
         names = self._aspect_names()

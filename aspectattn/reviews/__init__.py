@@ -23,12 +23,12 @@ confident examples, so memory stays flat in the number of reviews.
 
 The review path, one module per step: :mod:`.sentences` (splitting),
 :mod:`.dates` (one rule for a file's dates), :mod:`.analysis` (the sentence table),
-:mod:`.summary` (the figures), :mod:`aspectattn.mentions` (a detector's output as
+:mod:`.summary` (the figures), :func:`mentioned_aspects` (a detector's output as
 mentions, shared with the detector and the runtime),
 :mod:`.report` (the HTML report).
 """
 
-from ..mentions import check_min_probability, mentioned_aspects
+from .._mentions import check_min_probability, mentioned_aspects
 from .analysis import analyze_into, analyze_reviews, analyze_sentences, iter_analysis
 from .dates import DateRule
 from .report import render_report, write_report

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .._mentions import check_min_probability
 from .._validation import _short
 from ..exceptions import InputError
 from ..extraction.reading import TermsEndToEnd
-from ..mentions import check_min_probability
 from ._pandas import pandas_module as _pandas
 from .dates import DateRule
 from .sentences import split_sentences

@@ -37,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._fields import _labels, _strings, open_regular
+from .._mentions import check_min_probability, mentioned_aspects
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
 from ..extraction.aspects import AspectNames, check_aspect_names
@@ -51,7 +52,6 @@ from ..extraction.reading import (
     with_polarities,
 )
 from ..extraction.words import DECODINGS
-from ..mentions import check_min_probability, mentioned_aspects
 from ..text.languages import LANGUAGE_CODE
 from ..text.pipelines import pipeline_from_state
 from ..text.tokens import length_sorted_batches
