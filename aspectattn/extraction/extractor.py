@@ -194,10 +194,7 @@ class SpanTagger(BaseEstimator):
         with private_torch_rng(seed, device):
             module = self._module(build)()
             init(module)
-            net, tracker = self._net(encoder, module, valid, rng, device)
-            if teaching is not None:
-                net.distill_weight = teaching.weight
-                net.temperature = teaching.temperature
+            net, tracker = self._net(encoder, module, valid, rng, device, teaching)
             net.fit(train, y=None)
         self.module_ = net.module_.cpu().eval()
         self.best_epoch_ = tracker.kept_epoch_
@@ -281,11 +278,12 @@ class SpanTagger(BaseEstimator):
             _CopyEmbeddings(matrix),
         )
 
-    def _net(self, encoder, module, valid, rng, device):
+    def _net(self, encoder, module, valid, rng, device, teaching=None):
         """The skorch net that trains ``module`` (:func:`build_net`, the
         classifiers' own): the tags' cross-entropy (a subclass's net adds to
-        it), the epoch chosen on the validation F1 (``_SCORING``), the
-        optimizer and schedule of the ``encoder``'s recipe."""
+        it: ``_loss_settings``), the epoch chosen on the validation F1
+        (``_SCORING``), the optimizer and schedule of the ``encoder``'s
+        recipe."""
         recipe = self.resolved_params_
         rules = P.ENCODERS[encoder.kind].recipe.tagger
         stops = "early_stopping__patience" in recipe  # (early_stopping=False: not)
@@ -311,12 +309,21 @@ class SpanTagger(BaseEstimator):
         decoding = self._EPOCH_ON or self._decoding()
         task = Task(
             self._NET,
-            {"criterion": torch.nn.CrossEntropyLoss, "criterion__ignore_index": IGNORE},
+            {
+                "criterion": torch.nn.CrossEntropyLoss,
+                "criterion__ignore_index": IGNORE,
+                **self._loss_settings(teaching),
+            },
             (("valid_f1", self._SCORING(valid, decoding)),),
             ("valid_score", False),
             PREDICT_BATCH,
         )
         return build_net(module, config, task, valid, rng, device)
+
+    def _loss_settings(self, teaching) -> dict:
+        """What the net's loss reads besides the tags' criterion (a
+        subclass's: none here)."""
+        return {}
 
     # -- predict ----------------------------------------------------------------
     def predict_spans(self, X) -> list[list[dict]]:

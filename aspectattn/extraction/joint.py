@@ -488,10 +488,15 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         dropout = self.resolved_params_["dropout"]
         return _JointBuild(build, len(self.classes_), dropout)
 
-    def _net(self, kind, module, valid, rng, device):
-        net, tracker = super()._net(kind, module, valid, rng, device)
-        net.polarity_weight = self.polarity_weight
-        return net, tracker
+    def _loss_settings(self, teaching) -> dict:
+        """The polarities' share of the loss (:class:`JointNet`); taught, the
+        teacher's share and temperature."""
+        settings = {"polarity_weight": self.polarity_weight}
+        if teaching is not None:
+            settings.update(
+                distill_weight=teaching.weight, temperature=teaching.temperature
+            )
+        return settings
 
     # -- predict ----------------------------------------------------------------
     def predict(self, X) -> list[list[dict]]:
