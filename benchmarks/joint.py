@@ -40,6 +40,7 @@ it with nothing else running.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -258,22 +259,25 @@ NOTE = (
 EXPERIMENT = Experiment("joint", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, None, choose)
 
 
-#: The tiers ``--speed`` times: the joint model's and the pipeline's parts'
-#: settings (fitted briefly: what ``predict`` costs does not depend on how long
-#: it trained) and the sentences they are fitted on.
+#: The tiers ``--speed`` times: tier -> (the joint model's and the pipeline's
+#: parts' training settings, how many training sentences they fit on (None:
+#: all)). Brief, but enough for the models to find about as many terms as the
+#: sentences hold: a two-part pipeline's classifier reads each term its
+#: extractor found, so its cost grows with them.
 SPEED_TIERS = {
-    "LSTM": ({"max_epochs": 2}, None),
-    "MiniLM": ({"max_epochs": 1}, 300),
+    "LSTM": ({"max_epochs": 10}, None),
+    "MiniLM": ({"max_epochs": 3}, 1000),
 }
 
 
-def speed() -> None:
+def speed(tiers=None) -> None:
     """Sentences per second of ``predict`` on every laptop sentence, for the
     LSTM and MiniLM: the joint model (torch; its ONNX export, float32 and int8
     for MiniLM), the two-part pipeline, the extractor alone and the bare encoder
     (the inputs and the encoder's forward pass, nothing decoded: the limit), in
     one run, on 1 and 2 threads, after a first pass that warms up, best of 3
-    (MiniLM: of 1)."""
+    (MiniLM: of 1). ``tiers``: the tiers to measure (None: all); the record
+    keeps the other tiers' rows (each tier's from one run)."""
     import tempfile
 
     import torch
@@ -282,12 +286,16 @@ def speed() -> None:
 
     train, valid, test = load("laptops")
     texts = train[0] + valid[0] + test[0]
-    out = {"sentences": len(texts), "rows": []}
+    gold = sum(len(terms) for terms in train[1] + valid[1] + test[1])
+    out = {"sentences": len(texts), "gold_terms": gold, "rows": []}
     for tier, (settings, n_train) in SPEED_TIERS.items():
+        if tiers is not None and tier not in tiers:
+            continue
         encoder = {}
         if tier == "MiniLM":
             encoder = {"encoder": minilm()}
         data = train if n_train is None else (train[0][:n_train], train[1][:n_train])
+        fitted = {"epochs": settings["max_epochs"], "train_sentences": len(data[0])}
         fast = {**settings, "random_state": 0}
         joint = AspectSentimentExtractor(**encoder, **fast).fit(*data)
         pipeline = AspectSentimentPipeline(
@@ -306,17 +314,26 @@ def speed() -> None:
             models[name] = export_onnx(joint, folder / name, quantize=quantize)
         for threads in (1, 2):
             torch.set_num_threads(threads)
-            row = {"tier": tier, "threads": threads}
+            row = {"tier": tier, "threads": threads, "fitted": fitted}
             for name, predict in models.items():
                 if isinstance(predict, Path):  # an export: served with onnxruntime
                     predict = load_onnx(predict, threads=threads).predict
-                predict(texts)  # warm up
+                found = predict(texts)  # (a first pass warms up)
+                if found is not None:  # the terms it found, all sentences
+                    row[f"{name}: terms"] = sum(len(terms) for terms in found)
                 repeats = 3 if tier == "LSTM" else 1
                 row[name] = len(texts) / min(
                     _timed(predict, texts) for _ in range(repeats)
                 )
                 print(row, flush=True)
             out["rows"].append(row)
+    record = RESULTS / "joint_speed.json"
+    if tiers is not None and record.is_file():  # the other tiers' rows kept
+        kept = [r for r in json.loads(record.read_text())["rows"]]
+        kept = [r for r in kept if r["tier"] not in tiers]
+        out["rows"] = sorted(
+            kept + out["rows"], key=lambda r: list(SPEED_TIERS).index(r["tier"])
+        )
     write_results(RESULTS / "joint_speed", out, speed_table(out))
 
 
@@ -346,9 +363,13 @@ class _BareEncoder:
 
 
 def speed_table(out: dict) -> str:
+    """The ``--speed`` record as a table: rates, the ratios, the terms found."""
     names = list(
         dict.fromkeys(
-            k for row in out["rows"] for k in row if k not in ("tier", "threads")
+            k
+            for row in out["rows"]
+            for k in row
+            if k not in ("tier", "threads", "fitted") and not k.endswith(": terms")
         )
     )
     lines = [
@@ -357,6 +378,8 @@ def speed_table(out: dict) -> str:
         + " | joint / pipeline | joint / bare encoder |",
         "|---" * (4 + len(names)) + "|",
     ]
+    found = {}  # tier -> what each model found (the same on 1 and 2 threads)
+    fitted = {}  # tier -> how its models were fitted
     for row in out["rows"]:
         cells = [f"{row[n]:,.0f}" if n in row else "-" for n in names]
         ratios = [
@@ -370,16 +393,29 @@ def speed_table(out: dict) -> str:
             + " | ".join(f"{r:.2f}" for r in ratios)
             + " |"
         )
+        fitted[row["tier"]] = row["fitted"]
+        found[row["tier"]] = ", ".join(
+            f"{k.removesuffix(': terms')} {v:,}"
+            for k, v in row.items()
+            if k.endswith(": terms")
+        )
+    terms = "; ".join(f"{tier}: {text}" for tier, text in found.items() if text)
+    training = "; ".join(
+        f"{tier}: {f['epochs']} epochs on {f['train_sentences']:,} training sentences"
+        for tier, f in fitted.items()
+    )
     return "\n".join(lines) + (
         f"\n\nSentences per second of `predict` on the {out['sentences']:,} "
         "SemEval-2014 laptop sentences (each once), best of 3 (MiniLM: one "
-        "pass) after a first that warms up, all in one run on this project's "
-        "2-core CPU with nothing else running. Bare encoder: the model's inputs "
-        "(tokenizing) and the encoder's forward pass in the model's batches, "
-        "nothing decoded -- the limit a model of this encoder reads sentences at. "
-        "The models fitted briefly (LSTM: 2 epochs on 90% of the training "
-        "sentences; MiniLM: one epoch on 300): what predict costs does not "
-        "depend on how long they trained."
+        "pass) after a first that warms up, each tier's rows in one run on this "
+        "project's 2-core CPU with nothing else running. Bare encoder: the "
+        "model's inputs (tokenizing) and the encoder's forward pass in the "
+        "model's batches, nothing decoded -- the limit a model of this encoder "
+        "reads sentences at. The models fitted briefly "
+        f"({training}), enough to find about as many "
+        "terms as the sentences hold: a two-part pipeline's classifier reads "
+        "each term its extractor found, so its cost grows with them. Terms found "
+        f"(the sentences hold {out['gold_terms']:,}): {terms}."
     )
 
 
@@ -392,9 +428,12 @@ def _timed(predict, texts) -> float:
 def main() -> None:
     parser = EXPERIMENT.parser(__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true", help="time predict")
+    parser.add_argument(
+        "--tiers", nargs="*", choices=list(SPEED_TIERS), help="--speed: these only"
+    )
     args = parser.parse_args()
     if args.speed:
-        speed()
+        speed(args.tiers)
         return
     EXPERIMENT.main(args)
 
