@@ -1368,13 +1368,11 @@ REFUSED = {
     ("detector", "evaluate"): "the category detector reads",
     ("detector", "explain"): "this model is a category detector",
     ("extractor", "predict --aspects"): "finds each sentence's aspect terms",
-    ("extractor", "predict --quantize int8"): "has no int8 form",
     ("extractor", "explain"): "is an aspect term extractor, which gives no pol",
     ("extractor", "check"): "is an aspect term extractor, which gives no pol",
     ("extractor", "analyze"): "give it as --extractor",
     ("pipeline", "predict --aspects"): "finds each sentence's aspect terms",
     ("joint", "predict --aspects"): "finds each sentence's aspect terms",
-    ("joint", "predict --quantize int8"): "has no int8 form",
     ("joint", "explain"): "is a joint aspect-sentiment model: explain reads",
 }
 

@@ -171,3 +171,92 @@ def test_detector_predicts_with_int8():
     assert not np.array_equal(p_float, p_int8)
     np.testing.assert_allclose(p_float, p_int8, atol=0.05)
     assert det.analyze(texts[:1])[0]
+
+
+# -- the span taggers: the extractor and the joint model ------------------------
+@pytest.fixture(scope="module")
+def opinions():
+    from test_joint import make_opinions
+
+    return make_opinions(40, seed=5)
+
+
+@pytest.fixture(scope="module")
+def pretrained_joint(opinions, tiny_checkpoint):
+    from aspectattn import AspectSentimentExtractor
+
+    return AspectSentimentExtractor(
+        encoder=PretrainedEncoder(str(tiny_checkpoint)),
+        max_epochs=1,
+        device="cpu",
+        random_state=0,
+    ).fit(*opinions)
+
+
+def _given_terms(texts, y):
+    pairs = zip(texts, y, strict=True)
+    return [(t, t[a:b], (a, b)) for t, spans in pairs for a, b, _ in spans]
+
+
+@pytest.mark.parametrize("quantize", ["int8", "bfloat16"])
+def test_joint_model_predicts_quantized_and_switches_back(
+    pretrained_joint, opinions, quantize
+):
+    texts, y = opinions
+    X = _given_terms(texts, y)
+    model = pickle.loads(pickle.dumps(pretrained_joint))
+    p_float, found_float = model.predict_polarity_proba(X), model.predict(texts)
+    before = {k: v.clone() for k, v in model.module_.state_dict().items()}
+    model.set_params(quantize=quantize)  # on the fitted model: no refit
+    p_quantized, found = model.predict_polarity_proba(X), model.predict(texts)
+    assert not np.array_equal(p_float, p_quantized)  # it ran quantised ...
+    assert np.abs(p_float - p_quantized).max() < 0.1  # ... and changed little
+    assert len(found) == len(texts)
+    assert all(
+        t["term"] == text[slice(*t["span"])]
+        for text, ts in zip(texts, found, strict=True)
+        for t in ts
+    )
+    # the float module is untouched; the int8 copy is the encoder's linear layers
+    after = model.module_.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert not _quantized_layers(model.module_)
+    if quantize == "int8":
+        assert "Linear" in _quantized_layers(model._int8[1].tagger.encoder)
+        assert not _quantized_layers(model._int8[1].polarity)
+        again = pickle.loads(pickle.dumps(model))  # the copy is not pickled
+        assert "_int8" not in again.__dict__ and again.quantize == "int8"
+        np.testing.assert_array_equal(again.predict_polarity_proba(X), p_quantized)
+    model.set_params(quantize=None)
+    np.testing.assert_array_equal(model.predict_polarity_proba(X), p_float)
+    assert model.predict(texts) == found_float
+
+
+def test_lstm_tagger_is_left_unchanged_by_int8_with_a_warning(opinions):
+    from test_extraction import FAST_EXTRACTOR
+
+    from aspectattn import AspectTermExtractor
+
+    texts, y = opinions
+    model = AspectTermExtractor(**{**FAST_EXTRACTOR, "max_epochs": 2}).fit(texts, y)
+    expected = model.predict(texts)
+    model.set_params(quantize="int8")
+    with pytest.warns(AspectAttnWarning, match="leaves this model unchanged"):
+        assert model.predict(texts) == expected
+    model.set_params(quantize="bfloat16")  # the LSTM's states in bfloat16
+    assert len(model.predict(texts)) == len(texts)
+
+
+def test_span_taggers_refuse_a_bad_quantize_in_fit_and_in_predict(
+    pretrained_joint, opinions
+):
+    from aspectattn import AspectTermExtractor
+
+    texts, y = opinions
+    msg = r"The 'quantize' parameter of AspectTermExtractor must be"
+    with pytest.raises(ValueError, match=msg):
+        AspectTermExtractor(quantize="int4").fit(texts, y)
+    model = pickle.loads(pickle.dumps(pretrained_joint)).set_params(quantize="fp16")
+    msg = r"The 'quantize' parameter of AspectSentimentExtractor must be"
+    with pytest.raises(ValueError, match=msg + r".*Got 'fp16' instead"):
+        model.predict(texts[:2])

@@ -284,21 +284,17 @@ def labels_like(y, classes: np.ndarray) -> np.ndarray:
 
 def load_model(path: str, trust_pickle: bool = False, quantize: str | None = None):
     """The model in ``path`` (``.aam``, or a pickle with ``trust_pickle``), set to
-    predict with ``quantize`` ("int8" or None)."""
+    predict with ``quantize`` (``"int8"``, ``"bfloat16"`` or None)."""
     model = _read_model(path, trust_pickle)
     if quantize is not None:
-        if is_extractor(model) or is_joint(model):
-            kind = (
-                "a joint aspect-sentiment model"
-                if is_joint(model)
-                else ("an aspect term extractor")
-            )
-            raise CLIError(
-                f"{path} is {kind}, which has no {quantize} form "
-                "in torch (aspectattn export --int8 gives it one in ONNX)"
-            )
-        # (a pipeline's classifier: its extractor has no int8 form)
-        getattr(model, "classifier_", model).set_params(quantize=quantize)
+        # (a pipeline: both its parts, where they have the setting)
+        parts = [getattr(model, name, None) for name in ("extractor_", "classifier_")]
+        parts = [p for p in parts if p is not None] or [model]
+        parts = [p for p in parts if "quantize" in p.get_params(deep=False)]
+        if not parts:
+            raise CLIError(f"{path} holds a {type(model).__name__}: no --quantize")
+        for part in parts:
+            part.set_params(quantize=quantize)
     return model
 
 

@@ -10,6 +10,7 @@ training.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from numbers import Integral, Real
@@ -25,12 +26,14 @@ from .. import persistence
 from .._fields import _is_int
 from .._validation import _short, check_texts, text_tags
 from ..encoders import LSTMEncoder, PretrainedEncoder, encoder_component
+from ..engine.quantization import check_bfloat16, quantize_module
 from ..engine.training import Task, build_net, held_out_sentences, private_torch_rng
 from ..estimators._base import SPLIT_STREAM, VECTOR_STREAM, resolve_device, resolve_seed
 from ..exceptions import AspectAttnWarning, InputError
+from ..nn.ops import in_bfloat16
 from ..nn.tagger import PretrainedTagger, TermTagger
 from ..params._constraints import Interval, JSONObject, Matching, validate_params
-from ..params._core import DEVICE_DESCRIPTION, DEVICE_RE
+from ..params._core import DEVICE_DESCRIPTION, DEVICE_RE, QUANTIZE_OPTIONS
 from ..params.components import component_for_prefix, component_from_data
 from ..persistence import register
 from ..text.languages import LANGUAGE_CODE, auto_language
@@ -96,6 +99,7 @@ class SpanTagger(BaseEstimator):
         "device": [
             Matching(DEVICE_RE, ("auto", "cpu", "cuda", "mps"), DEVICE_DESCRIPTION)
         ],
+        "quantize": [None, StrOptions(set(QUANTIZE_OPTIONS))],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -342,22 +346,54 @@ class SpanTagger(BaseEstimator):
         """
         check_is_fitted(self, "module_")
         texts = check_texts(X, "X")
-        # (set_params after fit is not validated: a bad device never moves the
-        # fitted module)
-        validate_params(self, {"device": self._parameter_constraints["device"]})
-        device = resolve_device(self.device)
-        try:
+        with self._predicting(_TagProba) as proba:
             return read_terms(
                 texts,
                 self.inputs_.encode(texts),
-                _TagProba(self.module_.to(device), device),
+                proba,
                 whole_words=isinstance(self.inputs_, SubwordInputs),
                 language=self.language_,
                 max_tokens=self.module_.batch_tokens,
                 decoding=self._decoding(),
             )
+
+    @contextlib.contextmanager
+    def _predicting(self, proba_class):
+        """``proba_class`` (:class:`_TagProba` or a subclass) around the fitted
+        module as predictions run it: on ``device``; with ``quantize="int8"``
+        its int8 copy on the CPU (made on first use, kept until the model is
+        refitted), with ``"bfloat16"`` its states computed under bfloat16
+        autocast. ``module_`` is back on the CPU after."""
+        check_is_fitted(self, "module_")
+        # (set_params after fit is not validated: a bad device never moves the
+        # fitted module)
+        validate_params(
+            self, {k: self._parameter_constraints[k] for k in ("device", "quantize")}
+        )
+        device, module = resolve_device(self.device), self.module_
+        if self.quantize == "int8":
+            device, module = "cpu", self._int8_module()
+        elif self.quantize == "bfloat16":
+            check_bfloat16(device, stacklevel=5)  # (the user's)
+        try:
+            yield proba_class(module.to(device), device, self.quantize == "bfloat16")
         finally:
             self.module_.cpu()
+
+    def _int8_module(self) -> torch.nn.Module:
+        """The int8 copy of ``module_`` (its encoder's linear layers; made on
+        first use, kept until ``module_`` changes)."""
+        source, int8 = self.__dict__.get("_int8", (None, None))
+        if source is not self.module_:
+            encoder = f"{self._TAGGER}encoder"  # (the user's frame: 6 up)
+            int8 = quantize_module(self.module_, encoder, stacklevel=6)
+            self._int8 = (self.module_, int8)
+        return int8
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_int8", None)  # (made again on first use)
+        return state
 
     # -- the model file (aspectattn.persistence.save / load) ---------------------
     def _fitted_state(self) -> dict:
@@ -564,6 +600,17 @@ class AspectTermExtractor(SpanTagger):
         English, else ``None`` (see ``language_``).
     device : str, default="auto"
         ``"auto"``: CUDA when available, else the CPU.
+    quantize : {None, "int8", "bfloat16"}, default=None
+        How predictions run; read at each prediction, so it can be set on a
+        fitted or loaded model (training and the saved weights stay float32).
+        ``"int8"``: the pretrained encoder's linear layers with int8 weights
+        (dynamic quantisation, on the CPU whatever ``device`` says; the LSTM
+        tagger is left as it is, with a warning); ``"bfloat16"``: the
+        encoder's states computed under bfloat16 autocast on ``device`` (fast
+        where the device computes bfloat16 natively: a recent GPU, a CPU with
+        AVX-512 BF16 or AMX; elsewhere slower, with a warning). Either moves
+        the probabilities slightly, and may move a term. See
+        :mod:`aspectattn.engine.quantization`.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the vectors, the split, the weights and the batch order, without
         touching any global random state.
@@ -612,6 +659,7 @@ class AspectTermExtractor(SpanTagger):
         decoding="auto",
         language="auto",
         device="auto",
+        quantize=None,
         random_state=None,
         verbose=0,
     ):
@@ -626,6 +674,7 @@ class AspectTermExtractor(SpanTagger):
         self.decoding = decoding
         self.language = language
         self.device = device
+        self.quantize = quantize
         self.random_state = random_state
         self.verbose = verbose
 
@@ -701,10 +750,18 @@ def _shape(tensors: dict, name: str, ndim: int) -> tuple:
 
 class _TagProba:
     """The tagger in torch as :func:`~aspectattn.extraction.reading.read_terms`
-    calls it: a padded batch (numpy) to its tag probabilities (B, T, K)."""
+    calls it: a padded batch (numpy) to its tag probabilities (B, T, K); with
+    ``bfloat16``, its states computed under bfloat16 autocast (float32 out)."""
 
-    def __init__(self, module: torch.nn.Module, device):
-        self.module, self.device = module, device
+    def __init__(self, module: torch.nn.Module, device, bfloat16: bool = False):
+        self.module, self.device, self.bfloat16 = module, device, bfloat16
+
+    def _states(self, inputs: dict) -> torch.Tensor:
+        """The module's states (B, T, D) of a batch, float32."""
+        if self.bfloat16:
+            device_type = torch.device(self.device).type
+            return in_bfloat16(self.module.states, device_type, **inputs)
+        return self.module.states(**inputs)
 
     def _inputs(self, ids, lengths, chars, char_index) -> dict:
         """A padded batch (numpy) as the module's keyword arguments, on its
@@ -714,7 +771,9 @@ class _TagProba:
         return {k: torch.from_numpy(v).to(self.device) for k, v in inputs.items()}
 
     def _logits(self, inputs: dict) -> torch.Tensor:
-        return self.module(**inputs)  # (B, T, K)
+        """As the tagger's ``forward`` (in eval mode, dropout passes through)."""
+        states = self._states(inputs)  # (B, T, D)
+        return self.module.tags(self.module.dropout(states))  # (B, T, K)
 
     def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
         with torch.inference_mode():

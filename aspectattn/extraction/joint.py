@@ -31,10 +31,10 @@ from ..engine.distillation import (
     soften,
     teacher_targets,
 )
-from ..estimators._base import AUGMENT_STREAM, resolve_device
+from ..estimators._base import AUGMENT_STREAM
 from ..exceptions import AspectAttnWarning, InputError
 from ..nn.joint import JointTagger
-from ..params._constraints import Interval, validate_params
+from ..params._constraints import Interval
 from ..persistence import register
 from ..text.spans import term_tokens
 from ..text.tokens import EncodedTexts
@@ -175,6 +175,17 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         The tokenizer's language (see :class:`~aspectattn.AspectTermExtractor`).
     device : str, default="auto"
         ``"auto"``: CUDA when available, else the CPU.
+    quantize : {None, "int8", "bfloat16"}, default=None
+        How predictions run; read at each prediction, so it can be set on a
+        fitted or loaded model (training and the saved weights stay float32).
+        ``"int8"``: the pretrained encoder's linear layers with int8 weights
+        (dynamic quantisation, on the CPU whatever ``device`` says; the LSTM
+        tagger is left as it is, with a warning); ``"bfloat16"``: the
+        encoder's states computed under bfloat16 autocast on ``device`` (fast
+        where the device computes bfloat16 natively: a recent GPU, a CPU with
+        AVX-512 BF16 or AMX; elsewhere slower, with a warning). Either moves
+        the probabilities slightly, and may move a term. See
+        :mod:`aspectattn.engine.quantization`.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the vectors, the split, the weights and the batch order, without
         touching any global random state.
@@ -247,6 +258,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         aspect_names=None,
         language="auto",
         device="auto",
+        quantize=None,
         random_state=None,
         verbose=0,
     ):
@@ -264,6 +276,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         self.aspect_names = aspect_names
         self.language = language
         self.device = device
+        self.quantize = quantize
         self.random_state = random_state
         self.verbose = verbose
 
@@ -529,10 +542,8 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
         what a student learns its tags from (special tokens left out)."""
         check_is_fitted(self, "module_")
         encoded = self.inputs_.encode(texts)
-        device = self._device()
-        run = _JointProba(self.module_.to(device), device)
         out = [(np.zeros((0, 2), np.int64), np.zeros((0, len(TAGS))))] * len(texts)
-        try:
+        with self._predicting(_JointProba) as run:
             for index, keep, proba in tag_batches(
                 encoded, run, self.module_.batch_tokens
             ):
@@ -540,16 +551,12 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                 for i, text_proba in zip(index, per_text, strict=True):
                     offsets = encoded.offsets[i]
                     out[i] = (offsets[offsets[:, 1] > offsets[:, 0]], text_proba)
-        finally:
-            self.module_.cpu()
         return out
 
     def _read(self, X, polarity: bool) -> list[list[dict]]:
         check_is_fitted(self, "module_")
         texts = check_texts(X, "X")
-        device = self._device()
-        proba = _JointProba(self.module_.to(device), device)
-        try:
+        with self._predicting(_JointProba) as proba:
             return read_terms(
                 texts,
                 self.inputs_.encode(texts),
@@ -560,14 +567,6 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                 term_proba=proba.terms if polarity else None,
                 decoding=self._decoding(),
             )
-        finally:
-            self.module_.cpu()
-
-    def _device(self):
-        # (set_params after fit is not validated: a bad device never moves the
-        # fitted module)
-        validate_params(self, {"device": self._parameter_constraints["device"]})
-        return resolve_device(self.device)
 
     def predict_polarity_proba(self, X) -> np.ndarray:
         """The polarities' probabilities of given terms, each sentence encoded
@@ -585,18 +584,14 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
             Columns in the order of :attr:`classes_`.
         """
         check_is_fitted(self, "module_")
-        device = self._device()
-        module = self.module_.to(device)
-        try:
+        with self._predicting(_JointProba) as proba:
             return given_terms_proba(
                 X,
                 self.inputs_,
                 len(self.classes_),
-                _JointProba(module, device).given,
-                module.batch_tokens,
+                proba.given,
+                self.module_.batch_tokens,
             )
-        finally:
-            self.module_.cpu()
 
     def predict_polarity(self, X) -> np.ndarray:
         """The polarity of given terms (see :meth:`predict_polarity_proba`)."""
@@ -654,7 +649,7 @@ class _JointProba(_TagProba):
     states = lengths = None
 
     def _read_states(self, inputs: dict) -> None:
-        self.states = self.module.states(**inputs)  # (B, T, D)
+        self.states = self._states(inputs)  # (B, T, D)
         self.lengths = inputs["lengths"]
 
     def _logits(self, inputs: dict) -> torch.Tensor:
