@@ -33,13 +33,14 @@ validation end-to-end F1 is, on both data sets, within one standard deviation
 of the best one's; of them, the best mean validation ARS averaged over both
 (the aspect-level behaviour), then the best validation F1. ``--speed`` times
 ``predict`` of every laptop sentence, the LSTM and MiniLM: the joint model
-(torch, and its ONNX export), the two-part pipeline, the extractor alone and
-the bare encoder on the same encoder, in the same run, on 1 and 2 threads; run
-it with nothing else running.
+(torch, also with ``quantize``; its ONNX export), the two-part pipeline, the
+extractor alone and the bare encoder on the same encoder, in the same run, on 1
+and 2 threads; run it with nothing else running.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -272,8 +273,9 @@ SPEED_TIERS = {
 
 def speed(tiers=None) -> None:
     """Sentences per second of ``predict`` on every laptop sentence, for the
-    LSTM and MiniLM: the joint model (torch; its ONNX export, float32 and int8
-    for MiniLM), the two-part pipeline, the extractor alone and the bare encoder
+    LSTM and MiniLM: the joint model (torch, also with ``quantize="bfloat16"``
+    and, for MiniLM, ``"int8"``; its ONNX export, float32 and, for MiniLM,
+    int8), the two-part pipeline, the extractor alone and the bare encoder
     (the inputs and the encoder's forward pass, nothing decoded: the limit), in
     one run, on 1 and 2 threads, after a first pass that warms up, best of 3
     (MiniLM: of 1). ``tiers``: the tiers to measure (None: all); the record
@@ -309,6 +311,11 @@ def speed(tiers=None) -> None:
             "extractor alone": pipeline.extractor_.predict,
             "bare encoder": _BareEncoder(joint),
         }
+        # torch with quantize= (int8 changes no LSTM: MiniLM only)
+        for quantize in ("bfloat16", "int8") if tier == "MiniLM" else ("bfloat16",):
+            models[f"joint model, {quantize}"] = (
+                copy.deepcopy(joint).set_params(quantize=quantize).predict
+            )
         for quantize in (None, "int8") if tier == "MiniLM" else (None,):
             name = f"joint model, ONNX {quantize or 'float32'}"
             models[name] = export_onnx(joint, folder / name, quantize=quantize)
@@ -367,7 +374,7 @@ def speed_table(out: dict) -> str:
     names = list(
         dict.fromkeys(
             k
-            for row in out["rows"]
+            for row in sorted(out["rows"], key=len, reverse=True)  # (the most first)
             for k in row
             if k not in ("tier", "threads", "fitted") and not k.endswith(": terms")
         )
