@@ -176,16 +176,8 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
     device : str, default="auto"
         ``"auto"``: CUDA when available, else the CPU.
     quantize : {None, "int8", "bfloat16"}, default=None
-        How predictions run; read at each prediction, so it can be set on a
-        fitted or loaded model (training and the saved weights stay float32).
-        ``"int8"``: the pretrained encoder's linear layers with int8 weights
-        (dynamic quantisation, on the CPU whatever ``device`` says; the LSTM
-        tagger is left as it is, with a warning); ``"bfloat16"``: the
-        encoder's states computed under bfloat16 autocast on ``device`` (fast
-        where the device computes bfloat16 natively: a recent GPU, a CPU with
-        AVX-512 BF16 or AMX; elsewhere slower, with a warning). Either moves
-        the probabilities slightly, and may move a term. See
-        :mod:`aspectattn.engine.quantization`.
+        How predictions run, terms and polarities alike; set on a fitted or
+        loaded model too (see :class:`~aspectattn.AspectTermExtractor`).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the vectors, the split, the weights and the batch order, without
         touching any global random state.
