@@ -336,7 +336,7 @@ def speed(tiers=None) -> None:
             out["rows"].append(row)
     record = RESULTS / "joint_speed.json"
     if tiers is not None and record.is_file():  # the other tiers' rows kept
-        kept = [r for r in json.loads(record.read_text())["rows"]]
+        kept = json.loads(record.read_text())["rows"]
         kept = [r for r in kept if r["tier"] not in tiers]
         out["rows"] = sorted(
             kept + out["rows"], key=lambda r: list(SPEED_TIERS).index(r["tier"])

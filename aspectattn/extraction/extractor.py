@@ -363,8 +363,8 @@ class SpanTagger(BaseEstimator):
         module as predictions run it: on ``device``; with ``quantize="int8"``
         its int8 copy on the CPU (made on first use, kept until the model is
         refitted), with ``"bfloat16"`` its states computed under bfloat16
-        autocast. ``module_`` is back on the CPU after."""
-        check_is_fitted(self, "module_")
+        autocast. ``module_`` is back on the CPU after (its callers check
+        that the model is fitted, before their input)."""
         # (set_params after fit is not validated: a bad device never moves the
         # fitted module)
         validate_params(
@@ -771,9 +771,7 @@ class _TagProba:
         return {k: torch.from_numpy(v).to(self.device) for k, v in inputs.items()}
 
     def _logits(self, inputs: dict) -> torch.Tensor:
-        """As the tagger's ``forward`` (in eval mode, dropout passes through)."""
-        states = self._states(inputs)  # (B, T, D)
-        return self.module.tags(self.module.dropout(states))  # (B, T, K)
+        return self.module.tag_logits(self._states(inputs))  # (B, T, K)
 
     def __call__(self, ids, lengths, chars, char_index) -> np.ndarray:
         with torch.inference_mode():

@@ -78,8 +78,8 @@ class JointTagger(nn.Module):
     Parameters
     ----------
     tagger : nn.Module
-        Has ``states(tokens, lengths, chars, char_index)``, ``dropout``, ``tags``
-        and ``output_size``.
+        Has ``states(tokens, lengths, chars, char_index)``, ``tag_logits``,
+        ``dropout`` and ``output_size``.
     n_classes : int
     dropout : float
         On the polarity head's ``h*``.
@@ -109,7 +109,7 @@ class JointTagger(nn.Module):
 
     def tag_logits(self, states: torch.Tensor) -> torch.Tensor:
         """states (B, T, D) -> tag logits (B, T, K)."""
-        return self.tagger.tags(self.tagger.dropout(states))
+        return self.tagger.tag_logits(states)
 
     def polarity_logits(self, states, lengths, terms) -> torch.Tensor:
         """states (B, T, D), lengths (B,), terms (P, 3) -> logits (P, C)."""

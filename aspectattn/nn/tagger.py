@@ -107,7 +107,11 @@ class TermTagger(nn.Module):
         """tokens (B, T), lengths (B,), chars (U, W), char_index (B, T) -> tag
         logits (B, T, K)."""
         states = self.states(tokens, lengths, chars, char_index)  # (B, T, 2H)
-        return self.tags(self.dropout(states))  # (B, T, K)
+        return self.tag_logits(states)  # (B, T, K)
+
+    def tag_logits(self, states: torch.Tensor) -> torch.Tensor:
+        """states (B, T, 2H) -> tag logits (B, T, K)."""
+        return self.tags(self.dropout(states))
 
 
 class PretrainedTagger(nn.Module):
@@ -163,4 +167,8 @@ class PretrainedTagger(nn.Module):
         """tokens (B, T), lengths (B,) -> tag logits (B, T, K); the characters
         unused."""
         states = self.states(tokens, lengths)  # (B, T, D)
-        return self.tags(self.dropout(states))  # (B, T, K)
+        return self.tag_logits(states)  # (B, T, K)
+
+    def tag_logits(self, states: torch.Tensor) -> torch.Tensor:
+        """states (B, T, D) -> tag logits (B, T, K)."""
+        return self.tags(self.dropout(states))
