@@ -27,6 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .ops import take_rows
+
 __all__ = [
     "AspectAttention",
     "AdditiveAttention",
@@ -95,7 +97,8 @@ class AspectAttention(nn.Module):
         """
         keys, values = self.keys(states), self.values(states)
         if sentence is not None:
-            keys, values, mask = keys[sentence], values[sentence], mask[sentence]
+            keys, values = take_rows(keys, sentence), take_rows(values, sentence)
+            mask = mask.index_select(0, sentence)
         e = self.scores(keys, aspect)  # (N, K, T)
         if bias is not None:
             e = e + bias

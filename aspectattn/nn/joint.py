@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from .attention import AdditiveAttention
-from .ops import length_mask, span_mean, token_distances
+from .ops import length_mask, span_mean, take_rows, token_distances
 
 __all__ = ["TermPolarity", "JointTagger", "MAX_DISTANCE"]
 
@@ -56,13 +56,17 @@ class TermPolarity(nn.Module):
         """states (B, T, D), lengths (B,), terms (P, 3): each term's sentence
         (its row in ``states``) and its first and last token -> polarity logits
         (P, C) and the attention weights (P, T)."""
-        row, span = terms[:, 0], terms[:, 1:].clone()  # (P,), (P, 2)
+        # only the S sentences that hold a term are read (a batch's others need
+        # no keys): row is each term's among them
+        sentences, row = torch.unique(terms[:, 0], return_inverse=True)  # (S,), (P,)
+        states, lengths = take_rows(states, sentences), lengths[sentences]  # (S, T, D)
+        span = terms[:, 1:].clone()  # (P, 2)
         span[:, 1] += 1  # [first, last] -> [start, end)
         width = states.shape[1]
         query = span_mean(states, span, row)  # (P, D)
         distance = token_distances(span, width).clamp(max=MAX_DISTANCE)  # (P, T)
         bias = self.distance(distance)[..., 0]  # (P, T)
-        mask = length_mask(lengths, width)  # (B, T)
+        mask = length_mask(lengths, width)  # (S, T)
         pooled, alpha = self.attention(
             states, mask, query[:, None, :], sentence=row, bias=bias[:, None, :]
         )  # (P, 1, D), (P, 1, T)

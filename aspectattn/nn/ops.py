@@ -30,6 +30,18 @@ def _float32(out):
     return out
 
 
+def take_rows(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``x[index]`` for a (N,) long ``index`` into ``x``'s first dimension.
+
+    Without a gradient to carry it is ``index_select`` (a row copy each, about
+    twice as fast as indexing on CPU); with one it is indexing, whose backward
+    sums the rows' gradients deterministically on CUDA too (``index_select``'s
+    adds them with atomics there)."""
+    if x.requires_grad and torch.is_grad_enabled():
+        return x[index]
+    return x.index_select(0, index)
+
+
 def masked_mean_embedding(embedding: nn.Module, ids: torch.Tensor) -> torch.Tensor:
     """Mean of the embeddings of the non-padding ids of each row: (N, L) -> (N, E).
 

@@ -40,7 +40,7 @@ OPERATORS = frozenset(
     GreaterOrEqual Identity IsNaN LSTM LayerNormalization Less LessOrEqual Log
     MatMul Max Min Mul Neg Not Or Pad Pow Range Reciprocal ReduceMax ReduceMean
     ReduceSum Relu Reshape ScatterND Shape Sigmoid Sign Sin Slice Softmax Split Sqrt
-    Squeeze Sub Tanh Tile Transpose Unsqueeze Where
+    Squeeze Sub Tanh Tile Transpose Unique Unsqueeze Where
     DequantizeLinear DynamicQuantizeLinear MatMulInteger""".split()
 )
 OPSET = 17
