@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mentioned_aspects", "check_min_probability"]
+__all__ = ["mention_labels", "mentioned_aspects", "check_min_probability"]
 
 
 def check_min_probability(value, where: str = "analyze") -> float:
@@ -27,6 +27,35 @@ def check_min_probability(value, where: str = "analyze") -> float:
             f"between 0 and 1. Got {value!r} instead."
         )
     return float(value)
+
+
+def mention_labels(
+    proba: np.ndarray, none: np.ndarray, min_probability: float = 0.5
+) -> np.ndarray:
+    """Each (text, category) cell's label: its most probable polarity where the
+    category is mentioned -- the probability of "not mentioned" at most
+    ``1 - min_probability`` -- else "not mentioned". What ``predict`` answers
+    (``min_probability=0.5``) and ``analyze`` lists.
+
+    The mention is read from its own probability, the sum of the polarities',
+    not from the single likeliest label: a cell at (positive 0.3, negative 0.3,
+    none 0.4) is mentioned, with a polarity in doubt.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_texts, n_categories, n_labels)
+    none : ndarray of shape (n_labels,) bool
+        The "not mentioned" label.
+    min_probability : float, default=0.5
+
+    Returns
+    -------
+    ndarray of shape (n_texts, n_categories) int
+        Indices into the labels.
+    """
+    polarity = np.where(none, -1.0, proba).argmax(-1)  # (n_texts, n_categories)
+    mentioned = proba[..., none].sum(-1) <= 1 - min_probability
+    return np.where(mentioned, polarity, np.flatnonzero(none)[0])
 
 
 def mentioned_aspects(
@@ -60,14 +89,15 @@ def mentioned_aspects(
     """
     min_probability = check_min_probability(min_probability)
     none = labels == not_mentioned
+    cells = mention_labels(proba, none, min_probability)  # (n_texts, n_categories)
     out = []
     for i, text in enumerate(texts):
         found = []
         for k, category in enumerate(categories):
-            p = proba[i, k]
-            if p[none].sum() > 1 - min_probability:
+            polarity = cells[i, k]
+            if none[polarity]:
                 continue
-            polarity = np.where(none, -1.0, p).argmax()
+            p = proba[i, k]
             found.append(
                 {
                     "text": text,

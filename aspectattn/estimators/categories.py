@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import augment, persistence
 from .. import params as P
-from .._mentions import check_min_probability, mentioned_aspects
+from .._mentions import check_min_probability, mention_labels, mentioned_aspects
 from .._validation import category_ids, check_pairs, check_texts
 from ..engine import inference
 from ..engine.batching import PairDataset
@@ -471,9 +471,14 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         return [proba[:, k] for k in range(proba.shape[1])]
 
     def predict(self, X) -> np.ndarray:
-        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``."""
+        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``.
+
+        A category is mentioned when its probability of being mentioned (of any
+        polarity) is at least 0.5, as :meth:`analyze` lists it by default; its
+        label is then its most probable polarity
+        (:func:`~aspectattn._mentions.mention_labels`)."""
         proba = self._category_proba(X)
-        return self.labels_[proba.argmax(-1)]
+        return self.labels_[mention_labels(proba, self.labels_ == self.not_mentioned)]
 
     def predict_sentiment(self, X) -> np.ndarray:
         """Polarity of given ``(text, category)`` pairs, "not mentioned" excluded:

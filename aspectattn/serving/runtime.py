@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._fields import _labels, _strings, open_regular
-from .._mentions import check_min_probability, mentioned_aspects
+from .._mentions import check_min_probability, mention_labels, mentioned_aspects
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
 from ..extraction.aspects import AspectNames, check_aspect_names
@@ -516,10 +516,11 @@ class OnnxCategoryClassifier(_OnnxModel):
         return [proba[:, k] for k in range(proba.shape[1])]
 
     def predict(self, X) -> np.ndarray:
-        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``."""
+        """Labels (n_texts, n_categories): a polarity or ``not_mentioned``, as
+        :meth:`aspectattn.AspectCategoryClassifier.predict` reads them."""
         texts = check_texts(X, what="X")
         proba, _ = self._run(texts, self.text_pipeline_.encode(texts))
-        return self.labels_[proba.argmax(-1)]
+        return self.labels_[mention_labels(proba, self.labels_ == self.not_mentioned)]
 
     def analyze(self, X, min_probability: float = 0.5) -> list[list[dict]]:
         """As :meth:`aspectattn.AspectCategoryClassifier.analyze`."""
