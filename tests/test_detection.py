@@ -11,6 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
 from aspectattn import AspectCategoryClassifier, InputError
+from aspectattn._mentions import mention_labels
 from aspectattn.estimators.categories import mention_f1
 from aspectattn.nn.categories import CategoryModel, MultiOutputLoss
 
@@ -77,8 +78,12 @@ def test_multi_output_contract(fitted, data):
     assert isinstance(proba, list) and [p.shape for p in proba] == [(4, 3), (4, 3)]
     np.testing.assert_allclose(sum(p.sum(1) for p in proba), 2.0)
     predicted = fitted.predict(X[:4])
-    for k in range(2):
-        assert (fitted.classes_[k][proba[k].argmax(1)] == predicted[:, k]).all()
+    for k in range(2):  # mentioned when P(none) <= 0.5, then the likeliest polarity
+        labels, p = fitted.classes_[k], proba[k]
+        none = labels == "none"
+        expected = labels[np.where(none, -1.0, p).argmax(1)]
+        expected[p[:, none][:, 0] > 0.5] = "none"
+        assert (expected == predicted[:, k]).all()
     assert fitted.n_features_in_ == 1
     fresh = clone(fitted)
     assert not hasattr(fresh, "module_") and settings(fresh) == settings(fitted)
@@ -96,6 +101,44 @@ def test_analyze_lists_the_mentioned_categories(fitted):
     assert np.isclose(found[1]["weights"].sum(), 1.0)
     assert not np.allclose(food["weights"], found[1]["weights"])  # its own weights
     assert fitted.analyze(["we went there on friday."]) == [[]]
+
+
+def test_a_mention_is_read_from_its_own_probability():
+    # (negative, none, positive): the likeliest single label of the first cell is
+    # "none", but the category is mentioned with probability 0.6
+    proba = np.array([[[0.3, 0.4, 0.3], [0.1, 0.6, 0.3], [0.2, 0.5, 0.3]]])
+    none = np.array([False, True, False])
+    np.testing.assert_array_equal(mention_labels(proba, none), [[0, 1, 2]])
+    np.testing.assert_array_equal(mention_labels(proba, none, 0.65), [[1, 1, 1]])
+
+
+def test_predict_answers_what_analyze_lists(fitted, monkeypatch):
+    # (negative, none, positive) per (text, category): cells whose single
+    # likeliest label is "none" though the category is more likely mentioned
+    # than not (0.35 + 0.25; 0.2 + 0.35), and cells clear either way
+    proba = np.array(
+        [
+            [[0.35, 0.4, 0.25], [0.1, 0.8, 0.1]],
+            [[0.05, 0.9, 0.05], [0.45, 0.52, 0.03]],
+            [[0.2, 0.45, 0.35], [0.6, 0.3, 0.1]],
+        ]
+    )
+    original = fitted._category_proba
+
+    def fixed(X, encoded=None, attention=False):
+        out = original(X, encoded, attention)
+        return (proba, out[1]) if attention else proba
+
+    monkeypatch.setattr(fitted, "_category_proba", fixed)
+    texts = ["the pasta was great.", "the waiter was rude.", "it was a long day."]
+    expected = [["negative", "none"], ["none", "none"], ["positive", "negative"]]
+    assert fitted.predict(texts).tolist() == expected
+    listed = [[(f["aspect"], f["label"]) for f in row] for row in fitted.analyze(texts)]
+    assert listed == [
+        [(c, label) for c, label in zip(["food", "service"], row, strict=True)
+         if label != "none"]
+        for row in expected
+    ]  # fmt: skip
 
 
 def test_sentiment_on_given_categories(fitted):

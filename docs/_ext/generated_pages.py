@@ -71,6 +71,7 @@ RESULTS = {
     "joint": ("The joint model: terms and polarities in one pass", "joint"),
     "joint_speed": ("The joint model: speed", "joint"),
     "decoding": ("Reading the tags: greedy or Viterbi", "decoding"),
+    "mention_rule": ("How the detector reads a mention", "mention_rule"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
     "report_grouping": (
         "The laptop report before and after grouping",
