@@ -41,6 +41,7 @@ def model(path: str | None):
     texts, y = fetch_term_spans("semeval2014-laptops", "train")
     fitted = AspectSentimentExtractor(random_state=0).fit(texts, y)
     if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         save(fitted, path)
     return fitted
 

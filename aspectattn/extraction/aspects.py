@@ -159,7 +159,11 @@ def group_aspects(
     own aspect names (``named``) are never joined with each other. Acronyms are
     not joined by their letters: the gold laptop terms hold four expansions of
     ``os`` (``operating system``, ``online service``...) and the one expansion
-    of ``ram`` there is ``representive at microsoft``.
+    of ``ram`` there is ``representive at microsoft``. Nor by how close a model
+    places them: on the laptop terms the joint LSTM's closest pairs are
+    ``speed`` and ``storage``, ``button`` and ``staff``, with ``os`` and
+    ``operating system`` 2,740th of 16,110 (``python -m benchmarks
+    term_neighbours``).
 
     Parameters
     ----------

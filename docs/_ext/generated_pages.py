@@ -77,6 +77,10 @@ RESULTS = {
         "The laptop report before and after grouping",
         "report_grouping",
     ),
+    "term_neighbours": (
+        "Terms the model places close together",
+        "term_neighbours",
+    ),
 }
 
 
