@@ -271,14 +271,19 @@ SPEED_TIERS = {
 }
 
 
+#: Rounds of ``--speed``'s timing per tier (each model once per round).
+SPEED_ROUNDS = {"LSTM": 5, "MiniLM": 1}
+
+
 def speed(tiers=None) -> None:
     """Sentences per second of ``predict`` on every laptop sentence, for the
     LSTM and MiniLM: the joint model (torch, also with ``quantize="bfloat16"``
     and, for MiniLM, ``"int8"``; its ONNX export, float32 and, for MiniLM,
     int8), the two-part pipeline, the extractor alone and the bare encoder
     (the inputs and the encoder's forward pass, nothing decoded: the limit), in
-    one run, on 1 and 2 threads, after a first pass that warms up, best of 3
-    (MiniLM: of 1). ``tiers``: the tiers to measure (None: all); the record
+    one run, on 1 and 2 threads, after a first pass that warms up: in
+    :data:`SPEED_ROUNDS` rounds, each model reading once per round, the best
+    kept. ``tiers``: the tiers to measure (None: all); the record
     keeps the other tiers' rows (each tier's from one run)."""
     import tempfile
 
@@ -322,17 +327,22 @@ def speed(tiers=None) -> None:
         for threads in (1, 2):
             torch.set_num_threads(threads)
             row = {"tier": tier, "threads": threads, "fitted": fitted}
+            runs = {}
             for name, predict in models.items():
                 if isinstance(predict, Path):  # an export: served with onnxruntime
                     predict = load_onnx(predict, threads=threads).predict
+                runs[name] = predict
                 found = predict(texts)  # (a first pass warms up)
                 if found is not None:  # the terms it found, all sentences
                     row[f"{name}: terms"] = sum(len(terms) for terms in found)
-                repeats = 3 if tier == "LSTM" else 1
-                row[name] = len(texts) / min(
-                    _timed(predict, texts) for _ in range(repeats)
-                )
-                print(row, flush=True)
+            # rounds in which every model reads once, the best round kept: a
+            # machine that slows down for a while slows every row alike
+            seconds = {name: [] for name in runs}
+            for _ in range(SPEED_ROUNDS[tier]):
+                for name, predict in runs.items():
+                    seconds[name].append(_timed(predict, texts))
+            row |= {name: len(texts) / min(t) for name, t in seconds.items()}
+            print(row, flush=True)
             out["rows"].append(row)
     record = RESULTS / "joint_speed.json"
     if tiers is not None and record.is_file():  # the other tiers' rows kept
@@ -413,8 +423,10 @@ def speed_table(out: dict) -> str:
     )
     return "\n".join(lines) + (
         f"\n\nSentences per second of `predict` on the {out['sentences']:,} "
-        "SemEval-2014 laptop sentences (each once), best of 3 (MiniLM: one "
-        "pass) after a first that warms up, each tier's rows in one run on this "
+        "SemEval-2014 laptop sentences (each once), after a first pass that "
+        "warms up: the best of 5 rounds (MiniLM: 1) in which each model reads "
+        "once, so that a slower spell of the machine slows every row alike; "
+        "each tier's rows in one run on this "
         "project's 2-core CPU with nothing else running. Bare encoder: the "
         "model's inputs (tokenizing) and the encoder's forward pass in the "
         "model's batches, nothing decoded -- the limit a model of this encoder "
