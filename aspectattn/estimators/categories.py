@@ -475,8 +475,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
 
         A category is mentioned when its probability of being mentioned (of any
         polarity) is at least 0.5, as :meth:`analyze` lists it by default; its
-        label is then its most probable polarity
-        (:func:`~aspectattn._mentions.mention_labels`)."""
+        label is then its most probable polarity."""
         proba = self._category_proba(X)
         return self.labels_[mention_labels(proba, self.labels_ == self.not_mentioned)]
 
