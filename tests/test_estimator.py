@@ -415,21 +415,22 @@ _RELOAD = textwrap.dedent("""
 """)
 
 
-def _reload_in_fresh_process(tmp_path, model, X, loaders, block_gensim=False):
-    """``model`` written by each of ``loaders``' libraries, then read and asked for
-    ``X``'s probabilities in one fresh process (a torch import is seconds): the
-    probabilities per loader, and the process's output."""
+def _reload_in_fresh_process(tmp_path, written, X):
+    """Each ``(model, loader)`` of ``written`` saved by the loader's library,
+    then all read and asked for ``X``'s probabilities in one fresh process
+    without gensim (a torch import is seconds): the probabilities of each, and
+    the process's output."""
     x_path = tmp_path / "x.pkl"
     x_path.write_bytes(pickle.dumps(X))
     paths = []
-    for loader in loaders:
+    for i, (model, loader) in enumerate(written):
         if loader == "joblib.load":
-            paths.append(tmp_path / "m.joblib")
+            paths.append(tmp_path / f"m{i}.joblib")
             joblib.dump(model, paths[-1])
         else:
-            paths.append(tmp_path / "m.pkl")
+            paths.append(tmp_path / f"m{i}.pkl")
             paths[-1].write_bytes(pickle.dumps(model))
-    block = "sys.modules['gensim'] = None" if block_gensim else ""
+    block = "sys.modules['gensim'] = None"
     run = subprocess.run(
         [sys.executable, "-c", _RELOAD.format(block=block), str(x_path), *paths],
         capture_output=True,
@@ -440,18 +441,11 @@ def _reload_in_fresh_process(tmp_path, model, X, loaders, block_gensim=False):
     return [np.load(f"{path}.npy") for path in paths], run.stdout
 
 
-def test_round_trip_in_a_fresh_process_gives_identical_proba(
-    fitted, test_pairs, tmp_path
+def test_fresh_process_reads_identical_proba_without_gensim_or_vector_file(
+    fitted, pairs, test_pairs, tmp_path
 ):
-    X = test_pairs[0]
-    loaded, _ = _reload_in_fresh_process(
-        tmp_path, fitted, X, ["pickle.load", "joblib.load"]
-    )
-    for proba in loaded:
-        np.testing.assert_array_equal(proba, fitted.predict_proba(X))
-
-
-def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path):
+    # the fitted defaults (word2vec trained in fit), pickled and joblib'd, and a
+    # model of a word-vector file that is gone, in one fresh process
     X, y = pairs
     words = sorted({w for t, _ in X for w in t.replace(".", " ").split()})
     rng = np.random.default_rng(0)
@@ -466,10 +460,10 @@ def test_pickled_model_needs_neither_gensim_nor_the_vector_file(pairs, tmp_path)
         **{**FAST, "encoder": lstm(embeddings=str(vec_file), embedding_dim=None)}
     ).fit(X, y)
     vec_file.unlink()
-    (proba,), stdout = _reload_in_fresh_process(
-        tmp_path, clf, X[:30], ["pickle.load"], block_gensim=True
-    )
-    np.testing.assert_array_equal(proba, clf.predict_proba(X[:30]))
+    written = [(fitted, "pickle.load"), (fitted, "joblib.load"), (clf, "pickle.load")]
+    loaded, stdout = _reload_in_fresh_process(tmp_path, written, test_pairs[0])
+    for (model, _), proba in zip(written, loaded, strict=True):
+        np.testing.assert_array_equal(proba, model.predict_proba(test_pairs[0]))
     assert "gensim loaded: False" in stdout
 
 
