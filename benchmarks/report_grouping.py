@@ -33,6 +33,10 @@ STATIC = Path(__file__).resolve().parents[1] / "docs" / "_static"
 TOP = 25
 
 
+#: The ``--model`` flag of the benchmarks that read :func:`model`.
+MODEL_OPTION = (("--model",), {"help": "a joint model file (fitted here if absent)"})
+
+
 def model(path: str | None):
     """The joint model of the laptops (fitted and saved at ``path`` when it is
     not there yet)."""
@@ -131,7 +135,7 @@ MEASUREMENT = Measurement(
     "report_grouping",
     measure,
     markdown,
-    options=((("--model",), {"help": "a joint model file (fitted here if absent)"}),),
+    options=(MODEL_OPTION,),
 )
 
 if __name__ == "__main__":

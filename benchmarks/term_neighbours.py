@@ -25,7 +25,7 @@ import numpy as np
 
 from aspectattn.datasets import fetch_term_spans
 from aspectattn.extraction.aspects import aspect_key, variant_key
-from benchmarks.report_grouping import model
+from benchmarks.report_grouping import MODEL_OPTION, model
 from benchmarks.runner import Measurement
 
 MIN_MENTIONS = 3
@@ -58,15 +58,10 @@ def term_vectors(fitted, pairs) -> tuple[np.ndarray, np.ndarray]:
     size = fitted.module_.polarity.W_p.weight.shape[0]
     contextual = given_terms_proba(pairs, fitted.inputs_, size, in_context)
     table = fitted.module_.embedding.weight.detach().double().numpy()  # (V, E)
-    ids = fitted.inputs_.encode([term for _, term, _ in pairs]).ids
-    static = np.stack(
-        [
-            table[ids.take([i]).pad([0])[0][0, :n]].mean(0)
-            if n
-            else np.zeros(table.shape[1])
-            for i, n in enumerate(ids.lengths)
-        ]
-    )
+    ids = fitted.inputs_.encode([term for _, term, _ in pairs]).ids  # (CSR)
+    sums = np.zeros((len(ids), table.shape[1]))  # (n_pairs, E)
+    np.add.at(sums, ids.token_rows, table[ids.ids])
+    static = sums / np.maximum(ids.lengths, 1)[:, None]  # (a term of no word: 0)
     return contextual, static
 
 
@@ -166,7 +161,7 @@ MEASUREMENT = Measurement(
     "term_neighbours",
     measure,
     markdown,
-    options=((("--model",), {"help": "a joint model file (fitted here if absent)"}),),
+    options=(MODEL_OPTION,),
 )
 
 if __name__ == "__main__":

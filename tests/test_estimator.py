@@ -402,7 +402,7 @@ def test_fit_leaves_global_rngs_untouched(pairs):
 # -------------------------------------------------------------------- persistence
 _RELOAD = textwrap.dedent("""
     import sys, pickle, joblib, numpy as np
-    {block}
+    sys.modules["gensim"] = None  # (a model must not need it to predict)
     X = pickle.load(open(sys.argv[1], "rb"))
     for path in sys.argv[2:]:
         if path.endswith(".joblib"):
@@ -430,9 +430,8 @@ def _reload_in_fresh_process(tmp_path, written, X):
         else:
             paths.append(tmp_path / f"m{i}.pkl")
             paths[-1].write_bytes(pickle.dumps(model))
-    block = "sys.modules['gensim'] = None"
     run = subprocess.run(
-        [sys.executable, "-c", _RELOAD.format(block=block), str(x_path), *paths],
+        [sys.executable, "-c", _RELOAD, str(x_path), *paths],
         capture_output=True,
         text=True,
         timeout=120,
