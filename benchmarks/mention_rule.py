@@ -17,13 +17,16 @@ nothing) both ways: one fit, two readings of the same probabilities. Scores:
 (whatever the polarity), the ARS of the AddDiff probes (the detector must find
 the category with its polarity in both the sentence and its variant), and, on
 the test side, the share of the mentioned pairs, and of those whose sentence's
-categories disagree, found with their polarity.
+categories disagree, found with their polarity; and the behavioural suite's
+detection tests (:func:`aspectattn.evaluation.score_detection`: the categories
+a sentence is about found, their polarity, no other category found), which
+choose nothing.
 
 The rule, stated before the runs: of the two readings, those whose validation
 (category, polarity) micro-F1, averaged over the two data sets, is at most 0.5
 point below the better one's, the one with the better validation ARS averaged
 over them; on a tie, the mention's own probability (what ``analyze`` reads).
-The test columns choose nothing.
+The test and suite columns choose nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import time
 
 from aspectattn import AspectCategoryClassifier
 from aspectattn.estimators.categories import detection_f1, mention_f1
-from aspectattn.evaluation import pair_answers
+from aspectattn.evaluation import pair_answers, score_detection
 from benchmarks.behaviour import (
     DETECTOR_DATA,
     load_table,
@@ -88,6 +91,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
         found = pair_scores(pair_answers(reader, pairs), pairs, labels)
         out[f"test_found_{reading}"] = found["accuracy"]
         out[f"test_disagree_{reading}"] = found["disagree_accuracy"]
+        suite = score_detection(reader)  # (the suite measures, it never chooses)
+        for key in ("found", "polarity", "no_false_mentions"):
+            value = suite[key]  # (None: nothing to score)
+            out[f"suite_{key}_{reading}"] = None if value is None else 100 * value
     return out
 
 
@@ -101,6 +108,9 @@ KEYS = [
         ("test", "found", "pairs found with their polarity"),
         ("test", "disagree", "disagreeing pairs"),
         ("test", "ars", "ARS"),
+        ("suite", "found", "detection tests: found"),
+        ("suite", "polarity", "detection tests: polarity"),
+        ("suite", "no_false_mentions", "detection tests: no false mentions"),
     )
     for reading in READINGS
 ]
@@ -138,7 +148,9 @@ def note() -> str:
         "polarity) micro-F1 averaged over the two data sets is at most 0.5 "
         "point below the better one's, the better validation ARS averaged over "
         f"them; on a tie the mention's own probability. Chosen: {said}. The "
-        "test columns choose nothing. One thread each on a 2-core CPU."
+        "test and suite columns choose nothing (the suite's sentences of "
+        "SemEval-15, whose categories it does not name: those about no aspect "
+        "in particular alone). One thread each on a 2-core CPU."
     )
 
 
