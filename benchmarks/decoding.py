@@ -1,8 +1,11 @@
 """How the span taggers read their tags: greedy (each token's most likely tag)
 against Viterbi (each sentence's most likely tag sequence in which every term
-starts with a B), for the LSTM extractor's and the LSTM joint model's defaults,
-on SemEval-2014 laptops and restaurants (which choose) and the SemEval-2016
-restaurants in Dutch, French, Russian, Spanish and Turkish (reported).
+starts with a B), and a linear-chain CRF (``decoding="crf"``: tag transitions
+learned with the tags, the whole sequence's likelihood the tags' loss, read
+with Viterbi under them), for the LSTM extractor's and the LSTM joint model's
+defaults, on SemEval-2014 laptops and restaurants (which choose) and the
+SemEval-2016 restaurants in Dutch, French, Russian, Spanish and Turkish
+(reported).
 
     ASPECTATTN_DATA=../shared/data OMP_NUM_THREADS=1 python -m benchmarks \
         decoding [--workers N --worker I] [--candidates ...] [--seeds 0 1 2]
@@ -15,7 +18,9 @@ set's training sentences as :mod:`benchmarks.extraction`, the epoch chosen on
 the tags read one way (``fit`` reads them as ``decoding`` says; the first runs
 chose it on the greedy tags, whatever ``decoding`` said), then reads the other
 10% (**validation**, what chooses) and the test sentences (**reported**, chooses
-nothing) both ways: ``set_params(decoding=...)`` needs no refit. The
+nothing) both ways: ``set_params(decoding=...)`` needs no refit. A CRF's fit
+chooses its epoch on the tags read as a CRF and is read three ways (greedy and
+Viterbi read its tag scores without the transitions). The
 extractor is scored by exact-span F1 (SemEval's), the joint model by
 end-to-end F1 (gold ``conflict`` terms count neither way; its spans' F1 is
 reported beside).
@@ -28,8 +33,10 @@ two English data sets; for the joint model, of the pairs whose mean validation
 end-to-end F1 is within one standard deviation of the best pair's on both, the
 best validation ARS of the gold terms given (which a fit's epoch can change and
 a reading cannot), then F1. On a tie the greedy one, the way the taggers read
-before. The languages choose nothing: they show whether the choice holds where
-it was not made (PyABSA's files hold only the sentences with terms).
+before; between Viterbi and a CRF, Viterbi (the CRF candidates were added after
+Viterbi was chosen, under this same rule). The languages choose nothing: they
+show whether the choice holds where it was not made (PyABSA's files hold only
+the sentences with terms).
 ``--speed``: ``predict`` on every laptop sentence, both ways, one thread, best
 of 3; run it with nothing else running.
 """
@@ -59,16 +66,27 @@ CANDIDATES = {
     "joint LSTM: epoch on greedy tags": (AspectSentimentExtractor, "greedy"),
     "LSTM extractor: epoch on Viterbi tags": (AspectTermExtractor, "viterbi"),
     "joint LSTM: epoch on Viterbi tags": (AspectSentimentExtractor, "viterbi"),
+    "LSTM extractor: CRF": (AspectTermExtractor, "crf"),
+    "joint LSTM: CRF": (AspectSentimentExtractor, "crf"),
 }
 #: The models, by the candidates' names' prefix.
 MODELS = ("LSTM extractor", "joint LSTM")
 
 
-def read_both(model, texts, y) -> dict:
+def readings(candidate: str) -> tuple:
+    """The decodings a candidate's fit is read with: a CRF's in every way,
+    the others' greedy and with Viterbi (they learn no transitions)."""
+    if CANDIDATES[candidate][1] == "crf":
+        return DECODINGS
+    return tuple(d for d in DECODINGS if d != "crf")
+
+
+def read_both(model, texts, y, decodings=DECODINGS[:2]) -> dict:
     """``decoding -> {"f1": ..., "span_f1": ...}`` (in %) of ``model`` on
-    ``texts``: the spans' F1, and the joint model's end-to-end F1 as ``f1``."""
+    ``texts`` for each of ``decodings``: the spans' F1, and the joint model's
+    end-to-end F1 as ``f1``."""
     out = {}
-    for decoding in DECODINGS:
+    for decoding in decodings:
         model.set_params(decoding=decoding)
         found = model.predict(texts)
         if isinstance(model, AspectSentimentExtractor):
@@ -96,7 +114,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out["fit_seconds"] = time.perf_counter() - start
     out["best_epoch"] = model.best_epoch_
     for side, (texts, y) in (("valid", valid), ("test", test)):
-        for decoding, scores in read_both(model, texts, y).items():
+        for decoding, scores in read_both(model, texts, y, readings(candidate)).items():
             for key, value in scores.items():
                 out[f"{side}_{key}_{decoding}"] = value
     if isinstance(model, AspectSentimentExtractor) and data in ENGLISH:
@@ -112,6 +130,9 @@ KEYS = [
     ("test_f1_viterbi", "test F1, Viterbi"),
     ("test_span_f1_greedy", "test terms F1, greedy"),
     ("test_span_f1_viterbi", "test terms F1, Viterbi"),
+    ("valid_f1_crf", "valid F1, CRF"),
+    ("test_f1_crf", "test F1, CRF"),
+    ("test_span_f1_crf", "test terms F1, CRF"),
     ("valid_ARS", "valid ARS (joint)"),
 ]
 
@@ -127,11 +148,11 @@ def _stats(rows, candidate: str, data: str, key: str) -> tuple | None:
 def decision(rows: list[dict], model: str) -> str | None:
     """The rule's (candidate, decoding) for ``model`` (None until every
     candidate of it has rows on both English data sets)."""
-    pairs = [  # (greedy first: it keeps ties)
+    pairs = [  # (greedy first, then Viterbi, then the CRF: the first keeps ties)
         (c, decoding)
         for c in CANDIDATES
         if c.startswith(model + ":")
-        for decoding in DECODINGS
+        for decoding in readings(c)
     ]
     f1 = {
         (p, d): _stats(rows, p[0], d, f"valid_f1_{p[1]}")
@@ -160,7 +181,7 @@ def decision(rows: list[dict], model: str) -> str | None:
             return None
         key = lambda p: (mean(p, ars), mean(p, f1))  # noqa: E731
     candidate, decoding = max(eligible, key=key)
-    how = "with Viterbi" if decoding == "viterbi" else "greedily"
+    how = {"greedy": "greedily", "viterbi": "with Viterbi", "crf": "as a CRF"}[decoding]
     return f"{candidate}, read {how}"
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "JointNet",
     "ValidJointF1",
     "batch_inputs",
+    "transition_scores",
     "IGNORE",
 ]
 
@@ -133,8 +134,18 @@ class TaggerNet(MixedPrecision, NeuralNet):
         return super().infer(module_inputs(x), **fit_params)
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        y_true = to_tensor(y_true, device=self.device)
-        return self.criterion_(y_pred.transpose(1, 2), y_true)  # (B, K, T), (B, T)
+        return self._tag_loss(y_pred, to_tensor(y_true, device=self.device))
+
+    def _tag_loss(self, logits: torch.Tensor, tags: torch.Tensor) -> torch.Tensor:
+        """The tags' loss, ``logits`` (B, T, K), ``tags`` (B, T): their
+        cross-entropy averaged over the tagged tokens; with the module's learned
+        tag transitions (a CRF's), its sentences' negative log-likelihood summed
+        and divided by their tagged tokens (the same scale)."""
+        transitions = self.module_.transitions
+        if transitions is None:
+            return self.criterion_(logits.transpose(1, 2), tags)  # (B, K, T), (B, T)
+        tagged = (tags != IGNORE).sum().clamp_min(1)
+        return transitions.nll(logits, tags, IGNORE).sum() / tagged
 
 
 class ValidSpanF1(Callback):
@@ -176,7 +187,7 @@ class ValidSpanF1(Callback):
         logits = module(**{k: v.to(device) for k, v in inputs.items()})
         real = tags != IGNORE  # (B, T): the tagged tokens
         lengths = real.sum(1).numpy()
-        predicted = _read_tags(logits, real, lengths, self.decoding)
+        predicted = _read_tags(module, logits, real, lengths, self.decoding)
         return tuple(
             list(zip(*decode(flat, np.ones(len(flat)), lengths)[:3], strict=True))
             for flat in (tags[real].numpy(), predicted)
@@ -274,11 +285,9 @@ class JointNet(TaggerNet):
         polarity = to_tensor(y_true["polarity"], device=self.device)  # (P,)
         if "teacher_tags" in y_true:  # (B, T, K): the tokens' as rows
             soft = to_tensor(y_true["teacher_tags"], device=self.device)
-            loss = self._taught_loss(
-                tag_logits.flatten(0, 1), tags.flatten(), soft.flatten(0, 1)
-            )
+            loss = self._taught_tags_loss(tag_logits, tags, soft)
         else:
-            loss = self.criterion_(tag_logits.transpose(1, 2), tags)
+            loss = self._tag_loss(tag_logits, tags)
         if "teacher" in y_true:
             teacher = to_tensor(y_true["teacher"], device=self.device)  # (P, C)
             return loss + self.polarity_weight * self._taught_loss(
@@ -288,6 +297,32 @@ class JointNet(TaggerNet):
             loss = loss + self.polarity_weight * self.criterion_(
                 polarity_logits, polarity
             )
+        return loss
+
+    def _taught_tags_loss(self, logits, tags, soft):
+        """The tags' loss taught: ``logits`` (B, T, K), ``tags`` (B, T), the
+        teacher's ``soft`` (B, T, K) (NaN rows: none). Each token's as
+        :meth:`_taught_loss` mixes it; with learned tag transitions, ``(1 - w)``
+        times the sentences' loss (:meth:`_tag_loss`) plus ``w * T**2`` times
+        the mean KL over the tokens the teacher speaks of."""
+        logits, soft = logits.flatten(0, 1), soft.flatten(0, 1)  # (B * T, K)
+        if self.module_.transitions is None:
+            return self._taught_loss(logits, tags.flatten(), soft)
+        loss = (1 - self.distill_weight) * self._tag_loss(
+            logits.view(*tags.shape, -1), tags
+        )
+        taught = ~torch.isnan(soft[:, 0])  # (B * T,)
+        if taught.any():
+            unlabelled = torch.full_like(tags.flatten()[taught], -1)
+            kl = distillation_loss(
+                logits[taught],
+                unlabelled,  # (-1: the KL alone, T**2 * KL)
+                soft[taught],
+                None,
+                self.distill_weight,
+                self.temperature,
+            )
+            loss = loss + self.distill_weight * kl
         return loss
 
     def _taught_loss(self, logits, labels, teacher):
@@ -340,13 +375,25 @@ class ValidJointF1(ValidSpanF1):
         return _f1(gold, found)
 
 
-def _read_tags(logits, real, lengths, decoding: str) -> np.ndarray:
+def _read_tags(module, logits, real, lengths, decoding: str) -> np.ndarray:
     """The tags of the tagged tokens (``real``, (B, T)) read from ``logits``
-    (B, T, K) as ``decoding`` says: (n_real,) int64, sentence after sentence."""
+    (B, T, K) of ``module`` as ``decoding`` says: (n_real,) int64, sentence
+    after sentence."""
     if decoding == "greedy":  # (the logits' argmax: no ties moved by a softmax)
         return logits.argmax(-1).cpu()[real].numpy()
     proba = torch.softmax(logits.float(), -1).cpu()[real].numpy()  # (n_real, K)
-    return best_tags(proba, lengths, decoding)
+    return best_tags(proba, lengths, decoding, transition_scores(module))
+
+
+def transition_scores(module) -> tuple | None:
+    """The learned tag transitions of a tagger ``module`` as
+    :func:`~aspectattn.extraction.words.best_tags` reads them (start (K,) and
+    pair (K, K) scores, numpy), or None if it has none."""
+    if module.transitions is None:
+        return None
+    with torch.no_grad():
+        scores = module.transitions.scores()
+        return tuple(t.double().cpu().numpy() for t in scores)
 
 
 def _found_terms(module, X, tags, device, decoding: str) -> list[tuple]:
@@ -358,7 +405,7 @@ def _found_terms(module, X, tags, device, decoding: str) -> list[tuple]:
     states = module.states(**inputs)  # (B, T, D)
     real = tags != IGNORE  # (B, T): the tagged tokens
     lengths = real.sum(1).numpy()
-    predicted = _read_tags(module.tag_logits(states), real, lengths, decoding)
+    predicted = _read_tags(module, module.tag_logits(states), real, lengths, decoding)
     row, first, last, _ = decode(predicted, np.ones(len(predicted)), lengths)
     if not len(row):
         return []

@@ -46,6 +46,7 @@ from ._nets import (
     TagDataset,
     TaggerNet,
     ValidSpanF1,
+    transition_scores,
 )
 from .inputs import SubwordInputs, WordInputs, inputs_from_state
 from .metrics import check_spans, span_f1
@@ -120,12 +121,27 @@ class SpanTagger(BaseEstimator):
 
     def _decoding(self) -> str:
         """How the tags are read (``decoding``, ``"auto"`` resolved); read at
-        each prediction, so ``set_params(decoding=...)`` needs no refit."""
+        each prediction, so ``set_params(decoding=...)`` needs no refit (but
+        to ``"crf"``, which reads what a tagger fitted with it learned)."""
         validate_params(self, {"decoding": self._parameter_constraints["decoding"]})
         if self.decoding != "auto":
             return self.decoding
         kind = encoder_component(self.encoder).kind
         return P.ENCODERS[kind].recipe.tagger_decoding
+
+    def _reading(self) -> dict:
+        """How a prediction reads the fitted tagger's tags:
+        :func:`~aspectattn.extraction.reading.read_terms`' ``decoding`` and
+        ``transitions``."""
+        decoding = self._decoding()
+        transitions = transition_scores(self.module_)
+        if decoding == "crf" and transitions is None:
+            raise ValueError(
+                "decoding='crf' reads the tag transitions a tagger learns when it "
+                "is fitted with decoding='crf'; this one was not: fit it again, or "
+                "set decoding='viterbi'"
+            )
+        return {"decoding": decoding, "transitions": transitions}
 
     def set_params(self, **params):
         """Set the parameters (scikit-learn's ``set_params``); a component's
@@ -256,7 +272,12 @@ class SpanTagger(BaseEstimator):
             self.pretrained_config_ = config
             dropout = self.resolved_params_["dropout"]
             return (
-                _Build(PretrainedTagger, pretrained_config=config, dropout=dropout),
+                _Build(
+                    PretrainedTagger,
+                    pretrained_config=config,
+                    dropout=dropout,
+                    transitions=self._decoding() == "crf",
+                ),
                 _LoadEncoder(weights),
             )
         tokenizer = Tokenizer(lowercase=encoder.lowercase, language=self.language_)
@@ -278,6 +299,7 @@ class SpanTagger(BaseEstimator):
                 n_characters=0 if table is None else len(table) + 2,
                 hidden_size=self.resolved_params_["encoder__hidden_size"],
                 dropout=self.resolved_params_["dropout"],
+                transitions=self._decoding() == "crf",
             ),
             _CopyEmbeddings(matrix),
         )
@@ -310,7 +332,10 @@ class SpanTagger(BaseEstimator):
             verbose=self.verbose,
             encoder=encoder,
         )
-        decoding = self._EPOCH_ON or self._decoding()
+        # (a CRF's epoch is chosen on the tags read with what it learns)
+        decoding = self._decoding()
+        if decoding != "crf":
+            decoding = self._EPOCH_ON or decoding
         task = Task(
             self._NET,
             {
@@ -354,7 +379,7 @@ class SpanTagger(BaseEstimator):
                 whole_words=isinstance(self.inputs_, SubwordInputs),
                 language=self.language_,
                 max_tokens=self.module_.batch_tokens,
-                decoding=self._decoding(),
+                **self._reading(),
             )
 
     @contextlib.contextmanager
@@ -462,7 +487,7 @@ class SpanTagger(BaseEstimator):
         if subwords != (encoder.kind == "pretrained"):
             raise ValueError(f"the inputs do not match the encoder {encoder.kind!r}")
         if subwords:
-            build = extractor._saved_pretrained(config)
+            build = extractor._saved_pretrained(config, tensors)
         else:
             build = extractor._saved_words(tensors, encoder)
         build = extractor._saved_module(build, state, tensors)
@@ -504,9 +529,18 @@ class SpanTagger(BaseEstimator):
             n_characters=n_characters,
             hidden_size=hidden_size,
             dropout=self.resolved_params_["dropout"],
+            transitions=self._saved_transitions(tensors),
         )
 
-    def _saved_pretrained(self, config) -> _Build:
+    def _saved_transitions(self, tensors: dict) -> bool:
+        """Whether the file's tagger learned tag transitions (its tensors hold
+        them; ``decoding="crf"`` needs them)."""
+        learned = f"{self._TAGGER}transitions.start" in tensors
+        if self._decoding() == "crf" and not learned:
+            raise ValueError("decoding is 'crf' but the tagger has no transitions")
+        return learned
+
+    def _saved_pretrained(self, config, tensors: dict) -> _Build:
         """The pretrained tagger of the checkpoint ``config`` (checked)."""
         from ..nn.encoders.pretrained import PretrainedEncoder
 
@@ -518,6 +552,7 @@ class SpanTagger(BaseEstimator):
             PretrainedTagger,
             pretrained_config=config,
             dropout=self.resolved_params_["dropout"],
+            transitions=self._saved_transitions(tensors),
         )
 
     def __sklearn_tags__(self):

@@ -557,7 +557,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
                 language=self.language_,
                 max_tokens=self.module_.batch_tokens,
                 term_proba=proba.terms if polarity else None,
-                decoding=self._decoding(),
+                **self._reading(),
             )
 
     def predict_polarity_proba(self, X) -> np.ndarray:

@@ -65,6 +65,7 @@ def read_terms(
     max_tokens: int | None = None,
     term_proba: TermProba | None = None,
     decoding: str,
+    transitions: tuple | None = None,
 ) -> list[list[dict]]:
     """Each text's terms, found by ``tag_proba`` in ``encoded`` (the texts as the
     encoder reads them), in length-sorted batches of :data:`PREDICT_BATCH` texts
@@ -88,9 +89,12 @@ def read_terms(
         The batch's terms -> their polarities' probabilities
         (:data:`TermProba`), called after ``tag_proba`` on the same batch (a
         joint model reads the states that call computed).
-    decoding : {"greedy", "viterbi"}
+    decoding : {"greedy", "viterbi", "crf"}
         How the tags are read from their probabilities
         (:data:`~aspectattn.extraction.words.DECODINGS`).
+    transitions : tuple, default=None
+        The tagger's learned tag transitions, which ``"crf"`` reads
+        (:func:`~aspectattn.extraction.words.best_tags`).
 
     Returns
     -------
@@ -105,7 +109,7 @@ def read_terms(
     words: dict[int, np.ndarray] = {}  # a text's words, found once
     for index, keep, proba in tag_batches(encoded, tag_proba, max_tokens):
         lengths = keep.sum(1)  # (B,)
-        tags = best_tags(proba, lengths, decoding)  # (n_tokens,)
+        tags = best_tags(proba, lengths, decoding, transitions)  # (n_tokens,)
         row, first, last, score = decode(tags, 1 - proba[:, O], lengths)
         polar = [None] * len(row)
         if term_proba is not None and len(row):

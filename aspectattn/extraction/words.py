@@ -122,11 +122,24 @@ def tag_words(offsets, spans) -> np.ndarray:
 
 #: How tags are read from their probabilities: ``"greedy"``, each token's most
 #: likely tag (an I after an O starts a term); ``"viterbi"``, each sentence's
-#: most likely sequence of tags in which every term starts with a B.
-DECODINGS = ("greedy", "viterbi")
+#: most likely sequence of tags in which every term starts with a B; ``"crf"``,
+#: that sequence scored with the tagger's learned tag transitions too (a
+#: linear-chain CRF, :class:`~aspectattn.nn.crf.TagTransitions`, which only a
+#: tagger trained with them has).
+DECODINGS = ("greedy", "viterbi", "crf")
+
+#: Viterbi's steps without learned scores: the start scores (K,) and the pair
+#: scores (K, K) (row: the previous tag), -inf for the banned ones (an I first,
+#: an I after an O).
+CONSTRAINED = (
+    np.array([0.0, 0.0, -np.inf]),
+    np.array([[0.0, 0.0, -np.inf], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+)
 
 
-def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarray:
+def best_tags(
+    proba: np.ndarray, lengths: np.ndarray, decoding: str, transitions=None
+) -> np.ndarray:
     """The tags of a batch of sentences, read from their probabilities.
 
     Parameters
@@ -136,9 +149,14 @@ def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarr
         the other, in the order of :data:`TAGS`.
     lengths : ndarray of shape (n_sentences,) int
         Tokens per sentence.
-    decoding : {"greedy", "viterbi"}
+    decoding : {"greedy", "viterbi", "crf"}
         See :data:`DECODINGS`. Viterbi's search runs over the batch's
         sentences at once, one step per token position.
+    transitions : (ndarray (3,), ndarray (3, 3)), default=None
+        With ``"crf"``: the learned start and pair scores
+        (:meth:`~aspectattn.nn.crf.TagTransitions.scores`), added to the
+        tokens' log-probabilities. (A token's log-probability differs from its
+        CRF score by a constant per token, which moves no sequence's rank.)
 
     Returns
     -------
@@ -148,28 +166,25 @@ def best_tags(proba: np.ndarray, lengths: np.ndarray, decoding: str) -> np.ndarr
         return proba.argmax(-1)
     if not len(proba):
         return np.zeros(0, dtype=np.int64)
+    if decoding == "crf":
+        if transitions is None:
+            raise ValueError("decoding='crf' needs the tagger's learned transitions")
+        start, pairs = (np.asarray(a, dtype=np.float64) for a in transitions)
+    else:
+        start, pairs = CONSTRAINED
     lengths = np.asarray(lengths, dtype=np.int64)
     n_rows, width = len(lengths), int(lengths.max())
     real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
     logp = np.full((n_rows, width, 3), 0.0)
     logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
     rows = np.arange(n_rows)
-    score = logp[:, 0].copy()  # (S, 3): the best path's log-probability to each tag
-    score[:, I] = -np.inf  # no term starts with an I
+    score = logp[:, 0] + start  # (S, 3): the best path's score to each tag
     back = np.zeros((n_rows, width, 3), dtype=np.int64)  # each step's best previous
     for t in range(1, width):
-        anything = score.argmax(1)  # O and B may follow any tag
-        inside = np.where(score[:, B] >= score[:, I], B, I)  # I after B or I only
-        best = score[rows, anything]  # (S,)
-        new = np.stack(
-            [
-                best + logp[:, t, O],
-                best + logp[:, t, B],
-                score[rows, inside] + logp[:, t, I],
-            ],
-            axis=1,
-        )  # (S, 3)
-        back[:, t] = np.stack([anything, anything, inside], axis=1)
+        paths = score[:, :, None] + pairs  # (S, 3, 3): previous tag, this tag
+        previous = paths.argmax(1)  # (S, 3) (ties: the first tag, O before B)
+        new = np.take_along_axis(paths, previous[:, None, :], 1)[:, 0] + logp[:, t]
+        back[:, t] = previous
         score = np.where(real[:, t, None], new, score)  # ended sentences keep theirs
     tags = np.zeros((n_rows, width), dtype=np.int64)
     tag = score.argmax(1)  # (S,)

@@ -107,6 +107,11 @@ class JointTagger(nn.Module):
         """Padded tokens per prediction batch, at most: the tagger's."""
         return self.tagger.batch_tokens
 
+    @property
+    def transitions(self) -> nn.Module | None:
+        """The tagger's learned tag transitions, if it has them."""
+        return self.tagger.transitions
+
     def states(self, tokens, lengths, chars, char_index) -> torch.Tensor:
         """The tagger's states (B, T, D)."""
         return self.tagger.states(tokens, lengths, chars, char_index)

@@ -1,8 +1,10 @@
 """The aspect term tagger: word vectors and character features into a
-bidirectional LSTM, one tag per word (Lample et al., 2016; Ma and Hovy, 2016,
-without the CRF: :mod:`aspectattn.extraction.words` decodes any tag sequence
-into valid spans). Exact on right-padded batches without packing, as the
-classifier's LSTM encoder (which is also what exports to ONNX exactly).
+bidirectional LSTM, one tag per word (Lample et al., 2016; Ma and Hovy, 2016),
+with their CRF's learned tag transitions as an option
+(:class:`~aspectattn.nn.crf.TagTransitions`; without them
+:mod:`aspectattn.extraction.words` decodes any tag sequence into valid spans).
+Exact on right-padded batches without packing, as the classifier's LSTM encoder
+(which is also what exports to ONNX exactly).
 
 Shapes: ``B`` batch, ``T`` words (the batch's longest sentence), ``U`` the
 batch's distinct written words, ``W`` characters (its longest word, cut), ``E``
@@ -15,6 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .crf import TagTransitions
 from .encoders.lstm import _run, backward_states
 
 
@@ -37,6 +40,8 @@ class TermTagger(nn.Module):
     char_dim, char_filters : int
         Character-vector size and convolution filters.
     n_tags : int
+    transitions : bool
+        Learn tag-transition scores (a CRF's) beside the tags' scores.
     """
 
     #: Padded tokens per prediction batch, at most: None, whole batches of
@@ -54,6 +59,7 @@ class TermTagger(nn.Module):
         char_dim: int = 30,
         char_filters: int = 50,
         n_tags: int = 3,
+        transitions: bool = False,
     ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
@@ -67,6 +73,7 @@ class TermTagger(nn.Module):
         self.backward_lstm = nn.LSTM(size, hidden_size, batch_first=True)
         self.output_size = 2 * hidden_size
         self.tags = nn.Linear(2 * hidden_size, n_tags)
+        self.transitions = TagTransitions() if transitions else None
 
     def _characters(self, chars: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
         """chars (U, W) of the batch's distinct written forms, index (B, T) each
@@ -125,9 +132,18 @@ class PretrainedTagger(nn.Module):
     dropout : float
         On the states.
     n_tags : int
+    transitions : bool
+        Learn tag-transition scores (a CRF's) beside the tags' scores.
     """
 
-    def __init__(self, *, pretrained_config: dict, dropout: float, n_tags: int = 3):
+    def __init__(
+        self,
+        *,
+        pretrained_config: dict,
+        dropout: float,
+        n_tags: int = 3,
+        transitions: bool = False,
+    ):
         super().__init__()
         from .encoders.pretrained import PretrainedEncoder
 
@@ -135,6 +151,7 @@ class PretrainedTagger(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.output_size = self.encoder.output_size
         self.tags = nn.Linear(self.encoder.output_size, n_tags)
+        self.transitions = TagTransitions() if transitions else None
 
     @property
     def embedding(self) -> nn.Embedding:
