@@ -181,14 +181,20 @@ def test_decoding_never_gives_an_invalid_span():
     assert len(decode(np.array([], int), np.array([]), np.array([], int))[0]) == 0
 
 
-def _best_valid_sequence(proba: np.ndarray) -> list[int]:
+def _best_valid_sequence(proba: np.ndarray, transitions=None) -> list[int]:
     """The most likely tags of one sentence in which no I opens a term, by
-    trying every sequence."""
+    trying every sequence (scored with ``transitions``' start and pair scores
+    too, if given)."""
     best, best_score = None, -np.inf
     for tags in itertools.product((O, B, I), repeat=len(proba)):
         if any(t == I and (k == 0 or tags[k - 1] == O) for k, t in enumerate(tags)):
             continue
         score = np.log(proba[np.arange(len(proba)), list(tags)]).sum()
+        if transitions is not None:
+            start, pairs = transitions
+            score += start[tags[0]] + sum(
+                pairs[a, b] for a, b in itertools.pairwise(tags)
+            )
         if score > best_score:
             best, best_score = list(tags), score
     return best
@@ -208,6 +214,29 @@ def test_viterbi_decoding_finds_each_sentences_best_valid_tags():
         np.testing.assert_array_equal(
             best_tags(proba, lengths, "greedy"), proba.argmax(-1)
         )
+
+
+def test_crf_decoding_finds_each_sentences_best_valid_tags_under_the_transitions():
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        lengths = rng.integers(0, 6, size=rng.integers(1, 5))
+        proba = rng.dirichlet(np.ones(3), size=lengths.sum())  # (n_tokens, 3)
+        transitions = (rng.normal(0, 2, 3), rng.normal(0, 2, (3, 3)))
+        expected = [
+            tag
+            for sentence in np.split(proba, np.cumsum(lengths)[:-1])
+            for tag in (
+                _best_valid_sequence(sentence, transitions) if len(sentence) else []
+            )
+        ]
+        assert best_tags(proba, lengths, "crf", transitions).tolist() == expected
+    # (scores that favour O -> B -> B change the answer Viterbi gives alone)
+    proba = np.array([[0.4, 0.35, 0.25], [0.2, 0.35, 0.45]])
+    assert best_tags(proba, np.array([2]), "viterbi").tolist() == [B, I]
+    favour = (np.zeros(3), np.array([[0, 0, 0], [0, 2, -2], [0, 0, 0]]))
+    assert best_tags(proba, np.array([2]), "crf", favour).tolist() == [B, B]
+    with pytest.raises(ValueError, match="transitions"):
+        best_tags(proba, np.array([2]), "crf")
 
 
 def test_viterbi_decoding_starts_a_term_where_greedy_reads_an_i_after_an_o():

@@ -188,6 +188,52 @@ def test_pickle_clone_and_model_file_give_the_same_answers(joint, tmp_path):
     assert clone(joint).get_params()["polarity_weight"] == joint.polarity_weight
 
 
+def test_a_crf_learns_tag_transitions_and_is_read_with_them(opinions, tmp_path):
+    """decoding="crf" learns transitions with the tags: it finds the terms of
+    new sentences, Viterbi can read its tags without them, a pickle and the
+    model file read them alike; a model fitted without them cannot be read
+    as a CRF (a clear error, not Viterbi's answer)."""
+    settings = {**FAST, "max_epochs": 10, "decoding": "crf"}
+    crf = AspectSentimentExtractor(**settings).fit(*opinions)
+    assert crf.module_.transitions is not None
+    new, truth = make_opinions(60, seed=1)
+    assert crf.score(new, truth) > 0.9
+    expected = crf.predict(new)
+    assert pickle.loads(pickle.dumps(crf)).predict(new) == expected
+    save(crf, tmp_path / "crf.aam")
+    assert load(tmp_path / "crf.aam").predict(new) == expected
+    pytest.importorskip("onnxruntime")
+    from aspectattn.serving import export_onnx, load_onnx
+
+    served = load_onnx(export_onnx(crf, tmp_path / "crf"))
+    found = served.predict(new)
+    assert [[(t["span"], t["polarity"]) for t in terms] for terms in found] == [
+        [(t["span"], t["polarity"]) for t in terms] for terms in expected
+    ]
+    crf.set_params(decoding="viterbi")  # (its tag scores alone)
+    assert len(crf.predict(new)) == len(new)
+    plain = AspectSentimentExtractor(**{**FAST, "max_epochs": 1}).fit(*opinions)
+    assert plain.module_.transitions is None
+    with pytest.raises(ValueError, match="fitted with decoding='crf'"):
+        plain.set_params(decoding="crf").predict(new)
+    # a file that says "crf" without transitions is refused when loaded
+    save(plain.set_params(decoding="viterbi"), tmp_path / "plain.aam")
+    payload = to_payload(plain)
+    import json
+
+    import torch
+
+    from aspectattn.persistence import _digest
+
+    metadata = json.loads(payload["metadata"])
+    metadata["params"]["decoding"] = "crf"
+    payload["metadata"] = json.dumps(metadata)
+    payload["sha256"] = _digest(payload["metadata"], payload["tensors"])
+    torch.save(payload, tmp_path / "bad.aam")
+    with pytest.raises(ModelFileError, match="no transitions"):
+        load(tmp_path / "bad.aam")
+
+
 @pytest.mark.parametrize(
     "classes",
     [
@@ -479,3 +525,37 @@ def test_the_epoch_is_chosen_on_the_tags_each_model_was_measured_best_with(
         settings = FAST
     model(**{**settings, "max_epochs": 1, "decoding": decoding}).fit(texts, y)
     assert seen == [epoch_on]
+
+
+def test_a_taught_crf_learns_the_sequence_and_the_teachers_token_answers():
+    """With transitions, the taught tags' loss is (1 - w) times the sequences'
+    loss plus w * T**2 times the KL of the tokens the teacher answers."""
+    import torch
+    from torch import nn
+
+    from aspectattn.extraction._nets import IGNORE, JointNet
+    from aspectattn.nn.crf import TagTransitions
+    from aspectattn.nn.ops import distillation_loss
+
+    net = JointNet.__new__(JointNet)  # (its loss alone: no module to train)
+    net.module_ = nn.Module()
+    net.module_.transitions = TagTransitions()
+    net.distill_weight, net.temperature = 0.25, 2.0
+    torch.manual_seed(0)
+    logits = torch.randn(2, 4, 3)
+    tags = torch.tensor([[0, 1, 2, 0], [1, 0, IGNORE, IGNORE]])
+    soft = torch.full((2, 4, 3), float("nan"))
+    sequences = float(net._tag_loss(logits, tags).detach())
+    assert float(net._taught_tags_loss(logits, tags, soft).detach()) == pytest.approx(
+        0.75 * sequences
+    )
+    soft[0, 1] = torch.tensor([0.2, 0.7, 0.1])
+    kl = distillation_loss(
+        logits[0, 1:2], torch.tensor([-1]), soft[0, 1:2], None, 0.25, 2.0
+    )
+    assert float(net._taught_tags_loss(logits, tags, soft).detach()) == pytest.approx(
+        0.75 * sequences + 0.25 * float(kl)
+    )
+    assert sequences == pytest.approx(
+        float(net.module_.transitions.nll(logits, tags, IGNORE).sum().detach()) / 6
+    )

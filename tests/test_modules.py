@@ -225,3 +225,51 @@ def test_module_configuration_from_a_file_is_validated():
             check_module_config({**config, key: value})
     with pytest.raises(ValueError, match="unknown"):
         check_module_config({**config, "extra": 1})
+
+
+def test_the_crf_loss_is_each_sentences_negative_log_likelihood_of_its_tags():
+    """TagTransitions.nll against every tag sequence of each sentence's tagged
+    tokens (those not -100, wherever they stand), banned steps scored as
+    BANNED."""
+    import itertools
+
+    from aspectattn.nn.crf import TagTransitions
+
+    torch.manual_seed(0)
+    crf = TagTransitions()
+    with torch.no_grad():
+        crf.start.normal_()
+        crf.pairs.normal_()
+    start, pairs = crf.scores()
+    emissions = torch.randn(4, 5, 3)
+    tags = torch.tensor(
+        [
+            [0, 1, 2, 0, 1],
+            [1, -100, 2, 2, -100],  # a sub-word hole: the sequence is B I I
+            [-100, -100, -100, -100, -100],  # nothing tagged
+            [2, 0, -100, -100, -100],  # a banned start: still finite
+        ]
+    )
+    nll = crf.nll(emissions, tags, -100)
+    for row in range(4):
+        tagged = (tags[row] != -100).nonzero()[:, 0]
+        if not len(tagged):
+            assert nll[row] == 0
+            continue
+        em = emissions[row, tagged]  # (n, 3)
+
+        def score(seq, em=em):
+            out = start[seq[0]] + em[range(len(seq)), list(seq)].sum()
+            return out + sum(pairs[a, b] for a, b in itertools.pairwise(seq))
+
+        every = torch.logsumexp(
+            torch.stack(
+                [score(s) for s in itertools.product(range(3), repeat=len(em))]
+            ),
+            0,
+        )
+        gold = score(tags[row, tagged].tolist())
+        torch.testing.assert_close(nll[row], every - gold)
+    assert torch.isfinite(nll).all() and nll[3] > 1e3
+    nll.sum().backward()
+    assert crf.pairs.grad.abs().sum() > 0

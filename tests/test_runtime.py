@@ -28,7 +28,6 @@ from aspectattn.encoders import ENCODER_CLASSES, PretrainedEncoder
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
-
 from aspectattn.serving.export import export_onnx
 from aspectattn.serving.runtime import (
     ExportFileError,
@@ -37,6 +36,7 @@ from aspectattn.serving.runtime import (
     load_onnx,
 )
 
+NAN = float("nan")  # (json.dumps writes it as NaN, which json.loads reads)
 TOL = 1e-5  # the bar; the observed differences are ~1e-7
 
 
@@ -760,6 +760,15 @@ def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
         ({"whole_words": 1}, "true or false"),
         ({"decoding": "beam"}, "decoding must be one of"),
         ({"decoding": ["viterbi"]}, "decoding must be one of"),
+        ({"decoding": "crf"}, "transitions is null"),
+        ({"transitions": {"start": [0, 0], "pairs": [[0] * 3] * 3}}, "transitions"),
+        ({"transitions": {"start": [0, 0, 0], "pairs": [[0] * 3] * 2}}, "transitions"),
+        ({"transitions": {"start": [0, 0, 1e9], "pairs": [[0] * 3] * 3}}, "transit"),
+        ({"transitions": {"start": [0, 0, True], "pairs": [[0] * 3] * 3}}, "transit"),
+        ({"transitions": {"start": [0, 0, "0"], "pairs": [[0] * 3] * 3}}, "transit"),
+        ({"transitions": {"start": [0, 0, NAN], "pairs": [[0] * 3] * 3}}, "transit"),
+        ({"transitions": [[0, 0, 0]]}, "transitions must be"),
+        ({"format_version": 4}, "must be an object with keys"),  # v4 had none
         ({"text_pipeline": {}}, "must be an object with keys"),
         ({"batch_tokens": 0}, "batch_tokens must be"),
         ({"batch_tokens": 1.5}, "batch_tokens must be"),

@@ -155,7 +155,8 @@ def best_tags(
     transitions : (ndarray (3,), ndarray (3, 3)), default=None
         With ``"crf"``: the learned start and pair scores
         (:meth:`~aspectattn.nn.crf.TagTransitions.scores`), added to the
-        tokens' log-probabilities. (A token's log-probability differs from its
+        tokens' log-probabilities; the banned steps stay banned whatever they
+        score. (A token's log-probability differs from its
         CRF score by a constant per token, which moves no sequence's rank.)
 
     Returns
@@ -169,7 +170,8 @@ def best_tags(
     if decoding == "crf":
         if transitions is None:
             raise ValueError("decoding='crf' needs the tagger's learned transitions")
-        start, pairs = (np.asarray(a, dtype=np.float64) for a in transitions)
+        learned = (np.asarray(a, dtype=np.float64) for a in transitions)
+        start, pairs = (a + b for a, b in zip(learned, CONSTRAINED, strict=True))
     else:
         start, pairs = CONSTRAINED
     lengths = np.asarray(lengths, dtype=np.int64)

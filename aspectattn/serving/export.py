@@ -326,12 +326,23 @@ def _extractor_export(extractor) -> _Export:
         "lowercase": subwords or bool(inputs.tokenizer.lowercase),
         "language": extractor.language_,
         "whole_words": subwords,
-        "decoding": extractor._decoding(),
+        **_reading_state(extractor),
         "batch_tokens": extractor.module_.batch_tokens,
     }
     return _Export(
         _TaggerGraph(extractor.module_), args, names, ("logits",), axes, meta
     )
+
+
+def _reading_state(extractor) -> dict:
+    """How the export reads its tags: ``decoding``, and ``transitions``, the
+    tagger's learned start (3,) and pair (3, 3) scores as lists (null: none)."""
+    reading = extractor._reading()
+    transitions = reading["transitions"]
+    if transitions is not None:
+        start, pairs = transitions
+        transitions = {"start": start.tolist(), "pairs": pairs.tolist()}
+    return {"decoding": reading["decoding"], "transitions": transitions}
 
 
 class _JointTagGraph(nn.Module):

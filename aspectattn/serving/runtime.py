@@ -69,13 +69,20 @@ __all__ = [
 
 FORMAT = "aspectattn-onnx"  # written by aspectattn.serving.export (which needs torch)
 #: Version 2 adds ``batch_tokens`` to classifiers' and detectors' ``model.json``,
-#: version 3 to extractors', version 4 ``decoding`` to extractors'; earlier
-#: exports (without them) are read as before: no budget, greedy tags.
-FORMAT_VERSION = 4
+#: version 3 to extractors', version 4 ``decoding`` to extractors', version 5
+#: ``transitions`` (a CRF's learned tag transitions) to extractors'; earlier
+#: exports (without them) are read as before: no budget, greedy tags, no
+#: transitions.
+FORMAT_VERSION = 5
 #: The first version whose ``model.json`` holds ``batch_tokens``, per kind.
 _BUDGET_SINCE = {"pairs": 2, "categories": 2, "terms": 3, "joint": 3}
-#: The first version whose extractors' ``model.json`` holds ``decoding``.
+#: The first version whose extractors' ``model.json`` holds ``decoding``, and
+#: ``transitions``.
 _DECODING_SINCE = 4
+_TRANSITIONS_SINCE = 5
+#: Largest magnitude of a transition score read (a CRF's banned steps score
+#: -1e4).
+MAX_TRANSITION = 1e6
 #: Largest ``batch_tokens`` read.
 MAX_BATCH_TOKENS = 2**20
 #: Largest ``model.json`` / ``model.onnx`` read (protobuf's own limit is 2 GiB).
@@ -105,6 +112,7 @@ _TERM_KEYS = {
     "language",
     "whole_words",
     "decoding",
+    "transitions",
     "onnx_sha256",
     "batch_tokens",
 }
@@ -160,6 +168,8 @@ def _check_meta(meta) -> dict:
         keys = keys - {"batch_tokens"}
     if meta["format_version"] < _DECODING_SINCE:
         keys = keys - {"decoding"}
+    if meta["format_version"] < _TRANSITIONS_SINCE:
+        keys = keys - {"transitions"}
     if set(meta) != keys:
         raise ValueError(f"model.json must be an object with keys {sorted(keys)}")
     _check_sha(meta["onnx_sha256"])
@@ -185,6 +195,9 @@ def _check_tagger_meta(meta: dict) -> dict:
     meta.setdefault("decoding", "greedy")  # an earlier version: greedy tags
     if meta["decoding"] not in DECODINGS:
         raise ValueError(f"decoding must be one of {list(DECODINGS)}")
+    meta["transitions"] = _check_transitions(meta.get("transitions"))
+    if meta["decoding"] == "crf" and meta["transitions"] is None:
+        raise ValueError("decoding is 'crf' but transitions is null")
     language = meta["language"]
     if not (
         language is None
@@ -192,6 +205,37 @@ def _check_tagger_meta(meta: dict) -> dict:
     ):
         raise ValueError("language must be an ISO 639 code or null")
     return meta
+
+
+def _check_transitions(transitions) -> tuple | None:
+    """An extractor's ``transitions`` field (null, or ``{"start": 3 numbers,
+    "pairs": 3 lists of 3}``, each finite and at most :data:`MAX_TRANSITION`
+    in magnitude) as :func:`~aspectattn.extraction.words.best_tags` reads it."""
+    if transitions is None:
+        return None
+
+    def numbers(values, n: int) -> bool:
+        return (
+            isinstance(values, list)
+            and len(values) == n
+            and all(
+                type(v) in (int, float) and abs(v) <= MAX_TRANSITION for v in values
+            )  # (abs(nan) <= x is False)
+        )
+
+    if not (
+        isinstance(transitions, dict)
+        and set(transitions) == {"start", "pairs"}
+        and numbers(transitions["start"], 3)
+        and isinstance(transitions["pairs"], list)
+        and len(transitions["pairs"]) == 3
+        and all(numbers(row, 3) for row in transitions["pairs"])
+    ):
+        raise ValueError(
+            "transitions must be null or {'start': 3 numbers, 'pairs': 3 lists of "
+            f"3 numbers}}, each finite and at most {MAX_TRANSITION:g} in magnitude"
+        )
+    return np.array(transitions["start"], float), np.array(transitions["pairs"], float)
 
 
 def _check_classifier_meta(meta: dict) -> dict:
@@ -579,6 +623,7 @@ class OnnxTermExtractor:
         self.language_ = meta["language"]
         self._whole_words = meta["whole_words"]
         self._decoding = meta["decoding"]
+        self._transitions = meta["transitions"]
         self._batch_tokens = meta["batch_tokens"]
         self._chars = bool(inputs.n_characters)
 
@@ -618,6 +663,7 @@ class OnnxTermExtractor:
             language=self.language_,
             max_tokens=self._batch_tokens,
             decoding=self._decoding,
+            transitions=self._transitions,
         )
 
     def predict(self, X) -> list[list[tuple[int, int]]]:
@@ -650,6 +696,7 @@ class OnnxAspectSentiment(TermsEndToEnd):
         self.language_ = meta["language"]
         self._whole_words = meta["whole_words"]
         self._decoding = meta["decoding"]
+        self._transitions = meta["transitions"]
         self._batch_tokens = meta["batch_tokens"]
         self._chars = bool(inputs.n_characters)
         self._states = self._lengths = None
@@ -705,6 +752,7 @@ class OnnxAspectSentiment(TermsEndToEnd):
             max_tokens=self._batch_tokens,
             term_proba=self._term_proba if polarity else None,
             decoding=self._decoding,
+            transitions=self._transitions,
         )
 
     def predict(self, X) -> list[list[dict]]:
