@@ -32,6 +32,7 @@ from aspectattn.extraction.words import (
     character_ids,
     character_table,
     decode,
+    tag_marginals,
     tag_words,
     word_offsets,
     words_and_offsets,
@@ -239,6 +240,40 @@ def test_crf_decoding_finds_each_sentences_best_valid_tags_under_the_transitions
         best_tags(proba, np.array([2]), "crf")
 
 
+def test_crf_marginals_are_each_tokens_share_of_the_valid_sequences():
+    """tag_marginals against every valid sequence of each sentence, weighted
+    by its probability under the tags' scores and the transitions."""
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        lengths = rng.integers(0, 5, size=rng.integers(1, 4))
+        proba = rng.dirichlet(np.ones(3), size=lengths.sum())  # (n_tokens, 3)
+        start, pairs = rng.normal(0, 2, 3), rng.normal(0, 2, (3, 3))
+        expected = []
+        for sentence in np.split(proba, np.cumsum(lengths)[:-1]):
+            if not len(sentence):
+                continue
+            marginal = np.zeros((len(sentence), 3))
+            for tags in itertools.product((O, B, I), repeat=len(sentence)):
+                if any(
+                    t == I and (k == 0 or tags[k - 1] == O) for k, t in enumerate(tags)
+                ):
+                    continue
+                weight = np.prod(sentence[np.arange(len(tags)), list(tags)])
+                weight *= np.exp(
+                    start[tags[0]]
+                    + sum(pairs[a, b] for a, b in itertools.pairwise(tags))
+                )
+                marginal[np.arange(len(tags)), list(tags)] += weight
+            expected.append(
+                marginal / max(marginal.sum(1, keepdims=True).max(), 1e-300)
+            )
+        got = tag_marginals(proba, lengths, (start, pairs))
+        expected = np.concatenate(expected) if expected else np.zeros((0, 3))
+        np.testing.assert_allclose(got, expected, atol=1e-9)
+        np.testing.assert_allclose(got.sum(1), 1.0)
+        assert (got[:, I][np.r_[0, np.cumsum(lengths)[:-1]][lengths > 0]] == 0).all()
+
+
 def test_viterbi_decoding_starts_a_term_where_greedy_reads_an_i_after_an_o():
     # greedy: O I I (a term starting with I); the best valid path: O B I
     proba = np.array([[0.8, 0.1, 0.1], [0.1, 0.4, 0.5], [0.1, 0.1, 0.8]])
@@ -254,15 +289,16 @@ def test_decoding_is_read_when_predicting_and_checked(fitted, sentences):
     texts = sentences[0][:40]
     extractor = pickle.loads(pickle.dumps(fitted))  # (the module's fixture kept)
     found = {}
-    for decoding in ("auto", "greedy", "viterbi"):
+    for decoding in ("auto", "greedy", "viterbi", "crf"):
         found[decoding] = extractor.set_params(decoding=decoding).predict(texts)
         for spans, text in zip(found[decoding], texts, strict=True):
             assert all(0 <= a < b <= len(text) for a, b in spans)
     assert (
         found["auto"]
-        == found[ENCODERS["lstm"].recipe.tagger_decoding]
-        == found["viterbi"]
+        == found[ENCODERS["lstm"].recipe.extractor_decoding]
+        == found["crf"]
     )
+    assert extractor.module_.transitions is not None  # (fitted as a CRF)
     extractor.set_params(decoding="beam")
     with pytest.raises(InvalidParameterError, match="decoding"):
         extractor.predict(texts)

@@ -200,6 +200,9 @@ def test_a_crf_learns_tag_transitions_and_is_read_with_them(opinions, tmp_path):
     assert crf.score(new, truth) > 0.9
     expected = crf.predict(new)
     assert pickle.loads(pickle.dumps(crf)).predict(new) == expected
+    # a span's score is its tokens' marginal under the CRF: analyze keeps the
+    # terms predict finds
+    assert sum(map(len, crf.analyze(new))) == sum(map(len, expected))
     save(crf, tmp_path / "crf.aam")
     assert load(tmp_path / "crf.aam").predict(new) == expected
     pytest.importorskip("onnxruntime")
@@ -499,7 +502,8 @@ def test_the_teachers_tags_reach_the_words_that_start_where_its_tokens_do():
 @pytest.mark.parametrize(
     "model, decoding, epoch_on",
     [
-        (AspectTermExtractor, "viterbi", "greedy"),  # the extractor: greedy always
+        (AspectTermExtractor, "viterbi", "greedy"),  # the extractor: greedy
+        (AspectTermExtractor, "crf", "crf"),  # but a CRF: as it reads
         (AspectSentimentExtractor, "viterbi", "viterbi"),  # the joint: as it reads
         (AspectSentimentExtractor, "greedy", "greedy"),
     ],

@@ -30,6 +30,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 from aspectattn.serving.export import export_onnx
 from aspectattn.serving.runtime import (
+    FORMAT_VERSION,
     ExportFileError,
     OnnxCategoryClassifier,
     OnnxPairClassifier,
@@ -380,7 +381,7 @@ def _edit_meta(directory, **fields):
         ({"batch_tokens": True}, "batch_tokens must be"),
         ({"batch_tokens": 2048.0}, "batch_tokens must be"),
         ({"batch_tokens": "2048"}, "batch_tokens must be"),
-        ({"format_version": 5}, "version 1 to 4"),
+        ({"format_version": 6}, "version 1 to 5"),
         ({"format_version": 1}, "must be an object with keys"),  # v1 had none
     ],
 )
@@ -579,8 +580,8 @@ def test_version_1_exports_load_and_predict_as_before(exported, pairs, tmp_path)
     X, _ = pairs
     directory = _copy(exported, tmp_path)
     meta = json.loads((directory / "model.json").read_text())
-    assert meta["format_version"] == 4 and meta["batch_tokens"] is None  # an LSTM
-    del meta["batch_tokens"]
+    assert meta["format_version"] == FORMAT_VERSION and meta["batch_tokens"] is None
+    del meta["batch_tokens"]  # (an LSTM's: none)
     (directory / "model.json").write_text(json.dumps({**meta, "format_version": 1}))
     np.testing.assert_array_equal(
         load_onnx(directory).predict_proba(X[:40]),
@@ -760,7 +761,7 @@ def test_extractor_runtime_needs_no_torch(extractors, tmp_path):
         ({"whole_words": 1}, "true or false"),
         ({"decoding": "beam"}, "decoding must be one of"),
         ({"decoding": ["viterbi"]}, "decoding must be one of"),
-        ({"decoding": "crf"}, "transitions is null"),
+        ({"decoding": "crf", "transitions": None}, "transitions is null"),
         ({"transitions": {"start": [0, 0], "pairs": [[0] * 3] * 3}}, "transitions"),
         ({"transitions": {"start": [0, 0, 0], "pairs": [[0] * 3] * 2}}, "transitions"),
         ({"transitions": {"start": [0, 0, 1e9], "pairs": [[0] * 3] * 3}}, "transit"),
@@ -791,12 +792,14 @@ def test_extractor_exports_before_the_budget_and_within_one(
 
     from aspectattn.extraction import reading
 
-    directory = export_onnx(extractors[True], tmp_path / "extractor")
+    # (read greedily: version 2 had no other reading)
+    greedy = pickle.loads(pickle.dumps(extractors[True])).set_params(decoding="greedy")
+    directory = export_onnx(greedy, tmp_path / "extractor")
     meta = json.loads((directory / "model.json").read_text())
-    assert meta["format_version"] == 4 and meta["batch_tokens"] is None  # an LSTM
+    assert meta["format_version"] == FORMAT_VERSION and meta["batch_tokens"] is None
     expected = load_onnx(directory).predict_spans(EXTRACTOR_TEXTS)
     before = _copy(directory, tmp_path)
-    del meta["batch_tokens"], meta["decoding"]  # (version 2: greedy, as "auto")
+    del meta["batch_tokens"], meta["decoding"], meta["transitions"]  # (version 2)
     (before / "model.json").write_text(json.dumps({**meta, "format_version": 2}))
     _same_terms(load_onnx(before).predict_spans(EXTRACTOR_TEXTS), expected)
     _edit_meta(directory, batch_tokens=20)

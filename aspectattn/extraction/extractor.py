@@ -118,6 +118,8 @@ class SpanTagger(BaseEstimator):
     #: the extractor's validation F1 was best with the epoch on the greedy
     #: tags, the joint model's with it on the tags it reads.
     _EPOCH_ON: str | None = "greedy"
+    #: The recipe's field that ``decoding="auto"`` reads.
+    _AUTO_DECODING = "extractor_decoding"
 
     def _decoding(self) -> str:
         """How the tags are read (``decoding``, ``"auto"`` resolved); read at
@@ -127,7 +129,7 @@ class SpanTagger(BaseEstimator):
         if self.decoding != "auto":
             return self.decoding
         kind = encoder_component(self.encoder).kind
-        return P.ENCODERS[kind].recipe.tagger_decoding
+        return getattr(P.ENCODERS[kind].recipe, self._AUTO_DECODING)
 
     def _reading(self) -> dict:
         """How a prediction reads the fitted tagger's tags:
@@ -615,18 +617,22 @@ class AspectTermExtractor(SpanTagger):
         ``early_stopping__patience``.
     validation_fraction : float, default=0.1
         Share of the sentences held out to choose the epoch.
-    decoding : {"auto", "greedy", "viterbi"}, default="auto"
+    decoding : {"auto", "greedy", "viterbi", "crf"}, default="auto"
         How the tags are read: ``"greedy"``, each token's most likely tag (a
         token tagged inside a term after one outside starts a term);
         ``"viterbi"``, each sentence's most likely sequence of tags in which
-        every term starts with its first tag. ``"auto"``: ``"viterbi"`` with
-        the LSTM (a little better on validation; on the test side 1-2 points
-        of exact-span F1, about 10% slower), ``"greedy"`` with a
-        pretrained encoder, where it is not measured (the recipe's
-        ``tagger_decoding``).
-        Read when predicting: changing it needs no refit. The epoch is chosen
-        on the greedy tags (on the Viterbi ones, it was 0.2 points below on
-        validation).
+        every term starts with its first tag; ``"crf"``, a linear-chain CRF:
+        the tagger also learns a score for each tag following another (its
+        loss the likelihood of each sentence's whole tag sequence), and
+        Viterbi reads the tags with those scores. ``"auto"``: ``"crf"`` with
+        the LSTM (chosen on validation: 1.8 points of exact-span F1 above
+        Viterbi alone, averaged over laptops and restaurants), ``"greedy"``
+        with a pretrained encoder, where neither is measured (the recipe's
+        ``extractor_decoding``). Read when predicting, so changing it needs
+        no refit, except to ``"crf"``: only a tagger fitted with it has
+        transitions to read. The epoch is chosen on the greedy tags (on the
+        Viterbi ones, it was 0.2 points below on validation), a CRF's on the
+        tags it reads.
     language : str, "auto" or None, default="auto"
         The tokenizer's language (an ISO 639 code; see
         :class:`~aspectattn.text.tokens.Tokenizer`): ``"en"`` splits English

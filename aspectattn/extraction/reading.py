@@ -24,7 +24,7 @@ from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
 from .metrics import check_spans, span_f1
-from .words import O, best_tags, decode, word_offsets
+from .words import O, best_tags, decode, tag_marginals, word_offsets
 
 __all__ = [
     "TermsEndToEnd",
@@ -101,7 +101,8 @@ def read_terms(
     list of list of dict
         Per text, in text order: ``{"span": (start, end), "term": str,
         "score": float}``, ``text[start:end] == term``; the score is the mean
-        over the term's tokens of their probability of being in a term. With
+        over the term's tokens of their probability of being in a term (read
+        as a CRF, its marginal under the transitions). With
         ``term_proba``, ``"proba"`` too: the term's row of it (C,).
     """
     taggable = np.split(encoded.taggable(), np.cumsum(encoded.ids.lengths)[:-1])
@@ -110,6 +111,8 @@ def read_terms(
     for index, keep, proba in tag_batches(encoded, tag_proba, max_tokens):
         lengths = keep.sum(1)  # (B,)
         tags = best_tags(proba, lengths, decoding, transitions)  # (n_tokens,)
+        if decoding == "crf":  # (the tokens' tags as the CRF reads them)
+            proba = tag_marginals(proba, lengths, transitions)
         row, first, last, score = decode(tags, 1 - proba[:, O], lengths)
         polar = [None] * len(row)
         if term_proba is not None and len(row):

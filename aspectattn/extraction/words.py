@@ -40,6 +40,7 @@ __all__ = [
     "decode",
     "DECODINGS",
     "best_tags",
+    "tag_marginals",
     "character_table",
     "character_ids",
 ]
@@ -168,10 +169,7 @@ def best_tags(
     if not len(proba):
         return np.zeros(0, dtype=np.int64)
     if decoding == "crf":
-        if transitions is None:
-            raise ValueError("decoding='crf' needs the tagger's learned transitions")
-        learned = (np.asarray(a, dtype=np.float64) for a in transitions)
-        start, pairs = (a + b for a, b in zip(learned, CONSTRAINED, strict=True))
+        start, pairs = _crf_scores(transitions)
     else:
         start, pairs = CONSTRAINED
     lengths = np.asarray(lengths, dtype=np.int64)
@@ -196,6 +194,69 @@ def best_tags(
         if t:
             tag = np.where(live, back[rows, t, tag], tag)
     return tags[real]
+
+
+def _crf_scores(transitions) -> tuple[np.ndarray, np.ndarray]:
+    """A CRF's learned start (3,) and pair (3, 3) scores with the banned steps
+    banned (-inf)."""
+    if transitions is None:
+        raise ValueError("decoding='crf' needs the tagger's learned transitions")
+    learned = (np.asarray(a, dtype=np.float64) for a in transitions)
+    return tuple(a + b for a, b in zip(learned, CONSTRAINED, strict=True))
+
+
+def logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    """``log(sum(exp(x)))`` along ``axis``, without overflow; -inf where every
+    term is (numpy alone: the ONNX runtime reads tags without scipy)."""
+    top = x.max(axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(x - top).sum(axis=axis)) + np.squeeze(top, axis)
+
+
+def tag_marginals(proba: np.ndarray, lengths: np.ndarray, transitions) -> np.ndarray:
+    """Each token's tag probabilities under a CRF: the share of the sentence's
+    tag sequences, weighted by their probability, that give the token each tag
+    (the forward-backward algorithm, over the batch's sentences at once, one
+    step per token position). What a CRF's span scores read: its tag scores
+    alone do not say how likely a token is to be in a term.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_tokens, 3)
+        The tags' probabilities from the tagger's scores alone, sentence after
+        sentence (as :func:`best_tags` reads them).
+    lengths : ndarray of shape (n_sentences,) int
+    transitions : (ndarray (3,), ndarray (3, 3))
+        The learned start and pair scores (see :func:`best_tags`).
+
+    Returns
+    -------
+    ndarray of shape (n_tokens, 3)
+        Rows that sum to 1; 0 for a tag no valid sequence gives the token.
+    """
+    start, pairs = _crf_scores(transitions)
+    if not len(proba):
+        return np.zeros((0, 3))
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n_rows, width = len(lengths), int(lengths.max())
+    real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
+    logp = np.zeros((n_rows, width, 3))
+    logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
+    forward = np.zeros((n_rows, width, 3))  # log-scores of the sequences to here
+    forward[:, 0] = start + logp[:, 0]
+    for t in range(1, width):
+        forward[:, t] = logsumexp(forward[:, t - 1, :, None] + pairs, axis=1)
+        forward[:, t] += logp[:, t]
+    backward = np.zeros((n_rows, width, 3))  # ... and from here to the end
+    for t in range(width - 2, -1, -1):
+        after = logsumexp(
+            pairs + (logp[:, t + 1] + backward[:, t + 1])[:, None], axis=2
+        )
+        backward[:, t] = np.where(real[:, t + 1, None], after, 0.0)
+    last = forward[np.arange(n_rows), np.maximum(lengths - 1, 0)]  # (S, 3)
+    total = logsumexp(last, axis=1)  # (S,)
+    return np.exp(forward + backward - total[:, None, None])[real]
 
 
 def decode(tags: np.ndarray, inside: np.ndarray, lengths: np.ndarray):

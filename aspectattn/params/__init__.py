@@ -387,12 +387,12 @@ def resolved_record(values: dict, names) -> dict:
 def resolve_tagger_auto(values: dict, encoder) -> dict:
     """What the ``"auto"`` training settings of a span tagger (the extractor, the
     joint model) stand for with ``encoder`` (its component): ``dropout``, ``lr``,
-    ``batch_size`` and ``max_epochs`` of ``values`` from the encoder's recipe
-    (its ``tagger``), the patience of its ``early_stopping`` (the component, or
-    None) as ``early_stopping__patience``, the LSTM's size
-    (:data:`TAGGER_LSTM_SIZE`) as ``encoder__hidden_size``, and the resolved
-    ``language`` of ``values``. (``decoding="auto"`` is read at each prediction:
-    the recipe's ``tagger_decoding``; the joint model's copies: its
+    ``batch_size`` and ``max_epochs`` of ``values`` from the encoder's recipe (its
+    ``tagger``), the patience of its ``early_stopping`` (the component, or None) as
+    ``early_stopping__patience``, the LSTM's size (:data:`TAGGER_LSTM_SIZE`) as
+    ``encoder__hidden_size``, and the resolved ``language`` of ``values``.
+    (``decoding="auto"`` is read at each prediction: the recipe's
+    ``extractor_decoding`` or ``joint_decoding``; the joint model's copies: its
     ``tagger_copies``.)"""
     rules = ENCODERS[encoder.kind].recipe.tagger
     resolved = {

@@ -102,8 +102,10 @@ class Recipe:
     #: the optimizer's ``optimizer`` (its name), ``weight_decay`` and
     #: ``lr_schedule`` (empty: the encoder tags no spans).
     tagger: dict = field(default_factory=dict)
-    #: How the span taggers read their tags with ``decoding="auto"``.
-    tagger_decoding: str = "greedy"
+    #: How the extractor and the joint model read their tags with
+    #: ``decoding="auto"`` (``"crf"``: fitted as a CRF too).
+    extractor_decoding: str = "greedy"
+    joint_decoding: str = "greedy"
     #: The joint model's ``augment="auto"`` for English terms with the labels
     #: ``"positive"`` and ``"negative"`` (none otherwise).
     tagger_copies: str | None = None

@@ -70,7 +70,7 @@ RESULTS = {
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
     "joint": ("The joint model: terms and polarities in one pass", "joint"),
     "joint_speed": ("The joint model: speed", "joint"),
-    "decoding": ("Reading the tags: greedy or Viterbi", "decoding"),
+    "decoding": ("Reading the tags: greedy, Viterbi or a CRF", "decoding"),
     "mention_rule": ("How the detector reads a mention", "mention_rule"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
     "report_grouping": (
