@@ -60,16 +60,17 @@ class TagTransitions(nn.Module):
         """
         start, pairs = self.scores()  # (K,), (K, K)
         tagged = tags != ignore  # (B, T)
-        # each sentence's tagged tokens moved to its front, in order
+        # each sentence's tagged tokens moved to its front, in order (indexing,
+        # not gather: its backward is deterministic on CUDA too)
         order = torch.argsort((~tagged).to(torch.int8), dim=1, stable=True)  # (B, T)
-        emissions = emissions.float().gather(
-            1, order[..., None].expand(-1, -1, emissions.shape[-1])
-        )  # (B, T, K)
-        tags = tags.gather(1, order).clamp(min=0)  # (B, T)
+        rows = torch.arange(len(tags), device=tags.device)[:, None]  # (B, 1)
+        emissions = emissions.float()[rows, order]  # (B, T, K)
+        tags = tags[rows, order].clamp(min=0)  # (B, T)
         lengths = tagged.sum(1)  # (B,)
-        real = torch.arange(tags.shape[1], device=tags.device) < lengths[:, None]
+        positions = torch.arange(tags.shape[1], device=tags.device)  # (T,)
+        real = positions < lengths[:, None]  # (B, T)
         # the gold sequence's score
-        own = emissions.gather(2, tags[..., None])[..., 0]  # (B, T)
+        own = emissions[rows, positions, tags]  # (B, T)
         steps = pairs[tags[:, :-1], tags[:, 1:]]  # (B, T - 1)
         gold = (
             start[tags[:, 0]] + (own * real).sum(1) + (steps * real[:, 1:]).sum(1)
