@@ -3,7 +3,7 @@
 
 From SemEval-2015 restaurant reviews to an aspect report and a sentence table::
 
-    python examples/analyze_reviews.py [--epochs 15] [--out report.html]
+    python examples/analyze_reviews.py [--epochs 15] [--limit N] [--out report.html]
 
 Trains the category detector (AT-LSTM, every category at once) on the SemEval-2015
 training sentences, puts the test sentences back together into their reviews, and
@@ -38,12 +38,14 @@ def reviews_of(frame):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--limit", type=int, default=None, help="first N sentences")
     parser.add_argument("--out", default="report.html")
     parser.add_argument("--table", default="sentences.csv")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
     texts, Y = fetch_category_table("semeval2015", "train")
+    texts, Y = texts[: args.limit], Y[: args.limit]
     detector = AspectCategoryClassifier(
         encoder=LSTMEncoder(embeddings=glove_or_download()),
         max_epochs=args.epochs,

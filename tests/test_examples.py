@@ -199,7 +199,9 @@ def test_web_app_rejects_bad_requests(served):
     "glove/glove.6B.50d.100k.txt.gz",
 )
 def test_analyze_reviews_example(run_example, tmp_path):
-    out = run_example("analyze_reviews.py", "--epochs", "1", cwd=tmp_path)
+    out = run_example(
+        "analyze_reviews.py", "--epochs", "1", "--limit", "400", cwd=tmp_path
+    )
     assert "95 reviews, 507 sentences" in out and "aspect mentions" in out
     assert "Sentiment per aspect" in (tmp_path / "report.html").read_text()
     assert (tmp_path / "sentences.csv").read_text().startswith("review_id,")
@@ -207,8 +209,8 @@ def test_analyze_reviews_example(run_example, tmp_path):
 
 @requires_shared_data("semeval2016_multilingual/restaurants_train_russian.xml.dat")
 def test_other_languages_example(run_example):
-    out = run_example("other_languages.py", "--epochs", "1", "--limit", "1500")
-    assert "1500 train / 969 test pairs" in out
+    out = run_example("other_languages.py", "--epochs", "1", "--limit", "700")
+    assert "700 train / 969 test pairs" in out
     assert "language rules: none (the texts are not English)" in out
     assert "'креветкой' is read as 'креветки'" in out  # never seen in training
     assert "'официантка' ->" in out and "attention for 'официантка':" in out
