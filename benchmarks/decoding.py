@@ -88,15 +88,18 @@ ROUNDS = {
 MODELS = ("LSTM extractor", "joint LSTM")
 
 
-def readings(candidate: str) -> tuple:
-    """The decodings a candidate's fit is read with: a CRF's in every way,
-    the others' greedy and with Viterbi (they learn no transitions)."""
-    if CANDIDATES[candidate][1] == "crf":
-        return DECODINGS
-    return tuple(d for d in DECODINGS if d != "crf")
+def readings(crf: bool) -> tuple:
+    """The decodings a fit is read with: a CRF's (``crf``) in every way, the
+    others' greedy and with Viterbi (they learn no transitions)."""
+    return DECODINGS if crf else tuple(d for d in DECODINGS if d != "crf")
 
 
-def read_both(model, texts, y, decodings=DECODINGS[:2]) -> dict:
+def is_crf(candidate: str) -> bool:
+    """Whether ``candidate`` fits a CRF."""
+    return CANDIDATES[candidate][1] == "crf"
+
+
+def read_each(model, texts, y, decodings) -> dict:
     """``decoding -> {"f1": ..., "span_f1": ...}`` (in %) of ``model`` on
     ``texts`` for each of ``decodings``: the spans' F1, and the joint model's
     end-to-end F1 as ``f1``."""
@@ -128,8 +131,9 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out = {"candidate": candidate, "data": data, "seed": seed}
     out["fit_seconds"] = time.perf_counter() - start
     out["best_epoch"] = model.best_epoch_
+    decodings = readings(model.module_.transitions is not None)
     for side, (texts, y) in (("valid", valid), ("test", test)):
-        for decoding, scores in read_both(model, texts, y, readings(candidate)).items():
+        for decoding, scores in read_each(model, texts, y, decodings).items():
             for key, value in scores.items():
                 out[f"{side}_{key}_{decoding}"] = value
     if isinstance(model, AspectSentimentExtractor) and data in ENGLISH:
@@ -168,7 +172,7 @@ def decision(rows: list[dict], model: str, round_: str) -> str | None:
         (c, decoding)
         for c in ROUNDS[round_]
         if c.startswith(model + ":")
-        for decoding in readings(c)
+        for decoding in readings(is_crf(c))
     ]
     f1 = {
         (p, d): _stats(rows, p[0], d, f"valid_f1_{p[1]}")
@@ -245,8 +249,7 @@ def speed() -> None:
     out = {"sentences": len(texts), "threads": 1}
     for model in (AspectTermExtractor, AspectSentimentExtractor):
         fitted = model(max_epochs=2, random_state=0).fit(*train)
-        learned = fitted.module_.transitions is not None
-        for decoding in DECODINGS if learned else DECODINGS[:2]:
+        for decoding in readings(fitted.module_.transitions is not None):
             fitted.set_params(decoding=decoding)
             fitted.predict(texts)  # warm up
             best = min(_timed(fitted.predict, texts) for _ in range(3))

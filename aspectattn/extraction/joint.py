@@ -51,7 +51,7 @@ from .reading import (
     tag_batches,
     with_polarities,
 )
-from .words import TAGS, tag_marginals
+from .words import TAGS, read_proba
 
 __all__ = ["AspectSentimentExtractor"]
 
@@ -543,8 +543,7 @@ class AspectSentimentExtractor(TermsEndToEnd, SpanTagger):
             for index, keep, proba in tag_batches(
                 encoded, run, self.module_.batch_tokens
             ):
-                if reading["decoding"] == "crf":  # (as the CRF reads its tags)
-                    proba = tag_marginals(proba, keep.sum(1), reading["transitions"])
+                proba = read_proba(proba, keep.sum(1), **reading)  # (n_tokens, K)
                 per_text = np.split(proba, np.cumsum(keep.sum(1))[:-1])
                 for i, text_proba in zip(index, per_text, strict=True):
                     offsets = encoded.offsets[i]

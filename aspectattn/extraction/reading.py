@@ -24,7 +24,7 @@ from ..text.tokens import length_sorted_batches
 from .aspects import opens_sentence
 from .inputs import Encoded, batch_characters, token_rows
 from .metrics import check_spans, span_f1
-from .words import O, best_tags, decode, tag_marginals, word_offsets
+from .words import O, best_tags, decode, read_proba, word_offsets
 
 __all__ = [
     "TermsEndToEnd",
@@ -111,8 +111,7 @@ def read_terms(
     for index, keep, proba in tag_batches(encoded, tag_proba, max_tokens):
         lengths = keep.sum(1)  # (B,)
         tags = best_tags(proba, lengths, decoding, transitions)  # (n_tokens,)
-        if decoding == "crf":  # (the tokens' tags as the CRF reads them)
-            proba = tag_marginals(proba, lengths, transitions)
+        proba = read_proba(proba, lengths, decoding, transitions)  # (n_tokens, 3)
         row, first, last, score = decode(tags, 1 - proba[:, O], lengths)
         polar = [None] * len(row)
         if term_proba is not None and len(row):

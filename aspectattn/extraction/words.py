@@ -41,6 +41,7 @@ __all__ = [
     "DECODINGS",
     "best_tags",
     "tag_marginals",
+    "read_proba",
     "character_table",
     "character_ids",
 ]
@@ -172,11 +173,8 @@ def best_tags(
         start, pairs = _crf_scores(transitions)
     else:
         start, pairs = CONSTRAINED
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_rows, width = len(lengths), int(lengths.max())
-    real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
-    logp = np.full((n_rows, width, 3), 0.0)
-    logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
+    logp, real = _padded_log_proba(proba, lengths)  # (S, T, 3), (S, T)
+    n_rows, width = real.shape
     rows = np.arange(n_rows)
     score = logp[:, 0] + start  # (S, 3): the best path's score to each tag
     back = np.zeros((n_rows, width, 3), dtype=np.int64)  # each step's best previous
@@ -194,6 +192,26 @@ def best_tags(
         if t:
             tag = np.where(live, back[rows, t, tag], tag)
     return tags[real]
+
+
+def _padded_log_proba(proba: np.ndarray, lengths) -> tuple[np.ndarray, np.ndarray]:
+    """The tokens' log-probabilities (n_tokens, 3) laid out by sentence,
+    (S, T, 3) padded with 0, and which places are tokens (S, T)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    width = int(lengths.max())
+    real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
+    logp = np.zeros((len(lengths), width, 3))
+    logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
+    return logp, real
+
+
+def read_proba(proba: np.ndarray, lengths, decoding: str, transitions) -> np.ndarray:
+    """The tokens' tag probabilities (n_tokens, 3) as ``decoding`` reads them:
+    read as a CRF, their marginals under its transitions
+    (:func:`tag_marginals`); else ``proba`` itself."""
+    if decoding == "crf":
+        return tag_marginals(proba, lengths, transitions)
+    return proba
 
 
 def _crf_scores(transitions) -> tuple[np.ndarray, np.ndarray]:
@@ -238,11 +256,9 @@ def tag_marginals(proba: np.ndarray, lengths: np.ndarray, transitions) -> np.nda
     start, pairs = _crf_scores(transitions)
     if not len(proba):
         return np.zeros((0, 3))
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_rows, width = len(lengths), int(lengths.max())
-    real = np.arange(width)[None, :] < lengths[:, None]  # (S, T)
-    logp = np.zeros((n_rows, width, 3))
-    logp[real] = np.log(np.clip(proba, 1e-12, 1.0))
+    logp, real = _padded_log_proba(proba, lengths)  # (S, T, 3), (S, T)
+    n_rows, width = real.shape
+    lengths = real.sum(1)  # (S,)
     forward = np.zeros((n_rows, width, 3))  # log-scores of the sequences to here
     forward[:, 0] = start + logp[:, 0]
     for t in range(1, width):

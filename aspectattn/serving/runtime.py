@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._fields import _labels, _strings, open_regular
+from .._fields import _is_number, _labels, _strings, open_regular
 from .._mentions import check_min_probability, mention_labels, mentioned_aspects
 from .._validation import category_ids, check_pairs, check_texts
 from ..exceptions import AspectAttnError, optional_import
@@ -218,9 +218,7 @@ def _check_transitions(transitions) -> tuple | None:
         return (
             isinstance(values, list)
             and len(values) == n
-            and all(
-                type(v) in (int, float) and abs(v) <= MAX_TRANSITION for v in values
-            )  # (abs(nan) <= x is False)
+            and all(_is_number(v) and abs(v) <= MAX_TRANSITION for v in values)
         )
 
     if not (
