@@ -6,7 +6,11 @@ own tokens' tags (no attention over the sentence).
 
 A benchmark candidate, not a setting (``benchmarks/joint.py``, its second round):
 it reuses the joint model's estimator, tagger and reading, and changes only the
-polarity head and the loss.
+polarity head and the loss. Its second form (``attention=True``, the third
+round) keeps the joint model's attention head for the polarities and learns the
+unified tags beside it: the tags' loss is the seven-way one, the attention's
+cross-entropy is added as the joint model adds it, and the polarities read are
+the attention's.
 
 - The token's seven logits are the tagger's ``O``, ``B`` and ``I`` logits plus,
   for ``B`` and ``I``, a polarity logit of each class (a linear layer over the
@@ -39,12 +43,19 @@ from aspectattn.nn.joint import JointTagger
 
 
 class UnifiedTagger(JointTagger):
-    """The joint model's tagger with unified tags: its ``polarity`` layer gives
-    each token's polarity logits for ``B`` and for ``I`` (D -> 2C)."""
+    """The joint model's tagger with unified tags: its ``token_polarity`` layer
+    gives each token's polarity logits for ``B`` and for ``I`` (D -> 2C); with
+    ``attention``, the joint model's attention head (``polarity``) reads the
+    terms' polarities, else the tokens' tags do."""
 
-    def __init__(self, *, tagger: nn.Module, n_classes: int, dropout: float):
+    def __init__(
+        self, *, tagger: nn.Module, n_classes: int, dropout: float, attention: bool
+    ):
         super().__init__(tagger=tagger, n_classes=n_classes, dropout=dropout)
-        self.polarity = nn.Linear(tagger.output_size, 2 * n_classes)
+        self.attention = attention
+        if not attention:
+            del self.polarity
+        self.token_polarity = nn.Linear(tagger.output_size, 2 * n_classes)
 
     def _unified(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """states (B, T, D) -> the tags' marginal logits (B, T, 3) and
@@ -52,7 +63,7 @@ class UnifiedTagger(JointTagger):
         dropped-out states."""
         dropped = self.tagger.dropout(states)
         u = self.tagger.tags(dropped)  # (B, T, 3)
-        v = self.polarity(dropped)  # (B, T, 2C)
+        v = self.token_polarity(dropped)  # (B, T, 2C)
         v = v.view(*v.shape[:2], 2, -1)  # (B, T, 2, C): [B, I]
         spread = torch.logsumexp(v, -1)  # (B, T, 2)
         marginal = torch.stack(
@@ -64,8 +75,10 @@ class UnifiedTagger(JointTagger):
         return self._unified(states)[0]
 
     def polarity_logits(self, states, lengths, terms) -> torch.Tensor:
-        """The log of the mean over each term's tokens of ``P(c | in a term)``
-        (P, C)."""
+        """The attention's logits (P, C) with ``attention``; else the log of the
+        mean over each term's tokens of ``P(c | in a term)``."""
+        if self.attention:
+            return super().polarity_logits(states, lengths, terms)
         marginal, conditional = self._unified(states)  # (B, T, 3), (B, T, 2, C)
         in_term = marginal[..., [B, I]].log_softmax(-1)  # (B, T, 2): B or I, given in
         mixed = torch.logsumexp(in_term[..., None] + conditional, 2)  # (B, T, C)
@@ -77,23 +90,29 @@ class UnifiedTagger(JointTagger):
 
     def forward(self, tokens, lengths, chars, char_index, terms):
         """-> the tags' marginal logits (B, T, 3), ``log P(c | tag)`` (B, T, 2,
-        C) and the terms (P, 3), which the loss reads."""
+        C), the terms (P, 3), which the loss reads, and with ``attention`` the
+        attention's polarity logits (P, C) (else None)."""
         states = self.states(tokens, lengths, chars, char_index)  # (B, T, D)
         marginal, conditional = self._unified(states)
-        return marginal, conditional, terms
+        read = None
+        if self.attention:
+            read = super().polarity_logits(states, lengths, terms)
+        return marginal, conditional, terms, read
 
 
 class UnifiedNet(JointNet):
     """The unified tags' loss (see the module's docstring)."""
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        marginal, conditional, terms = y_pred
+        marginal, conditional, terms, read = y_pred
         tags = to_tensor(y_true["tags"], device=self.device)  # (B, T)
         polarity = to_tensor(y_true["polarity"], device=self.device)  # (P,)
         loss = self._tag_loss(marginal, tags)  # (the mean over the tagged tokens)
         has = polarity != IGNORE  # (P,)
         if not has.any():
             return loss
+        if read is not None:  # the attention's, as the joint net adds it
+            loss = loss + self.polarity_weight * self.criterion_(read, polarity)
         terms, polarity = terms[has], polarity[has]  # (P', 3), (P',)
         width = tags.shape[1]
         place = torch.arange(width, device=tags.device)[None, :]  # (1, T)
@@ -107,25 +126,38 @@ class UnifiedNet(JointNet):
         )[:, :, 0]  # (P', T, C)
         nll = -picked.gather(2, polarity[:, None, None].expand(-1, width, 1))[..., 0]
         tagged = (tags != IGNORE).sum().clamp_min(1)
-        return loss + self.polarity_weight * (nll * mask).sum() / tagged
+        weight = 1.0 if read is not None else self.polarity_weight
+        return loss + weight * (nll * mask).sum() / tagged
 
 
 class UnifiedTagsExtractor(AspectSentimentExtractor):
-    """The joint model with unified tags (a benchmark candidate)."""
+    """The joint model with unified tags (a benchmark candidate); with
+    ``_ATTENTION``, its attention head reads the polarities."""
 
     _NET = UnifiedNet
+    _ATTENTION = False
 
     def _module(self, build):
-        return _UnifiedBuild(
-            build, len(self.classes_), self.resolved_params_["dropout"]
-        )
+        dropout = self.resolved_params_["dropout"]
+        return _UnifiedBuild(build, len(self.classes_), dropout, self._ATTENTION)
+
+
+class UnifiedTagsAttentionExtractor(UnifiedTagsExtractor):
+    """Unified tags learned beside the attention head, which reads the
+    polarities."""
+
+    _ATTENTION = True
 
 
 class _UnifiedBuild:
-    def __init__(self, tagger, n_classes: int, dropout: float):
+    def __init__(self, tagger, n_classes: int, dropout: float, attention: bool):
         self.tagger, self.n_classes, self.dropout = tagger, n_classes, dropout
+        self.attention = attention
 
     def __call__(self) -> UnifiedTagger:
         return UnifiedTagger(
-            tagger=self.tagger(), n_classes=self.n_classes, dropout=self.dropout
+            tagger=self.tagger(),
+            n_classes=self.n_classes,
+            dropout=self.dropout,
+            attention=self.attention,
         )
