@@ -276,3 +276,56 @@ def test_the_negation_rule_gives_up_at_most_a_point_of_accuracy_or_ars():
     assert [x[0] for x in probes["n't"][0]] == ["The pasta wasn't great."]
     assert probes["not"][1].tolist() == ["negative", "negative"]
     assert probes["no"][0] == []
+
+
+def test_unified_tags_loss_is_the_seven_way_cross_entropy():
+    """benchmarks/unified_tags.py: the tags' loss plus the polarities' given the
+    tags is the cross-entropy of one softmax over O, B-c and I-c, averaged over
+    the tagged tokens; a term's polarity is its tokens' mean P(c | in a term)."""
+    import torch
+    from torch import nn
+
+    from aspectattn.extraction._nets import IGNORE
+    from benchmarks.unified_tags import UnifiedNet, UnifiedTagger
+
+    class Tagger(nn.Module):  # the states are the input itself
+        output_size, transitions = 4, None
+
+        def __init__(self):
+            super().__init__()
+            self.tags, self.dropout = nn.Linear(4, 3), nn.Dropout(0.0)
+
+    torch.manual_seed(0)
+    module = UnifiedTagger(tagger=Tagger(), n_classes=3, dropout=0.0, attention=False)
+    states = torch.randn(2, 5, 4)  # (B, T, D)
+    tags = torch.tensor([[1, 2, 0, 1, 0], [0, 1, 0, 0, IGNORE]])  # (B, T)
+    terms = torch.tensor([[0, 0, 1], [0, 3, 3], [1, 1, 1]])  # (P, 3)
+    polarity = torch.tensor([2, IGNORE, 0])  # the second term: conflict
+    marginal, conditional = module._unified(states)
+    net = UnifiedNet(module, criterion=nn.CrossEntropyLoss).initialize()
+    loss = net.get_loss(
+        (marginal, conditional, terms, None), {"tags": tags, "polarity": polarity}
+    )
+
+    u = module.tagger.tags(states)  # (B, T, 3)
+    v = module.token_polarity(states).view(2, 5, 2, 3)  # (B, T, [B, I], C)
+    z = torch.cat([u[..., :1], u[..., 1:2] + v[:, :, 0], u[..., 2:] + v[:, :, 1]], -1)
+    unified = tags.clone()  # O 0, B-c 1 + c, I-c 4 + c; the conflict term's: none
+    for (row, first, last), c in zip(terms.tolist(), polarity.tolist(), strict=True):
+        for t in range(first, last + 1):
+            unified[row, t] = IGNORE if c == IGNORE else 1 + 3 * (tags[row, t] - 1) + c
+    seven = nn.functional.log_softmax(z, -1)  # (B, T, 7)
+    want = 0.0
+    for row, t in zip(*torch.nonzero(tags != IGNORE, as_tuple=True), strict=True):
+        if unified[row, t] == IGNORE:  # (the conflict term: its tag's marginal)
+            want -= torch.logsumexp(seven[row, t, [1, 2, 3]], 0)
+        else:
+            want -= seven[row, t, unified[row, t]]
+    torch.testing.assert_close(loss, want / 9)
+
+    proba = module.polarity_logits(states, None, terms).softmax(-1)  # (P, C)
+    p = seven.exp()
+    in_term = p[..., 1:4] + p[..., 4:7]  # (B, T, C): B-c + I-c
+    in_term = in_term / in_term.sum(-1, keepdim=True)
+    torch.testing.assert_close(proba[0], in_term[0, 0:2].mean(0))
+    torch.testing.assert_close(proba[2], in_term[1, 1])
