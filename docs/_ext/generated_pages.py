@@ -71,6 +71,7 @@ RESULTS = {
     "joint": ("The joint model: terms and polarities in one pass", "joint"),
     "joint_speed": ("The joint model: speed", "joint"),
     "decoding": ("Reading the tags: greedy, Viterbi or a CRF", "decoding"),
+    "weight_average": ("The span taggers' weights averaged", "weight_average"),
     "mention_rule": ("How the detector reads a mention", "mention_rule"),
     "term_grouping": ("Terms grouped into aspects", "term_grouping"),
     "report_grouping": (
