@@ -28,8 +28,8 @@ taught by MiniLM, + unlabelled reviews" --data restaurants``) fit the MiniLM
 joint model of seed 0 on the training side first, once, into the git-ignored
 ``benchmarks/results/cache``; every seed's student learns from it.
 
-The LSTM's candidates were chosen in two rounds, each among fits made with the
-same code: the first (flips and joins, the polarities' weight; its tags read
+The LSTM's candidates were chosen in three rounds, each among fits made with
+the same code: the first (flips and joins, the polarities' weight; its tags read
 greedily) chose the defaults; the second fits them again ("again", the tags read
 as the defaults read them, with Viterbi) beside unified tags
 (``benchmarks/unified_tags.py``: BERT-E2E-ABSA's ``B-POS``/``I-NEG`` tags, each
@@ -274,7 +274,7 @@ NOTE = (
     'negated ("not", "never", "far from"), its polarity reversed '
     "(benchmarks.behaviour's); suite negated items: the suite's negation test "
     "on the data set's domain. Chosen per tier (LSTM, MiniLM; the LSTM in "
-    "two rounds, each among fits of the same code: the second, fitted with "
+    "three rounds, each among fits of the same code: the second, fitted with "
     "the code of session 45 and read as the defaults read the tags, with "
     "Viterbi, puts unified tags (B-POS, I-NEG, ...: each term's polarity "
     "read from its own tokens' tags, no attention) beside the defaults "
