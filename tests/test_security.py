@@ -285,11 +285,34 @@ def _deflated_bomb(source, target, size=2**30):
                 continue
             info = zipfile.ZipInfo(name)
             info.compress_type = zipfile.ZIP_DEFLATED
+            chunk = bytes(2**24)
             with zout.open(info, "w", force_zip64=True) as f:
-                chunk = bytes(2**24)
+                # each chunk's deflate stream made once, not a GiB deflated
+                # (zipfile's writer's compressor; were it renamed, the file would
+                # still be the same bomb, only slower to write)
+                f._compressor = _ZeroChunks(chunk)
                 for _ in range(size // len(chunk)):
                     f.write(chunk)
     return target
+
+
+class _ZeroChunks:
+    """A deflate compressor for ``chunk`` (zeros) written again and again: its
+    stream, ended by a full flush (byte-aligned, no reference to earlier data),
+    computed once, so that the streams of the chunks join into one."""
+
+    def __init__(self, chunk: bytes):
+        import zlib
+
+        deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+        self.stream = deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH)
+        self.end = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # the last block
+
+    def compress(self, data: bytes) -> bytes:
+        return self.stream
+
+    def flush(self) -> bytes:
+        return self.end
 
 
 def test_a_small_file_that_declares_a_gib_is_refused_in_bounded_memory(
