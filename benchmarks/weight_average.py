@@ -37,9 +37,9 @@ import torch
 from aspectattn import AspectSentimentExtractor, AspectTermExtractor
 from aspectattn.evaluation import aspect_robustness_score
 from aspectattn.extraction._nets import ValidJointF1, ValidSpanF1
-from aspectattn.extraction.metrics import span_scores
+from benchmarks.decoding import read_each
 from benchmarks.extraction import ENGLISH, load
-from benchmarks.joint import end_to_end, given
+from benchmarks.joint import given
 from benchmarks.runner import Experiment, within_one_std
 
 SEEDS = (0, 1, 2)
@@ -116,18 +116,6 @@ CANDIDATES = {
 MODELS = ("LSTM extractor", "joint LSTM")
 
 
-def _scores(model, texts, y, side: str) -> dict:
-    found = model.predict(texts)
-    if isinstance(model, AspectSentimentExtractor):
-        spans = [[t["span"] for t in terms] for terms in found]
-        return {
-            f"{side}_f1": end_to_end(model, texts, y, found),
-            f"{side}_span_f1": 100 * span_scores(y, spans)["f1"],
-        }
-    f1 = 100 * span_scores(y, found)["f1"]
-    return {f"{side}_f1": f1, f"{side}_span_f1": f1}
-
-
 def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
     start = time.perf_counter()
@@ -135,7 +123,9 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out = {"candidate": candidate, "data": data, "seed": seed}
     out["fit_seconds"] = time.perf_counter() - start
     out["best_epoch"] = model.best_epoch_
-    out |= _scores(model, *valid, "valid") | _scores(model, *test, "test")
+    for side, (texts, y) in (("valid", valid), ("test", test)):
+        scores = read_each(model, texts, y, ("auto",))["auto"]  # (as it reads)
+        out |= {f"{side}_{key}": value for key, value in scores.items()}
     if isinstance(model, AspectSentimentExtractor):
         probes = aspect_robustness_score(model.given_terms(), *given(*valid))
         out["valid_ARS"] = 100 * probes["ARS"]
