@@ -244,6 +244,22 @@ KEYS = [
 ]
 
 
+def joint_rule(cell: dict, names: list) -> str:
+    """The joint model's rule among ``names`` (``cell[data, name]``: a row of
+    ``(mean, std)`` scores on each of :data:`DATA`): of those whose mean
+    validation end-to-end F1 is within one standard deviation of the best one's
+    on both data sets, the best mean validation ARS, then F1; on a tie the first
+    named."""
+    eligible = within_one_std(cell, names, DATA, "valid_f1")
+    return max(
+        eligible,
+        key=lambda c: (
+            np.mean([cell[d, c]["valid_ARS"][0] for d in DATA]),
+            np.mean([cell[d, c]["valid_f1"][0] for d in DATA]),
+        ),
+    )
+
+
 def choose(rows: list[dict]) -> None:
     """The rule (stated in the module's docstring and :data:`NOTE`)."""
     cell = {(r["data"], r["candidate"]): r for r in rows}
@@ -251,14 +267,7 @@ def choose(rows: list[dict]) -> None:
         names = [c for c in candidates if all((d, c) in cell for d in DATA)]
         if not names:
             continue
-        eligible = within_one_std(cell, names, DATA, "valid_f1")
-        chosen = max(
-            eligible,
-            key=lambda c: (
-                np.mean([cell[d, c]["valid_ARS"][0] for d in DATA]),
-                np.mean([cell[d, c]["valid_f1"][0] for d in DATA]),
-            ),
-        )
+        chosen = joint_rule(cell, names)
         for data in DATA:
             cell[data, chosen]["chosen"] = True
 

@@ -40,6 +40,13 @@ from aspectattn import AspectSentimentExtractor
 from aspectattn.extraction._nets import IGNORE, JointNet
 from aspectattn.extraction.words import B, I, O
 from aspectattn.nn.joint import JointTagger
+from aspectattn.nn.ops import token_distances
+
+
+def _on_term(terms: torch.Tensor, width: int) -> torch.Tensor:
+    """terms (P, 3), each one's sentence and first and last token -> (P, T)
+    bool: the places of each term's tokens."""
+    return token_distances(terms[:, 1:] + terms.new_tensor([0, 1]), width) == 0
 
 
 class UnifiedTagger(JointTagger):
@@ -83,8 +90,7 @@ class UnifiedTagger(JointTagger):
         in_term = marginal[..., [B, I]].log_softmax(-1)  # (B, T, 2): B or I, given in
         mixed = torch.logsumexp(in_term[..., None] + conditional, 2)  # (B, T, C)
         proba = mixed.exp()[terms[:, 0]]  # (P, T, C)
-        place = torch.arange(proba.shape[1], device=proba.device)[None, :]  # (1, T)
-        mask = (place >= terms[:, 1:2]) & (place <= terms[:, 2:3])  # (P, T)
+        mask = _on_term(terms, proba.shape[1])  # (P, T)
         mean = (proba * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
         return mean.clamp_min(1e-12).log()  # (P, C)
 
@@ -115,8 +121,7 @@ class UnifiedNet(JointNet):
             loss = loss + self.polarity_weight * self.criterion_(read, polarity)
         terms, polarity = terms[has], polarity[has]  # (P', 3), (P',)
         width = tags.shape[1]
-        place = torch.arange(width, device=tags.device)[None, :]  # (1, T)
-        mask = (place >= terms[:, 1:2]) & (place <= terms[:, 2:3])  # (P', T)
+        mask = _on_term(terms, width)  # (P', T)
         term_tags = tags[terms[:, 0]]  # (P', T)
         mask &= (term_tags == B) | (term_tags == I)
         which = (term_tags - B).clamp(0, 1)  # (P', T): 0 for B, 1 for I

@@ -39,8 +39,8 @@ from aspectattn.evaluation import aspect_robustness_score
 from aspectattn.extraction._nets import ValidJointF1, ValidSpanF1
 from benchmarks.decoding import read_each
 from benchmarks.extraction import ENGLISH, load
-from benchmarks.joint import given
-from benchmarks.runner import Experiment, within_one_std
+from benchmarks.joint import given, joint_rule
+from benchmarks.runner import Experiment
 
 SEEDS = (0, 1, 2)
 #: The average's decay per training step (its horizon about 100 steps: an
@@ -152,18 +152,13 @@ def choose(rows: list[dict]) -> None:
         ]
         if len(names) < 2:
             continue
-
-        def f1(c):
-            return np.mean([cell[d, c]["valid_f1"][0] for d in ENGLISH])
-
-        key, eligible = f1, names
         if model == "joint LSTM":
-            eligible = within_one_std(cell, names, ENGLISH, "valid_f1")
-
-            def key(c):
-                return (np.mean([cell[d, c]["valid_ARS"][0] for d in ENGLISH]), f1(c))
-
-        chosen = max(eligible, key=key)
+            chosen = joint_rule(cell, names)
+        else:
+            f1 = {
+                c: np.mean([cell[d, c]["valid_f1"][0] for d in ENGLISH]) for c in names
+            }
+            chosen = max(names, key=f1.get)
         for data in ENGLISH:
             cell[data, chosen]["chosen"] = True
 
