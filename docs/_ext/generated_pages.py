@@ -61,6 +61,7 @@ RESULTS = {
         "The copies' weight in the loss: the categories' pair classifier",
         "copy_weight",
     ),
+    "lstm_training": ("How the LSTM term classifier is trained", "lstm_training"),
     "review_vectors": (
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
