@@ -62,6 +62,10 @@ RESULTS = {
         "copy_weight",
     ),
     "lstm_training": ("How the LSTM term classifier is trained", "lstm_training"),
+    "lstm_training_detector": (
+        "How the LSTM detector is trained",
+        "lstm_training",
+    ),
     "review_vectors": (
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
