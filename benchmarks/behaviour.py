@@ -70,6 +70,7 @@ from benchmarks.common import (
     JOINED,
     JOINED_DETECTOR,
     LINEAR,
+    TWENTY_EPOCHS,
     build,
     glove,
     pair_scores,
@@ -335,7 +336,10 @@ def estimator(tier: str, extra: dict, seed: int, teacher=None):
     """The candidate's estimator: a student of ``teacher`` where one is given."""
     if tier in ("lstm", "taught") or tier.startswith(UNLABELLED):  # own vectors
         return build(
-            AspectAttentionClassifier, random_state=seed, teacher=teacher, **extra
+            AspectAttentionClassifier,
+            random_state=seed,
+            teacher=teacher,
+            **{**TWENTY_EPOCHS, **extra},
         )
     if tier.startswith(("lstm+glove", "taught+glove")):
         return build(
@@ -343,7 +347,7 @@ def estimator(tier: str, extra: dict, seed: int, teacher=None):
             embeddings=glove(),
             random_state=seed,
             teacher=teacher,
-            **extra,
+            **{**TWENTY_EPOCHS, **extra},
         )
     minilm = str(get_data_home() / "all-MiniLM-L6-v2")
     return build(

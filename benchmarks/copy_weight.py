@@ -67,6 +67,7 @@ from benchmarks.behaviour import (
     scores,
     table_pairs,
 )
+from benchmarks.common import TWENTY_EPOCHS
 from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
 from benchmarks.runner import Experiment, main_of
 
@@ -89,7 +90,9 @@ def fitted(estimator, train, candidate: str, data: str, seed: int) -> dict:
 def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
     weight = CANDIDATES[candidate]
-    clf = AspectAttentionClassifier(random_state=seed, copy_weight=weight)
+    clf = AspectAttentionClassifier(
+        random_state=seed, copy_weight=weight, **TWENTY_EPOCHS
+    )
     out = fitted(clf, train, candidate, data, seed)
     return out | scores(clf, train, valid, test, seed, negation=negated)
 

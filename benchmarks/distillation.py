@@ -51,6 +51,7 @@ from benchmarks.common import (
     JOINED,
     JOINED_DETECTOR,
     RESULTS,
+    TWENTY_EPOCHS,
     build,
     glove,
     load,
@@ -357,7 +358,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
             y_train += [-1] * len(extra)
         start = time.perf_counter()
         clf = build(
-            AspectAttentionClassifier, embeddings=glove(), random_state=seed, **settings
+            AspectAttentionClassifier,
+            embeddings=glove(),
+            random_state=seed,
+            **{**TWENTY_EPOCHS, **settings},
         ).fit(X_train, y_train)
         clf = getattr(clf, "student_", clf)  # a taught model: its student
         fit_seconds = time.perf_counter() - start

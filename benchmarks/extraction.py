@@ -60,7 +60,7 @@ from aspectattn.datasets import fetch_term_spans, get_data_home
 from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from aspectattn.params import TAGGER_LSTM_SIZE
-from benchmarks.common import RESULTS, build, glove
+from benchmarks.common import RESULTS, TWENTY_EPOCHS, build, glove
 from benchmarks.runner import Experiment, within_one_std, write_results
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
@@ -144,7 +144,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
     out |= {f"test_{k}": 100 * scores[k] for k in ("precision", "recall", "f1")}
     if e2e and not SKIP_E2E:  # the classifier's defaults beside this extractor
         pipeline = AspectSentimentPipeline(
-            FrozenEstimator(ext), build(AspectAttentionClassifier, random_state=seed)
+            FrozenEstimator(ext),
+            build(AspectAttentionClassifier, random_state=seed, **TWENTY_EPOCHS),
         ).fit(*train)
         gold, found = without_conflict(test[1], pipeline.predict(test[0]))
         scores = span_scores(gold, found, polarity=True)

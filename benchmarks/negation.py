@@ -60,7 +60,7 @@ from benchmarks.behaviour import (
     load_table,
     scores,
 )
-from benchmarks.common import COPIES_ONCE
+from benchmarks.common import COPIES_ONCE, TWENTY_EPOCHS
 from benchmarks.runner import Experiment, main_of
 
 #: Candidate -> the forms its negated copies take.
@@ -117,7 +117,9 @@ def fit_in(forms, estimator, *data) -> tuple:
 def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
     clf, seconds = fit_in(
-        CANDIDATES[candidate], AspectAttentionClassifier(random_state=seed), *train
+        CANDIDATES[candidate],
+        AspectAttentionClassifier(random_state=seed, **TWENTY_EPOCHS),
+        *train,
     )
     out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
     return out | scores(clf, train, valid, test, seed, negation=negated)

@@ -213,6 +213,8 @@ def test_the_committed_tables_are_what_their_records_give():
         ("copy_weight", "DETECTOR_EXPERIMENT"),
         ("copy_weight", "PAIR_EXPERIMENT"),
         ("review_vectors", "EXPERIMENT"),
+        ("lstm_training", "EXPERIMENT"),
+        ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
@@ -276,6 +278,42 @@ def test_the_negation_rule_gives_up_at_most_a_point_of_accuracy_or_ars():
     assert [x[0] for x in probes["n't"][0]] == ["The pasta wasn't great."]
     assert probes["not"][1].tolist() == ["negative", "negative"]
     assert probes["no"][0] == []
+
+
+def test_the_smoothed_cross_entropy_is_torchs_and_only_while_asked(monkeypatch):
+    """benchmarks/lstm_training.py's label smoothing: torch's smoothed
+    cross-entropy, class and row weights read as the library's cross-entropy
+    reads them (the same number without smoothing), in both criteria while
+    :func:`smoothed` is on and in neither after."""
+    import torch
+    import torch.nn.functional as F
+
+    from aspectattn.engine import training
+    from aspectattn.nn import categories
+    from aspectattn.nn.ops import cross_entropy
+    from benchmarks import lstm_training as L
+
+    torch.manual_seed(0)
+    logits, label = torch.randn(6, 3), torch.tensor([0, 1, 2, 2, 1, 0])  # (N, C), (N,)
+    weight, rows = torch.tensor([1.0, 2.0, 2.0]), torch.rand(6) + 0.5  # (C,), (N,)
+    torch.testing.assert_close(
+        L.smoothed_cross_entropy(logits, label, weight),
+        F.cross_entropy(logits, label, weight=weight, label_smoothing=L.SMOOTHING),
+    )
+    smooth = L.smoothed_cross_entropy(logits, label, weight, rows)
+    monkeypatch.setattr(L, "SMOOTHING", 0.0)
+    for w in (None, weight):
+        torch.testing.assert_close(
+            L.smoothed_cross_entropy(logits, label, w, rows),
+            cross_entropy(logits, label, w, rows),
+        )
+    assert not torch.allclose(smooth, cross_entropy(logits, label, weight, rows))
+    with L.smoothed(True):
+        assert training.cross_entropy is categories.cross_entropy
+        assert training.cross_entropy is L.smoothed_cross_entropy
+    with L.smoothed(False):
+        assert training.cross_entropy is cross_entropy
+    assert categories.cross_entropy is cross_entropy
 
 
 def test_unified_tags_loss_is_the_seven_way_cross_entropy():

@@ -383,7 +383,8 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "batch_by": "sentence",
         "augment": "flip+join+negate",  # the rule's choice for the LSTM's terms
         "copy_weight": 1.0,  # the rule kept the terms' copies at 1
-        **{k: recipe[k] for k in ("lr", "batch_size", "max_epochs", "dropout")},
+        **{k: recipe[k] for k in ("lr", "batch_size", "dropout")},
+        "max_epochs": 30,  # the rule's, the LSTM's terms
         "precision": "float32",  # no device: float32
         "encoder__hidden_size": P.LSTM_SIZE,
         "encoder__bidirectional": True,
@@ -403,6 +404,9 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     assert categories["attention__final_state"] is False
     assert categories["augment"] == "flip+join"  # the rule's, English categories
     assert categories["encoder__bidirectional"] is False
+    assert categories["max_epochs"] == recipe["max_epochs"] == 20  # terms' 30
+    transformer = _resolved(_values(encoder="transformer"), "term", labels)
+    assert transformer["max_epochs"] == recipe["max_epochs"]  # not measured
     # joined copies need both polarities: other label sets train without copies
     assert _resolved(values, "category", ["bad", "good"])["augment"] is None
     pretrained = _values(encoder="pretrained")

@@ -268,7 +268,9 @@ def resolve_auto(
     ``lr_schedule``, ``freeze_embeddings``), ``head_lr`` and ``precision``
     (``"bfloat16"`` where the recipe says so and the resolved ``device`` computes
     it natively, else ``"float32"``, also with no device) come from the
-    encoder's :class:`Recipe` in :data:`ENCODERS`.
+    encoder's :class:`Recipe` in :data:`ENCODERS`, ``max_epochs`` for aspect
+    terms from its ``term_max_epochs`` where it has one (30 for the LSTM, chosen
+    by validation accuracy, then robustness, ``benchmarks/lstm_training.py``).
     ``unseen_words``: ``"vectors"`` with ``embeddings="fasttext"`` (their n-gram
     vectors beat the spelling by 1.6 points of validation accuracy over five
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
@@ -287,10 +289,10 @@ def resolve_auto(
         for slot in SLOTS
         if values.get(slot) is not None
     }
+    epochs = recipe.term_max_epochs if term else None
     rules = {
-        **{
-            k: recipe.training[k] for k in ("lr", "batch_size", "max_epochs", "dropout")
-        },
+        **{k: recipe.training[k] for k in ("lr", "batch_size", "dropout")},
+        "max_epochs": recipe.training["max_epochs"] if epochs is None else epochs,
         "precision": "bfloat16"
         if recipe.bfloat16 and device is not None and fast_bfloat16(device)
         else "float32",
