@@ -57,7 +57,6 @@ bounds, the defaults stay.
 from __future__ import annotations
 
 import contextlib
-import time
 from unittest import mock
 
 import torch
@@ -79,6 +78,7 @@ from benchmarks.behaviour import (
     scores,
 )
 from benchmarks.common import TWENTY_EPOCHS
+from benchmarks.copy_weight import fitted
 from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
 from benchmarks.runner import Experiment, main_of
 
@@ -135,11 +135,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load(data)
     settings, smoothing = CANDIDATES[candidate]
     clf = AspectAttentionClassifier(random_state=seed, **{**TWENTY_EPOCHS, **settings})
-    start = time.perf_counter()
     with smoothed(smoothing):
-        clf.fit(*train)
-    seconds = time.perf_counter() - start
-    out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
+        out = fitted(clf, train, candidate, data, seed)
     return out | scores(clf, train, valid, test, seed, negation=negated)
 
 
@@ -187,11 +184,8 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load_table(data)
     settings, smoothing = DETECTOR_CANDIDATES[candidate]
     detector = AspectCategoryClassifier(random_state=seed, **settings)
-    start = time.perf_counter()
     with smoothed(smoothing):
-        detector.fit(*train)
-    seconds = time.perf_counter() - start
-    out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
+        out = fitted(detector, train, candidate, data, seed)
     return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
 
 
