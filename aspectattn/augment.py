@@ -532,7 +532,13 @@ def _negation(text: str, words, k: int, form: str, fixed=frozenset()):
     if form == "never" and before in _ARTICLES | {"the"}:
         return None
     a, b = words[first]
-    return a, b, _put_before(form, text[a:b])
+    new = _put_before(form, text[a:b])
+    if before in _ARTICLES:  # the article agrees with the negation before the
+        # word now ("an excellent meal" -> "a not excellent meal")
+        a = words[first - 1][0]
+        article = "an" if new[:1].lower() in "aeiou" else "a"
+        new = f"{_match_case(article, text[a : words[first - 1][1]])} {new}"
+    return a, b, new
 
 
 def _put_before(negation: str, word: str) -> str:

@@ -886,9 +886,8 @@ def category_pair_scores(clf, train, valid, test, seed: int) -> dict:
     try:
         suite = score_behaviour(clf, domains=["restaurants", "hotels"])
     except InputError:  # categories the suite does not name
-        suite = dict.fromkeys(("MFT", "INV", "DIR"))
-    out |= percents(suite, ("MFT", "INV", "DIR"), "suite_")
-    return out
+        return out | dict.fromkeys(("suite_MFT", "suite_INV", "suite_DIR"))
+    return out | percents(suite, ("MFT", "INV", "DIR"), "suite_") | suite_tests(suite)
 
 
 CATEGORY_PAIR_NOTE = (

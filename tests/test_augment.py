@@ -425,6 +425,10 @@ def test_flip_text_reverses_every_opinion_word_or_negates_each():
         ("no", "The pasta is very good.", "The pasta is not very good."),
         ("no", "They serve a great pasta.", "They serve a not great pasta."),
         ("never", "It is a great place.", "It is a far from great place."),
+        # the article agrees with the word now after it
+        ("not", "They serve an excellent pasta.", "They serve a not excellent pasta."),
+        ("far from", "An amazing view.", "A far from amazing view."),
+        ("not", "AN AMAZING VIEW.", "A NOT AMAZING VIEW."),
     ],
 )
 def test_flip_text_negates_in_each_form_where_it_fits(form, text, negated):
