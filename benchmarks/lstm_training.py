@@ -223,7 +223,8 @@ DETECTOR_NOTE = (
     "cells weighted 2, 20 epochs, the last kept) with the candidate's training "
     "setting, mean ± std over 3 seeds, one thread each on a 2-core CPU; 30 "
     "epochs added after the other three had run and after it had won for the "
-    "terms; the "
+    "terms (its negated copies, as every row's, with the article as it stood, "
+    '"an not excellent"); the '
     "columns as in the detector's negation table. Chosen (in bold): among the "
     "candidates whose validation micro-F1 is on each data set at most one point "
     "below the best candidate's and whose validation ARS is at most one point "
@@ -312,9 +313,12 @@ PAIR_NOTE = (
     "kept) with the candidate's setting, trained on the pairs of the "
     "detector's split, mean ± std over 3 seeds, one thread each on a 2-core "
     "CPU; the columns as in the behaviour table of the categories' pair "
-    'classifier, the negation probes in each form on its own ("n\'t" and '
-    '"no" are forms the negated copies never take). Chosen (in bold): among '
-    "the candidates whose validation "
+    'classifier; the negation probes also in every form, in turn ("n\'t" '
+    'and "no" are forms the negated copies never take; the suite\'s negated '
+    "items are hand-written; the negated copies and probes with their article "
+    'made to agree, "a not excellent", first in these runs). Chosen (in '
+    "bold): among the candidates whose "
+    "validation "
     "accuracy is on each data set at most one point below the most accurate "
     "candidate's and whose validation ARS is at most one point below the best, "
     "the one with the most validation negation probes right (every form), "

@@ -215,6 +215,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("review_vectors", "EXPERIMENT"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
+        ("lstm_training", "PAIR_EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),

@@ -66,6 +66,10 @@ RESULTS = {
         "How the LSTM detector is trained",
         "lstm_training",
     ),
+    "lstm_training_category_pairs": (
+        "How the LSTM pair classifier of categories is trained",
+        "lstm_training",
+    ),
     "review_vectors": (
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
