@@ -599,6 +599,7 @@ def category_run(candidate: str, data: str, seed: int) -> dict:
     detector = build(
         AspectCategoryClassifier,
         random_state=seed,
+        **({} if tier == "pretrained" else TWENTY_EPOCHS),
         **extra,
         **detecting,
         **COPIES_ONCE,
@@ -719,6 +720,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
             random_state=seed,
             **DETECTOR_CANDIDATES[candidate],
             **COPIES_ONCE,
+            **TWENTY_EPOCHS,
         ).fit(*train)
     out = {"candidate": candidate, "data": data, "seed": seed, "tier": "lstm"}
     out["fit_seconds"] = time.perf_counter() - start

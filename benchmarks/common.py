@@ -168,9 +168,10 @@ JOINED_DETECTOR = {**JOINED, "mention_weight": 1.0}
 #: ``copy_weight="auto"`` (2 for the LSTM detector in English): the detector runs
 #: made before it pin it, so that they stay what they measured.
 COPIES_ONCE = {"copy_weight": 1.0}
-#: The LSTM's 20 epochs for aspect terms, as before ``max_epochs="auto"`` gave
-#: them 30 (``benchmarks/lstm_training.py``): the LSTM runs made before it pin
-#: it, so that they stay what they measured (categories train 20 either way).
+#: The LSTM's 20 epochs for aspect terms and the detector, as before
+#: ``max_epochs="auto"`` gave them 30 (``benchmarks/lstm_training.py``): the
+#: LSTM runs made before it pin it, so that they stay what they measured (the
+#: pair classifier's categories train 20 either way).
 TWENTY_EPOCHS = {"max_epochs": 20}
 
 

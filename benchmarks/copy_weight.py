@@ -142,7 +142,9 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     weight, scored as :func:`benchmarks.negation.detector_run` scores."""
     train, valid, test = load_table(data)
     weight = DETECTOR_CANDIDATES[candidate]
-    detector = AspectCategoryClassifier(random_state=seed, copy_weight=weight)
+    detector = AspectCategoryClassifier(
+        random_state=seed, copy_weight=weight, **TWENTY_EPOCHS
+    )
     out = fitted(detector, train, candidate, data, seed)
     return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
 

@@ -300,7 +300,12 @@ def run_detector(candidate: str, seed: int) -> dict:
         clf = teacher_for("detector", seed, fit_texts, Y_fit, AspectCategoryClassifier)
         fit_seconds = clf.fit_time_
     else:
-        settings = {**THEN["restaurant detector"], **COPIES_ONCE, **settings}
+        settings = {
+            **THEN["restaurant detector"],
+            **COPIES_ONCE,
+            **TWENTY_EPOCHS,
+            **settings,
+        }
         X_train, Y_train = list(fit_texts), Y_fit
         if settings.pop("teacher", False):
             settings["teacher"] = FrozenEstimator(

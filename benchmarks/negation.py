@@ -212,7 +212,7 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = load_table(data)
     detector, seconds = fit_in(
         DETECTOR_CANDIDATES[candidate],
-        AspectCategoryClassifier(random_state=seed, **COPIES_ONCE),
+        AspectCategoryClassifier(random_state=seed, **COPIES_ONCE, **TWENTY_EPOCHS),
         *train,
     )
     out = {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}

@@ -538,8 +538,9 @@ def test_help_and_console_script(workdir):
     for flag in ("--epochs", "--lr", "--hidden-size", "--variant", "--encoder"):
         assert flag in train_help
     assert "(default: auto)" in train_help and "(default: at)" in train_help
-    assert "auto: 20, 30 for the LSTM's aspect terms, or 4 for a pretrained" in (
-        train_help
+    assert (
+        "auto: 20, 30 for the LSTM's aspect terms and detector, or 4 for a pretrained"
+        in train_help
     )
     usage = run("train", cwd=workdir, check=False)
     assert usage.returncode == 2 and "required" in usage.stderr

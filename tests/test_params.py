@@ -405,6 +405,11 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
     assert categories["augment"] == "flip+join"  # the rule's, English categories
     assert categories["encoder__bidirectional"] is False
     assert categories["max_epochs"] == recipe["max_epochs"] == 20  # terms' 30
+    # the rule's 30 for the LSTM detector too; the pretrained one keeps its 4
+    assert _resolved(values, "category", labels, detector=True)["max_epochs"] == 30
+    pretrained_detector = _values(encoder="pretrained")
+    got = _resolved(pretrained_detector, "category", labels, detector=True)
+    assert got["max_epochs"] == P.PRETRAINED_TRAINING["max_epochs"] == 4
     transformer = _resolved(_values(encoder="transformer"), "term", labels)
     assert transformer["max_epochs"] == recipe["max_epochs"]  # not measured
     # joined copies need both polarities: other label sets train without copies

@@ -162,8 +162,8 @@ class AspectAttentionClassifier(ClassifierMixin, AspectAttentionBase):
         allows it.
     max_epochs : int or "auto", default="auto"
         Most training epochs (fewer with ``early_stopping``). ``"auto"``: 20 (30
-        for the LSTM's aspect terms, the last kept: chosen on validation,
-        ``benchmarks/lstm_training.py``), or
+        for the LSTM's aspect terms and its detector, the last kept: chosen on
+        validation, ``benchmarks/lstm_training.py``), or
         :data:`~aspectattn.params.PRETRAINED_TRAINING`'s with ``encoder="pretrained"``
         (with ``lr_schedule="linear"`` the rate reaches 0 at the last one).
     precision : {"auto", "float32", "bfloat16"}, default="auto"

@@ -269,8 +269,10 @@ def resolve_auto(
     (``"bfloat16"`` where the recipe says so and the resolved ``device`` computes
     it natively, else ``"float32"``, also with no device) come from the
     encoder's :class:`Recipe` in :data:`ENCODERS`, ``max_epochs`` for aspect
-    terms from its ``term_max_epochs`` where it has one (30 for the LSTM, chosen
-    by validation accuracy, then robustness, ``benchmarks/lstm_training.py``).
+    terms and for the ``detector`` from its ``term_max_epochs`` and
+    ``detector_max_epochs`` where it has them (30 for the LSTM's, chosen by
+    validation accuracy, then robustness, ``benchmarks/lstm_training.py``; its
+    pair classifier's categories keep the ``training`` 20 by it).
     ``unseen_words``: ``"vectors"`` with ``embeddings="fasttext"`` (their n-gram
     vectors beat the spelling by 1.6 points of validation accuracy over five
     languages, ``benchmarks/languages.py``), else ``"spelling"``.
@@ -289,7 +291,10 @@ def resolve_auto(
         for slot in SLOTS
         if values.get(slot) is not None
     }
-    epochs = recipe.term_max_epochs if term else None
+    if term:
+        epochs = recipe.term_max_epochs
+    else:
+        epochs = recipe.detector_max_epochs if detector else None
     rules = {
         **{k: recipe.training[k] for k in ("lr", "batch_size", "dropout")},
         "max_epochs": recipe.training["max_epochs"] if epochs is None else epochs,

@@ -90,9 +90,10 @@ class Recipe:
     #: ``copy_weight`` for the detector's copies in English: each copy's loss
     #: weight as a share of its sources' (the pair classifier's copies: 1).
     detector_copy_weight: float = 1.0
-    #: ``max_epochs`` for aspect terms (None: the ``training`` one, as for
-    #: categories).
+    #: ``max_epochs`` for aspect terms and for the detector (None: the
+    #: ``training`` one, as for the pair classifier's categories).
     term_max_epochs: int | None = None
+    detector_max_epochs: int | None = None
     #: ``position_weighting`` for aspect terms: the attention's prior from the
     #: term's position (categories have none).
     term_position: str = "linear"

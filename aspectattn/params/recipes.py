@@ -32,12 +32,14 @@ ENCODERS = {
             mention_weight=2.0,
             detector_copy_weight=2.0,
             term_position="learned",
-            # 30 epochs for aspect terms (the last kept; their copies' reading
-            # is learned late), by the same rule against the constant rate's 20,
-            # a decayed rate, label smoothing and the epoch chosen on held-out
-            # sentences (benchmarks/lstm_training.py; the detector keeps 20,
-            # --detector)
+            # 30 epochs for aspect terms and the detector (the last kept; their
+            # copies' reading is learned late), by the same rule against the
+            # constant rate's 20, a decayed rate, label smoothing and (terms)
+            # the epoch chosen on held-out sentences (benchmarks/
+            # lstm_training.py, --detector); the pair classifier's categories
+            # keep 20 by it (--category-pairs)
             term_max_epochs=30,
+            detector_max_epochs=30,
             # the span taggers: Adam at 1e-3, at most 50 epochs with patience 5;
             # the extractor a CRF, the joint model read with Viterbi, each
             # chosen on validation (benchmarks/decoding.py: Viterbi in the

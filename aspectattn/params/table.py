@@ -182,8 +182,8 @@ TRAINING = destined(
             "auto",
             [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
             "training",
-            "training epochs (most; auto: 20, 30 for the LSTM's aspect terms, or 4 "
-            "for a pretrained encoder)",
+            "training epochs (most; auto: 20, 30 for the LSTM's aspect terms and "
+            "detector, or 4 for a pretrained encoder)",
             type='int or "auto"',
             needs=(),
         ),
