@@ -271,15 +271,19 @@ def negated(model, pairs, labels, prefix: str) -> dict:
     return {f"{prefix}negated": 100 * float(np.mean(model.predict(X) == y))}
 
 
-def negated_categories(model, pairs, labels, prefix: str) -> dict:
-    """The category form of :func:`negated`: each sentence whose categories
-    all carry one polarity with every opinion word negated
-    (:func:`aspectattn.augment.flip_categories`), their labels reversed."""
+def negated_categories(
+    model, pairs, labels, prefix: str, negations=None, key: str = "negated"
+) -> dict:
+    """The category form of :func:`negated` (``prefix + key``, in %): each
+    sentence whose categories all carry one polarity with every opinion word
+    negated (:func:`aspectattn.augment.flip_categories`, in the forms of
+    ``negations`` in turn: None, the copies'), their labels reversed."""
     texts, categories = (list(column) for column in zip(*pairs, strict=True))
     X, y, _ = flip_categories(
-        texts, categories, list(labels), "positive", "negative", negate=True
-    )
-    return {f"{prefix}negated": 100 * float(np.mean(model.predict(X) == np.array(y)))}
+        texts, categories, list(labels), "positive", "negative", negate=True,
+        negations=negations,
+    )  # fmt: skip
+    return {f"{prefix}{key}": 100 * float(np.mean(model.predict(X) == np.array(y)))}
 
 
 def _triples(frame) -> list:

@@ -57,8 +57,8 @@ first command; its defaults: flipped and joined copies, 20 epochs) against
 trained 30 epochs, on the pairs of the detector's split, scored as
 :mod:`benchmarks.behaviour`'s table of the categories' pair classifier
 scores them, by the same rule on its validation accuracy, ARS and negation
-probes in every form (:func:`negated_categories`: the forms of
-:data:`~aspectattn.augment.NEGATIONS` in turn, "n't" and "no" among them,
+probes in every form (:func:`benchmarks.behaviour.negated_categories` in
+the forms of :data:`~aspectattn.augment.NEGATIONS` in turn, "n't" and "no" among them,
 which the negated copies never take; that table's probes take the copies'
 three forms alone), the suite's negated items reported beside them
 (hand-written, chooses nothing). Its negated copies
@@ -84,12 +84,11 @@ from __future__ import annotations
 import contextlib
 from unittest import mock
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
-from aspectattn.augment import NEGATIONS, flip_categories
+from aspectattn.augment import NEGATIONS
 from aspectattn.engine import training
 from aspectattn.nn import categories
 from aspectattn.nn.ops import weighted_mean
@@ -102,6 +101,7 @@ from benchmarks.behaviour import (
     detector_scores,
     load,
     load_table,
+    negated_categories,
     scores,
     table_pairs,
 )
@@ -260,26 +260,6 @@ PAIR_CANDIDATES = {
 }
 
 
-def negated_categories(model, pairs, labels, prefix: str) -> dict:
-    """The share of the category negation probes in every form of
-    :data:`~aspectattn.augment.NEGATIONS` ``model`` answers right
-    (``prefix + "negated_every"``, in %): each sentence whose categories share
-    one polarity with every opinion word negated, the forms in turn over the
-    sentences (where a form does not fit a word's place, the next that does),
-    the labels reversed."""
-    texts, categories = (list(column) for column in zip(*pairs, strict=True))
-    X, y, _ = flip_categories(
-        texts,
-        categories,
-        list(labels),
-        "positive",
-        "negative",
-        negate=True,
-        negations=NEGATIONS,
-    )
-    return {f"{prefix}negated_every": 100 * float(np.mean(model.predict(X) == y))}
-
-
 def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM pair classifier's defaults on the pairs of a
     category table's training side with the candidate's setting, scored as
@@ -290,8 +270,8 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     with smoothed(smoothing):
         out = fitted(clf, train, candidate, data, seed)
     out |= category_pair_scores(clf, train, valid, test, seed)
-    for name, side in (("valid", valid), ("test", test)):
-        out |= negated_categories(clf, *side, f"{name}_")
+    for name, side in (("valid", valid), ("test", test)):  # every form, in turn
+        out |= negated_categories(clf, *side, f"{name}_", NEGATIONS, "negated_every")
     return out
 
 
