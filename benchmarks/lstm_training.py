@@ -20,6 +20,9 @@ epochs, the last kept (``max_epochs=30``).
     ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \\
         OMP_NUM_THREADS=1 python -m benchmarks lstm_training --category-pairs \\
         [--workers N --worker I] [--table]
+    ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \\
+        OMP_NUM_THREADS=1 python -m benchmarks lstm_training --pairs-confirm \\
+        [--workers N --worker I] [--table]
 
 Issue 63 asks the fast tier for the accuracy its copies and prior may have
 cost (its own word vectors: 72.5 / 63.8 on the restaurant / laptop test sides,
@@ -75,6 +78,21 @@ accuracy short: the same copies counted half in the loss
 accuracy for robustness (``benchmarks/copy_weight.py --category-pairs``:
 weight 2 cost 2.9 points).
 
+``--pairs-confirm``: by that rule no candidate is within a point of the most
+accurate on both data sets, the defaults included (1.2 and 1.1 points below
+it), and the defaults stay by its fallback; the negated copies counted half
+are within 0.6 points of the defaults' accuracy on SemEval-14 and above it on
+SemEval-15, with the best ARS and 60 points more negation probes. A rule
+read after seeing that would be chosen to a result, so the question is asked
+again on three new seeds (3, 4, 5), the defaults against that one candidate,
+by a rule stated before those runs whose bound counts from the defaults
+(what the change gives up, issue 63's reading): the candidate replaces the
+defaults if its mean validation accuracy is on each data set at most one
+point below the defaults', its validation ARS averaged over the data sets at
+most one point below theirs, and it answers more validation negation probes
+(every form) averaged over the data sets; else the defaults stay. Seeds 0-2
+do not count in it.
+
 The rule, stated before the runs, is :mod:`benchmarks.negation`'s (issue 63's
 bound on what accuracy may be given up): among the candidates whose mean
 validation accuracy is on each data set at most one point below the most
@@ -89,6 +107,7 @@ from __future__ import annotations
 import contextlib
 from unittest import mock
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -337,10 +356,76 @@ PAIR_EXPERIMENT = Experiment(
 )
 
 
+# -------------------------------- the pair classifier: a confirmation on new seeds
+CONFIRM_SEEDS = (3, 4, 5)
+DEFAULTS = "LSTM pair classifier of categories: the defaults (20 epochs)"
+CHALLENGER = (
+    "LSTM pair classifier of categories: negated copies too, 30 epochs, "
+    "copies weighted 0.5"
+)
+
+
+def from_defaults(data, defaults: str, challenger: str, accuracy: str, negation: str):
+    """The rule of ``--pairs-confirm`` (the module's docstring): ``challenger``
+    replaces ``defaults`` when its mean validation ``accuracy`` is on each of
+    ``data`` at most one point below the defaults', its averaged validation ARS
+    at most one point below theirs and its averaged ``negation`` probes above
+    theirs; ``choose(rows)`` marks the chosen rows once both have every data
+    set."""
+
+    def choose(rows: list[dict]) -> None:
+        cell = {(r["data"], r["candidate"]): r for r in rows}
+        if not all((d, c) in cell for d in data for c in (defaults, challenger)):
+            return
+
+        def mean(c, key):
+            return np.mean([cell[d, c][key][0] for d in data])
+
+        wins = (
+            all(
+                cell[d, challenger][accuracy][0] >= cell[d, defaults][accuracy][0] - 1
+                for d in data
+            )
+            and mean(challenger, "valid_ars") >= mean(defaults, "valid_ars") - 1
+            and mean(challenger, negation) > mean(defaults, negation)
+        )
+        for d in data:
+            cell[d, challenger if wins else defaults]["chosen"] = True
+
+    return choose
+
+
+CONFIRM_NOTE = (
+    "The LSTM pair classifier of categories' defaults against its negated "
+    "copies with 30 epochs counted half in the loss, on three new seeds (3, 4, "
+    "5; the candidate was found on seeds 0-2, lstm_training_category_pairs), "
+    "one thread each on a 2-core CPU, the columns as there. Chosen (in bold), "
+    "by a rule stated before these runs, its bound counted from the defaults: "
+    "the candidate if its validation accuracy is on each data set at most one "
+    "point below the defaults', its validation ARS averaged over the data sets "
+    "at most one point below theirs and it answers more validation negation "
+    "probes (every form); else the defaults. The test columns and the suite "
+    "choose nothing."
+)
+CONFIRM_EXPERIMENT = Experiment(
+    "lstm_training_pairs_confirm",
+    DETECTOR_DATA,
+    {name: PAIR_CANDIDATES[name] for name in (DEFAULTS, CHALLENGER)},
+    category_pair_run,
+    PAIR_KEYS,
+    CONFIRM_NOTE,
+    CONFIRM_SEEDS,
+    choose=from_defaults(
+        DETECTOR_DATA, DEFAULTS, CHALLENGER, "valid_accuracy", "valid_negated_every"
+    ),
+)
+
+
 if __name__ == "__main__":
     main_of(
         EXPERIMENT,
         __doc__.splitlines()[0],
         detector=DETECTOR_EXPERIMENT,
         category_pairs=PAIR_EXPERIMENT,
+        pairs_confirm=CONFIRM_EXPERIMENT,
     )
