@@ -216,6 +216,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),
+        ("lstm_training", "CONFIRM_EXPERIMENT"),
         ("decoding", "EXPERIMENT"),
         ("terms", "EXPERIMENT"),
         ("attention_lstm", "EXPERIMENT"),
@@ -279,6 +280,39 @@ def test_the_negation_rule_gives_up_at_most_a_point_of_accuracy_or_ars():
     assert [x[0] for x in probes["n't"][0]] == ["The pasta wasn't great."]
     assert probes["not"][1].tolist() == ["negative", "negative"]
     assert probes["no"][0] == []
+
+
+def test_the_confirmation_rule_counts_its_bound_from_the_defaults():
+    """benchmarks/lstm_training.py --pairs-confirm: the challenger replaces the
+    defaults when it gives up at most a point of their validation accuracy on
+    each data set and of their averaged ARS, and answers more negation probes;
+    no row is marked before both have every data set."""
+    from benchmarks.lstm_training import from_defaults
+
+    data = ("a", "b")
+
+    def chosen(accuracy, ars, negated, drop=None):
+        rows = []
+        for d in data:
+            defaults = {"valid_accuracy": 74.0, "valid_ars": 61.0, "valid_n": 20.0}
+            challenger = {
+                "valid_accuracy": accuracy[d],
+                "valid_ars": ars,
+                "valid_n": negated,
+            }
+            for name, values in (("defaults", defaults), ("new", challenger)):
+                if (d, name) != drop:
+                    cells = {k: (v, 1.0) for k, v in values.items()}
+                    rows.append({"data": d, "candidate": name, **cells})
+        choose = from_defaults(data, "defaults", "new", "valid_accuracy", "valid_n")
+        choose(rows)
+        return {r["candidate"] for r in rows if r.get("chosen")}
+
+    assert chosen({"a": 73.1, "b": 80}, 60.1, 21) == {"new"}
+    assert chosen({"a": 72.9, "b": 80}, 62, 90) == {"defaults"}  # accuracy on a
+    assert chosen({"a": 74, "b": 74}, 59.9, 90) == {"defaults"}  # ARS
+    assert chosen({"a": 74, "b": 74}, 61, 20) == {"defaults"}  # no more probes
+    assert chosen({"a": 74, "b": 74}, 61, 90, drop=("b", "new")) == set()
 
 
 def test_the_smoothed_cross_entropy_is_torchs_and_only_while_asked(monkeypatch):

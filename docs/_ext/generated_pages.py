@@ -70,6 +70,10 @@ RESULTS = {
         "How the LSTM pair classifier of categories is trained",
         "lstm_training",
     ),
+    "lstm_training_pairs_confirm": (
+        "The pair classifier's negated copies, on new seeds",
+        "lstm_training",
+    ),
     "review_vectors": (
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
