@@ -107,7 +107,6 @@ from __future__ import annotations
 import contextlib
 from unittest import mock
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -365,36 +364,6 @@ CHALLENGER = (
 )
 
 
-def from_defaults(data, defaults: str, challenger: str, accuracy: str, negation: str):
-    """The rule of ``--pairs-confirm`` (the module's docstring): ``challenger``
-    replaces ``defaults`` when its mean validation ``accuracy`` is on each of
-    ``data`` at most one point below the defaults', its averaged validation ARS
-    at most one point below theirs and its averaged ``negation`` probes above
-    theirs; ``choose(rows)`` marks the chosen rows once both have every data
-    set."""
-
-    def choose(rows: list[dict]) -> None:
-        cell = {(r["data"], r["candidate"]): r for r in rows}
-        if not all((d, c) in cell for d in data for c in (defaults, challenger)):
-            return
-
-        def mean(c, key):
-            return np.mean([cell[d, c][key][0] for d in data])
-
-        wins = (
-            all(
-                cell[d, challenger][accuracy][0] >= cell[d, defaults][accuracy][0] - 1
-                for d in data
-            )
-            and mean(challenger, "valid_ars") >= mean(defaults, "valid_ars") - 1
-            and mean(challenger, negation) > mean(defaults, negation)
-        )
-        for d in data:
-            cell[d, challenger if wins else defaults]["chosen"] = True
-
-    return choose
-
-
 CONFIRM_NOTE = (
     "The LSTM pair classifier of categories' defaults against its negated "
     "copies with 30 epochs counted half in the loss, on three new seeds (3, 4, "
@@ -407,16 +376,23 @@ CONFIRM_NOTE = (
     "probes (every form); else the defaults. The test columns and the suite "
     "choose nothing."
 )
+CONFIRM_CANDIDATES = {name: PAIR_CANDIDATES[name] for name in (DEFAULTS, CHALLENGER)}
 CONFIRM_EXPERIMENT = Experiment(
     "lstm_training_pairs_confirm",
     DETECTOR_DATA,
-    {name: PAIR_CANDIDATES[name] for name in (DEFAULTS, CHALLENGER)},
+    CONFIRM_CANDIDATES,
     category_pair_run,
     PAIR_KEYS,
     CONFIRM_NOTE,
     CONFIRM_SEEDS,
-    choose=from_defaults(
-        DETECTOR_DATA, DEFAULTS, CHALLENGER, "valid_accuracy", "valid_negated_every"
+    # the bounded rule, its bounds counted from the defaults: the challenger
+    # only with more negation probes right (a tie keeps the defaults, first)
+    choose=rule(
+        DETECTOR_DATA,
+        CONFIRM_CANDIDATES,
+        "valid_accuracy",
+        "valid_negated_every",
+        anchor=DEFAULTS,
     ),
 )
 

@@ -138,11 +138,14 @@ KEYS = [
 ]
 
 
-def rule(data, candidates, accuracy: str, negation: str):
+def rule(data, candidates, accuracy: str, negation: str, anchor=None):
     """The rule of the module's docstring between ``candidates`` (the first:
     the three forms, the fallback) on ``data``'s validation ``accuracy`` and
     ``negation`` probes (and ARS): ``choose(rows)`` marks the chosen rows once
-    every candidate has a row on every data set."""
+    every candidate has a row on every data set. The bounds count from the
+    most accurate candidate on each data set and the best ARS, or, given an
+    ``anchor`` (a candidate), from its accuracy and ARS (a tie in negation
+    probes goes to the first candidate)."""
     names = list(candidates)
 
     def choose(rows: list[dict]) -> None:
@@ -153,8 +156,9 @@ def rule(data, candidates, accuracy: str, negation: str):
         def mean(c, key):
             return np.mean([cell[d, c][key][0] for d in data])
 
-        best_ars = max(mean(c, "valid_ars") for c in names)
-        best = {d: max(cell[d, c][accuracy][0] for c in names) for d in data}
+        bounding = names if anchor is None else [anchor]
+        best_ars = max(mean(c, "valid_ars") for c in bounding)
+        best = {d: max(cell[d, c][accuracy][0] for c in bounding) for d in data}
         within = [
             c
             for c in names
