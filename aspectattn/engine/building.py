@@ -38,7 +38,15 @@ def prepare_model(config: ModelConfig, data, seed, rng):
     reads_words = "words" in ENCODERS[settings.kind].groups
     if reads_words:
         pipeline, built, init, coverage = _word_pipeline(
-            config, encoder, texts, aspects, aspect_type, categories, seed, rng
+            config,
+            encoder,
+            texts,
+            vector_texts(data),
+            aspects,
+            aspect_type,
+            categories,
+            seed,
+            rng,
         )
     else:
         pipeline, built, init, coverage = _pretrained_pipeline(
@@ -68,9 +76,19 @@ def prepare_model(config: ModelConfig, data, seed, rng):
     return pipeline, module_config, init, coverage
 
 
-def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, seed, rng):
-    """Words: tokenizer, vocabulary and gensim vectors; the encoder's settings;
-    how to initialise the module; the share of words with a vector."""
+def vector_texts(data) -> list[str]:
+    """The texts the encoder's own word vectors (``embeddings="word2vec"`` or
+    ``"fasttext"``) are trained on: every row the fit trains on, the copies that
+    ``augment`` makes included."""
+    return data.texts
+
+
+def _word_pipeline(
+    config, encoder, texts, vector_texts, aspects, aspect_type, categories, seed, rng
+):
+    """Words: tokenizer, vocabulary (of ``texts``) and gensim vectors (trained
+    on ``vector_texts`` where they are trained); the encoder's settings; how to
+    initialise the module; the share of words with a vector."""
     terms = aspects if aspect_type == "term" else []
     settings = config.encoder
     pipeline = WordPipeline(
@@ -81,7 +99,7 @@ def _word_pipeline(config, encoder, texts, aspects, aspect_type, categories, see
     matrix, found, vectors, dim = pipeline.word_vectors(
         settings.embeddings,
         settings.embedding_dim,
-        texts,
+        vector_texts,
         seed,
         rng,
         settings.extra_vocabulary,
