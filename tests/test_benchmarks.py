@@ -213,6 +213,9 @@ def test_the_committed_tables_are_what_their_records_give():
         ("copy_weight", "DETECTOR_EXPERIMENT"),
         ("copy_weight", "PAIR_EXPERIMENT"),
         ("review_vectors", "EXPERIMENT"),
+        ("own_vectors", "EXPERIMENT"),
+        ("own_vectors", "PAIR_EXPERIMENT"),
+        ("own_vectors", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),
@@ -410,3 +413,35 @@ def test_unified_tags_loss_is_the_seven_way_cross_entropy():
     in_term = in_term / in_term.sum(-1, keepdim=True)
     torch.testing.assert_close(proba[0], in_term[0, 0:2].mean(0))
     torch.testing.assert_close(proba[2], in_term[1, 1])
+
+
+def test_own_vectors_read_the_texts_and_passes_their_candidate_says():
+    """benchmarks/own_vectors.py: the sentences as written are the given rows
+    and the unlabelled ones a teacher labels, never a copy; while a candidate's
+    fit runs the own vectors read those texts for its passes, and after it the
+    library's texts and passes are back."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from aspectattn.engine import building
+    from aspectattn.params import VECTOR_PASSES
+    from benchmarks import own_vectors as O
+
+    data = SimpleNamespace(
+        texts=["a b", "c d", "b a", "a b c d", "e f"],
+        n_given=2,
+        # (n_new, 2): a flipped copy (its source twice), a joined one, and an
+        # unlabelled row a teacher labels (-1)
+        source=np.array([[0, 0], [0, 1], [-1, -1]]),
+    )
+    assert O.written_texts(data) == ["a b", "c d", "e f"]
+    no_copies = SimpleNamespace(texts=["a b", "c d"], n_given=2, source=None)
+    assert O.written_texts(no_copies) == ["a b", "c d"]
+    for written, passes in O.CANDIDATES.values():
+        with O.vectors_trained(written, passes):
+            assert building.VECTOR_PASSES == passes
+            texts = building.vector_texts(data)
+            assert texts == (O.written_texts(data) if written else data.texts)
+    assert building.vector_texts(data) == data.texts  # the library's: every row
+    assert building.VECTOR_PASSES == VECTOR_PASSES

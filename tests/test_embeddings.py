@@ -439,3 +439,41 @@ def test_vectors_fitted_on_unlabelled_reviews_start_the_encoder(pairs, tmp_path)
     with pytest.raises(ValueError, match="needs texts"):
         emb.fit_word_vectors([], tmp_path / "none.bin")
     assert not (tmp_path / "none.bin").exists()
+
+
+def test_own_vectors_make_their_passes_over_every_row_copies_included(monkeypatch):
+    # chosen on validation (benchmarks/own_vectors.py): 30 passes over the given
+    # sentences and the copies augment makes, not 10, not the sentences alone
+    from gensim.models import Word2Vec
+
+    from aspectattn.params import VECTOR_PASSES
+
+    read = []
+
+    class Spy(Word2Vec):
+        def __init__(self, **kwargs):
+            read.append((kwargs["sentences"], kwargs["epochs"]))
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr("gensim.models.Word2Vec", Spy)
+    X = [
+        ("The pasta was great .", "pasta"),
+        ("The waiter was rude .", "waiter"),
+        ("The wine was great but the music was rude .", "wine"),
+    ] * 4
+    y = ["positive", "negative", "positive"] * 4
+    clf = AspectAttentionClassifier(
+        **{
+            **FAST,
+            "max_epochs": 1,
+            "augment": "flip",
+            "encoder": lstm(embeddings="word2vec", embedding_dim=8),
+        }
+    ).fit(X, y)
+    ((sentences, passes),) = read
+    assert passes == VECTOR_PASSES == 30
+    given = [text.lower().split() for text, _ in X]
+    assert sentences[: len(X)] == given and len(sentences) > len(X)  # the copies
+    assert {w for t in sentences for w in t} == set(
+        clf.text_pipeline_.vocabulary.words_[2:]
+    )

@@ -16,7 +16,7 @@ import torch
 
 from ..nn.encoders import get_encoder
 from ..nn.ops import masked_mean_embedding
-from ..params import ENCODERS, ModelConfig
+from ..params import ENCODERS, VECTOR_PASSES, ModelConfig
 from ..text.pipelines import SubwordPipeline, WordPipeline
 from ..text.vectors import phrase_vector
 
@@ -78,8 +78,12 @@ def prepare_model(config: ModelConfig, data, seed, rng):
 
 def vector_texts(data) -> list[str]:
     """The texts the encoder's own word vectors (``embeddings="word2vec"`` or
-    ``"fasttext"``) are trained on: every row the fit trains on, the copies that
-    ``augment`` makes included."""
+    ``"fasttext"``) are trained on, :data:`~aspectattn.params.VECTOR_PASSES`
+    times: every row the fit trains on, the copies that ``augment`` makes
+    included. The sentences as written alone (a flipped copy puts an opinion
+    word's antonym in its context) lost on validation: at this size of text
+    more of it, the copies' too, starts the vectors better
+    (``benchmarks/own_vectors.py``)."""
     return data.texts
 
 
@@ -104,6 +108,7 @@ def _word_pipeline(
         rng,
         settings.extra_vocabulary,
         settings.unseen_words,
+        VECTOR_PASSES,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
     encoder_config.update(encoder.config_from(settings))

@@ -53,7 +53,7 @@ from ._core import (
     Recipe,
 )
 from .components import value_constraints
-from .recipes import ENCODERS, LSTM_SIZE, TAGGER_LSTM_SIZE
+from .recipes import ENCODERS, LSTM_SIZE, TAGGER_LSTM_SIZE, VECTOR_PASSES
 from .table import PARAMS
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "SLOTS",
     "LSTM_SIZE",
     "TAGGER_LSTM_SIZE",
+    "VECTOR_PASSES",
     "Param",
     "PARAMS",
     "TABLE",

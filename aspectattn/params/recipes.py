@@ -111,6 +111,14 @@ ENCODERS = {
 
 #: ``hidden_size="auto"`` in the attention estimators: Wang et al.'s LSTM size.
 LSTM_SIZE = 300
+#: Passes over the fitting texts when the attention estimators train their own
+#: word vectors (``embeddings="word2vec"`` or ``"fasttext"``): every row the fit
+#: trains on, the copies included, 30 times, chosen on validation against
+#: gensim's 10 for the term classifier, the detector and the pair classifier of
+#: categories alike (``benchmarks/own_vectors.py``; a few thousand sentences and
+#: their copies are little text). The span taggers' own vectors keep 10
+#: (:data:`aspectattn.text.vectors.PASSES`, not measured).
+VECTOR_PASSES = 30
 #: ``hidden_size="auto"`` in the span taggers (the extractor, the joint model):
 #: on validation as accurate as the classifiers' 300 (exact-span F1 68.8 against
 #: 69.1, laptops and restaurants, 3 seeds) and 2.7 times faster to predict

@@ -116,6 +116,7 @@ class WordPipeline(_Pipeline):
         rng: np.random.Generator,
         extra_words: int = 0,
         unseen_words: str | None = None,
+        passes: int = _emb.PASSES,
     ) -> tuple[np.ndarray, np.ndarray, object, int]:
         """Vectors for the fitted vocabulary (rows as its ids).
 
@@ -124,6 +125,7 @@ class WordPipeline(_Pipeline):
         frequent words) that it lacks, so that they are not unknown at prediction.
         ``unseen_words``: how words the vocabulary lacks are read from now on
         (``"spelling"``, ``"vectors"`` -- fastText vectors' n-grams -- or None).
+        ``passes``: over ``texts``, where the vectors are trained.
 
         Returns
         -------
@@ -133,7 +135,7 @@ class WordPipeline(_Pipeline):
         dim : int
         """
         vectors, dim = _emb.resolve_word_vectors(
-            embeddings, embedding_dim, self.tokenize(texts), seed
+            embeddings, embedding_dim, self.tokenize(texts), seed, passes=passes
         )
         n_text_words = len(self.vocabulary)
         if extra_words and vectors is not None and embeddings not in _emb.TRAINABLE:

@@ -6,7 +6,8 @@ path, never a vector object). This module turns it into vectors:
 ``None``
     random initialisation (nothing loaded).
 ``"word2vec"`` / ``"fasttext"``
-    trained with gensim on the fitting texts (no download needed).
+    trained with gensim on the fitting texts (no download needed), :data:`PASSES`
+    passes unless the caller says otherwise.
 a path
     word2vec text or binary (``.bin``), Facebook fastText binary (``.bin``, with its
     character n-grams: every word of the text gets a vector), GloVe text (no header
@@ -313,12 +314,18 @@ def _stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
+#: Passes over the texts when vectors are trained (gensim's ``epochs``), unless
+#: the caller says otherwise: the attention estimators make
+#: :data:`aspectattn.params.VECTOR_PASSES`.
+PASSES = 10
+
+
 def train_word_vectors(
     kind: str,
     token_lists: Sequence[Sequence[str]],
     dim: int,
     seed: int,
-    epochs: int = 10,
+    epochs: int = PASSES,
 ):
     """Train word2vec (skip-gram) or fastText vectors on tokenized texts.
 
@@ -424,17 +431,19 @@ def resolve_word_vectors(
     token_lists: Sequence[Sequence[str]],
     seed: int,
     default_dim: int = 100,
+    passes: int = PASSES,
 ):
     """Turn an ``embeddings=`` hyperparameter into ``(vectors or None, dimension)``.
 
     Shared by every estimator, so all accept the same choices (see module docstring).
-    ``token_lists`` are the fitting texts, used when vectors are trained.
+    ``token_lists`` are the fitting texts, used when vectors are trained, for
+    ``passes`` passes.
     """
     if embeddings is None:
         return None, embedding_dim or default_dim
     if isinstance(embeddings, str) and embeddings in TRAINABLE:
         dim = embedding_dim or default_dim
-        return train_word_vectors(embeddings, token_lists, dim, seed), dim
+        return train_word_vectors(embeddings, token_lists, dim, seed, passes), dim
     vectors = load_word_vectors(embeddings)
     if embedding_dim is not None and embedding_dim != vectors.vector_size:
         raise ValueError(

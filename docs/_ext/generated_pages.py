@@ -78,6 +78,18 @@ RESULTS = {
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
     ),
+    "own_vectors": (
+        "What the LSTM's own word vectors read: the terms",
+        "own_vectors",
+    ),
+    "own_vectors_category_pairs": (
+        "What the LSTM's own word vectors read: the pair classifier of categories",
+        "own_vectors",
+    ),
+    "own_vectors_detector": (
+        "What the LSTM's own word vectors read: the detector",
+        "own_vectors",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
