@@ -60,6 +60,7 @@ from benchmarks.common import (
     JOINED,
     JOINED_DETECTOR,
     PRETRAINED,
+    TEN_PASSES,
     build,
     glove,
     pair_scores,
@@ -472,6 +473,7 @@ EXPERIMENT = Experiment(
         for name in MODELS
         for seed in range(SEEDS[name])
     ],
+    vector_passes=TEN_PASSES,
 )
 
 

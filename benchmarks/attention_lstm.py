@@ -34,6 +34,7 @@ from benchmarks.common import (
     BASE,
     PRETRAINED,
     PREVIOUS_DEFAULTS,
+    TEN_PASSES,
     TRANSFORMER,
     build,
     disagreeing,
@@ -240,6 +241,7 @@ EXPERIMENT = Experiment(
         for s in range(5)
         if d == "restaurant categories" or not c.startswith(("AT-LSTM", "AE-"))
     ],
+    vector_passes=TEN_PASSES,
 )
 
 

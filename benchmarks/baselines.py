@@ -24,7 +24,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from aspectattn import make_baseline
 from aspectattn.datasets import fetch_semeval2014
-from benchmarks.common import glove
+from benchmarks.common import TEN_PASSES, glove
 from benchmarks.runner import Experiment
 
 DATASETS = {
@@ -103,7 +103,14 @@ NOTE = (
     + "."
 )
 EXPERIMENT = Experiment(
-    "baselines", tuple(DATASETS), CANDIDATES, run, KEYS, NOTE, seeds=(0,)
+    "baselines",
+    tuple(DATASETS),
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    seeds=(0,),
+    vector_passes=TEN_PASSES,
 )
 
 

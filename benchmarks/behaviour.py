@@ -70,6 +70,7 @@ from benchmarks.common import (
     JOINED,
     JOINED_DETECTOR,
     LINEAR,
+    TEN_PASSES,
     TWENTY_EPOCHS,
     build,
     glove,
@@ -572,6 +573,7 @@ EXPERIMENT = Experiment(
         ],
     ),
     choose=choose,
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -655,6 +657,7 @@ CATEGORY_EXPERIMENT = Experiment(
     CATEGORY_KEYS,
     CATEGORY_NOTE,
     SEEDS,
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -855,6 +858,7 @@ DETECTOR_EXPERIMENT = Experiment(
     DETECTOR_NOTE,
     SEEDS,
     choose=table_choose(DETECTOR_CANDIDATES, "valid_f1"),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -946,6 +950,7 @@ CATEGORY_PAIR_EXPERIMENT = Experiment(
     CATEGORY_PAIR_NOTE,
     SEEDS,
     choose=table_choose(CATEGORY_PAIR_CANDIDATES, "valid_accuracy"),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -1035,6 +1040,7 @@ VOCABULARY_EXPERIMENT = Experiment(
         VOCABULARY_CANDIDATES,
         ["LSTM: flipped, joined and negated copies", "MiniLM: defaults"],
     ),
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -67,7 +67,7 @@ from benchmarks.behaviour import (
     scores,
     table_pairs,
 )
-from benchmarks.common import TWENTY_EPOCHS
+from benchmarks.common import TEN_PASSES, TWENTY_EPOCHS
 from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
 from benchmarks.runner import Experiment, main_of
 
@@ -116,7 +116,17 @@ def weights_experiment(name, data, candidates, run_one, keys, note, scores):
     ``data``, 3 seeds, chosen by the bounded rule on the validation ``scores``
     (accuracy, then negation probes; the ARS in between)."""
     choose = rule(data, candidates, *scores)
-    return Experiment(name, data, candidates, run_one, keys, note, SEEDS, choose=choose)
+    return Experiment(
+        name,
+        data,
+        candidates,
+        run_one,
+        keys,
+        note,
+        SEEDS,
+        choose=choose,
+        vector_passes=TEN_PASSES,
+    )
 
 
 EXPERIMENT = weights_experiment(

@@ -51,6 +51,7 @@ from benchmarks.common import (
     JOINED,
     JOINED_DETECTOR,
     RESULTS,
+    TEN_PASSES,
     TWENTY_EPOCHS,
     build,
     glove,
@@ -440,6 +441,7 @@ EXPERIMENT = Experiment(
     note,
     SEEDS,
     jobs(),
+    vector_passes=TEN_PASSES,
 )
 
 if __name__ == "__main__":

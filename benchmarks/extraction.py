@@ -60,7 +60,7 @@ from aspectattn.datasets import fetch_term_spans, get_data_home
 from aspectattn.encoders import LSTMEncoder, PretrainedEncoder
 from aspectattn.extraction.metrics import span_scores, without_conflict
 from aspectattn.params import TAGGER_LSTM_SIZE
-from benchmarks.common import RESULTS, TWENTY_EPOCHS, build, glove
+from benchmarks.common import RESULTS, TEN_PASSES, TWENTY_EPOCHS, build, glove
 from benchmarks.runner import Experiment, within_one_std, write_results
 
 #: The two English data sets (SemEval-2014), which choose, then the languages
@@ -360,7 +360,16 @@ JOBS = [(c, d, s) for d in ENGLISH for c in CANDIDATES for s in SEEDS] + [
     (next(iter(CANDIDATES)), d, s) for d in LANGUAGES for s in SEEDS
 ]
 EXPERIMENT = Experiment(
-    "extraction", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, JOBS, choose
+    "extraction",
+    DATA,
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    SEEDS,
+    JOBS,
+    choose,
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -16,6 +16,7 @@ chooses nothing.
 from __future__ import annotations
 
 from benchmarks.attention_lstm import scored_run
+from benchmarks.common import TEN_PASSES
 from benchmarks.runner import Experiment
 
 #: Candidate -> (variant, attention score, heads).
@@ -55,7 +56,14 @@ def run(candidate: str, data: str, seed: int) -> dict:
 
 
 EXPERIMENT = Experiment(
-    "forms", DATA, CANDIDATES, run, KEYS, NOTE, seeds=(0, 1, 2, 3, 4)
+    "forms",
+    DATA,
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    seeds=(0, 1, 2, 3, 4),
+    vector_passes=TEN_PASSES,
 )
 
 if __name__ == "__main__":

@@ -44,7 +44,14 @@ import torch
 from aspectattn import AspectAttentionClassifier, TfidfEmbeddingVectorizer
 from aspectattn.text.tokens import OOV_ID
 from benchmarks import terms
-from benchmarks.common import LINEAR, TWENTY_EPOCHS, build, load, pair_scores
+from benchmarks.common import (
+    LINEAR,
+    TEN_PASSES,
+    TWENTY_EPOCHS,
+    build,
+    load,
+    pair_scores,
+)
 from benchmarks.pretrained import validation_split
 from benchmarks.runner import Experiment
 
@@ -256,7 +263,15 @@ def note() -> str:
 
 
 EXPERIMENT = Experiment(
-    "languages", tuple(DATA), CANDIDATES, run, KEYS, note, SEEDS, jobs()
+    "languages",
+    tuple(DATA),
+    CANDIDATES,
+    run,
+    KEYS,
+    note,
+    SEEDS,
+    jobs(),
+    vector_passes=TEN_PASSES,
 )
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ from benchmarks.behaviour import (
     scores,
     table_pairs,
 )
-from benchmarks.common import TWENTY_EPOCHS
+from benchmarks.common import TEN_PASSES, TWENTY_EPOCHS
 from benchmarks.copy_weight import fitted
 from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
 from benchmarks.runner import Experiment, main_of
@@ -215,6 +215,7 @@ EXPERIMENT = Experiment(
     NOTE,
     SEEDS,
     choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -268,6 +269,7 @@ DETECTOR_EXPERIMENT = Experiment(
     DETECTOR_NOTE,
     SEEDS,
     choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -352,6 +354,7 @@ PAIR_EXPERIMENT = Experiment(
     choose=rule(
         DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated_every"
     ),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -394,6 +397,7 @@ CONFIRM_EXPERIMENT = Experiment(
         "valid_negated_every",
         anchor=DEFAULTS,
     ),
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -42,7 +42,7 @@ from benchmarks.behaviour import (
     robustness,
     table_pairs,
 )
-from benchmarks.common import TWENTY_EPOCHS, pair_scores
+from benchmarks.common import TEN_PASSES, TWENTY_EPOCHS, pair_scores
 from benchmarks.runner import Experiment, read_runs, summarize_by
 
 SEEDS = (0, 1, 2)
@@ -157,7 +157,14 @@ def note() -> str:
 
 
 EXPERIMENT = Experiment(
-    "mention_rule", DETECTOR_DATA, CANDIDATES, run, KEYS, note, SEEDS
+    "mention_rule",
+    DETECTOR_DATA,
+    CANDIDATES,
+    run,
+    KEYS,
+    note,
+    SEEDS,
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -60,7 +60,7 @@ from benchmarks.behaviour import (
     load_table,
     scores,
 )
-from benchmarks.common import COPIES_ONCE, TWENTY_EPOCHS
+from benchmarks.common import COPIES_ONCE, TEN_PASSES, TWENTY_EPOCHS
 from benchmarks.runner import Experiment, main_of
 
 #: Candidate -> the forms its negated copies take.
@@ -199,6 +199,7 @@ EXPERIMENT = Experiment(
     NOTE,
     SEEDS,
     choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
+    vector_passes=TEN_PASSES,
 )
 
 
@@ -259,6 +260,7 @@ DETECTOR_EXPERIMENT = Experiment(
     DETECTOR_NOTE,
     SEEDS,
     choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -56,7 +56,7 @@ import torch
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import get_data_home
 from benchmarks import terms
-from benchmarks.common import COPIES_ONCE, RESULTS, build, load, pair_scores
+from benchmarks.common import COPIES_ONCE, RESULTS, TEN_PASSES, build, load, pair_scores
 from benchmarks.runner import Experiment, write_results
 
 
@@ -526,7 +526,15 @@ def main():
 
 
 EXPERIMENT = Experiment(
-    "pretrained", tuple(DATA), CANDIDATES, run, KEYS, note, SEEDS, jobs()
+    "pretrained",
+    tuple(DATA),
+    CANDIDATES,
+    run,
+    KEYS,
+    note,
+    SEEDS,
+    jobs(),
+    vector_passes=TEN_PASSES,
 )
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from aspectattn import AspectAttentionClassifier
 from aspectattn.datasets import fetch_semeval2014, get_data_home
 from benchmarks.attention_lstm import PARAMS, PRETRAINED, TRANSFORMER
-from benchmarks.common import build, disagreeing, glove
+from benchmarks.common import TEN_PASSES, build, disagreeing, glove
 from benchmarks.runner import Experiment
 
 
@@ -142,6 +142,7 @@ EXPERIMENT = Experiment(
     run,
     KEYS,
     note,
+    vector_passes=TEN_PASSES,
 )
 
 if __name__ == "__main__":

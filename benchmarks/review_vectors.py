@@ -42,7 +42,7 @@ from aspectattn import AspectAttentionClassifier
 from aspectattn.encoders import LSTMEncoder
 from aspectattn.text.vectors import fit_word_vectors
 from benchmarks.behaviour import SEEDS, load, scores
-from benchmarks.common import TWENTY_EPOCHS
+from benchmarks.common import TEN_PASSES, TWENTY_EPOCHS
 from benchmarks.distillation import unlabelled_sentences
 from benchmarks.negation import KEYS, negated
 from benchmarks.runner import Experiment, main_of
@@ -106,7 +106,15 @@ NOTE = (
     "else the defaults. The test columns and the suite choose nothing."
 )
 EXPERIMENT = Experiment(
-    "review_vectors", DATA, CANDIDATES, run, KEYS, NOTE, SEEDS, choose=choose
+    "review_vectors",
+    DATA,
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    SEEDS,
+    choose=choose,
+    vector_passes=TEN_PASSES,
 )
 
 

@@ -28,6 +28,7 @@ speed, memory and export scripts): what it measures and its table, its record
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -171,6 +172,11 @@ class Experiment:
     choose : callable or None, default=None
         ``choose(rows)`` marks the rows of the chosen candidate
         (``row["chosen"] = True``): the rule, stated in ``note``.
+    vector_passes : int or None, default=None
+        The passes of the estimators' own word vectors in its runs
+        (:data:`aspectattn.params.VECTOR_PASSES` patched to it); None: the
+        library's. The experiments whose runs were made before the library's
+        changed pin the passes they ran with (:data:`common.TEN_PASSES`).
     """
 
     name: str
@@ -182,6 +188,7 @@ class Experiment:
     seeds: tuple = (0, 1, 2)
     jobs: list | None = None
     choose: Callable[[list[dict]], None] | None = None
+    vector_passes: int | None = None
 
     @property
     def log(self) -> Path:
@@ -225,7 +232,18 @@ class Experiment:
                 continue
             done = {(r["candidate"], r["data"], r["seed"]) for r in read_runs(self.log)}
             if (candidate, dataset, seed) not in done:
-                append_run(self.log, self.run(candidate, dataset, seed))
+                with self._passes():
+                    append_run(self.log, self.run(candidate, dataset, seed))
+
+    def _passes(self):
+        """A context in which the own vectors make :attr:`vector_passes`."""
+        if self.vector_passes is None:
+            return contextlib.nullcontext()
+        from unittest import mock
+
+        from aspectattn.engine import building
+
+        return mock.patch.object(building, "VECTOR_PASSES", self.vector_passes)
 
     def parser(self, description: str | None = None) -> argparse.ArgumentParser:
         """The runner's flags; a benchmark adds its own modes to it."""

@@ -37,6 +37,7 @@ import torch
 from aspectattn import AspectSentimentExtractor, AspectTermExtractor
 from aspectattn.evaluation import aspect_robustness_score
 from aspectattn.extraction._nets import ValidJointF1, ValidSpanF1
+from benchmarks.common import TEN_PASSES
 from benchmarks.decoding import read_each
 from benchmarks.extraction import ENGLISH, load
 from benchmarks.joint import given, joint_rule
@@ -177,7 +178,16 @@ NOTE = (
 )
 
 EXPERIMENT = Experiment(
-    "weight_average", ENGLISH, CANDIDATES, run, KEYS, NOTE, SEEDS, None, choose
+    "weight_average",
+    ENGLISH,
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    SEEDS,
+    None,
+    choose,
+    vector_passes=TEN_PASSES,
 )
 
 

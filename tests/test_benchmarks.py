@@ -132,6 +132,29 @@ def test_an_experiment_runs_resumes_shares_and_writes_its_table(tmp_path, monkey
     assert (tmp_path / "toy.md").read_text().splitlines() == table
 
 
+def test_an_experiment_runs_with_the_vector_passes_it_pins(tmp_path, monkeypatch):
+    """An experiment whose runs predate the library's passes pins those it ran
+    with; one that says nothing runs with the library's."""
+    import benchmarks.runner as runner
+    from aspectattn.engine import building
+    from aspectattn.params import VECTOR_PASSES
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path)
+
+    def run(candidate, data, seed):
+        passes = building.VECTOR_PASSES
+        return {"candidate": candidate, "data": data, "seed": seed, "passes": passes}
+
+    for name, pinned in (("pinned", 10), ("library", None)):
+        runner.Experiment(
+            name, ("a",), {"c": {}}, run, [("passes", "passes")], "", seeds=(0,),
+            vector_passes=pinned,
+        ).work()  # fmt: skip
+        (record,) = runner.read_runs(tmp_path / f"{name}.runs.jsonl")
+        assert record["passes"] == (pinned or VECTOR_PASSES)
+    assert VECTOR_PASSES == 30 and building.VECTOR_PASSES == VECTOR_PASSES
+
+
 def test_a_measurement_writes_its_record_and_rewrites_its_table_from_it(
     tmp_path, monkeypatch
 ):
