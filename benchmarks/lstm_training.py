@@ -302,8 +302,15 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     clf = AspectAttentionClassifier(random_state=seed, **settings)
     with smoothed(smoothing):
         out = fitted(clf, train, candidate, data, seed)
-    out |= category_pair_scores(clf, train, valid, test, seed)
-    for name, side in (("valid", valid), ("test", test)):  # every form, in turn
+    return out | category_pair_table_scores(clf, train, valid, test, seed)
+
+
+def category_pair_table_scores(clf, train, valid, test, seed: int) -> dict:
+    """The fitted pair classifier of categories scored as
+    :func:`benchmarks.behaviour.category_pair_run` scores it, and on the
+    negation probes in every form, in turn, on both sides."""
+    out = category_pair_scores(clf, train, valid, test, seed)
+    for name, side in (("valid", valid), ("test", test)):
         out |= negated_categories(clf, *side, f"{name}_", NEGATIONS, "negated_every")
     return out
 

@@ -100,16 +100,14 @@ from benchmarks.behaviour import (
     DATA,
     DETECTOR_DATA,
     SEEDS,
-    category_pair_scores,
     detector_scores,
     load,
     load_table,
-    negated_categories,
     scores,
     table_pairs,
 )
 from benchmarks.copy_weight import fitted
-from benchmarks.lstm_training import PAIR_KEYS
+from benchmarks.lstm_training import PAIR_KEYS, category_pair_table_scores
 from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
 from benchmarks.runner import Experiment, main_of
 
@@ -254,10 +252,7 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     clf = AspectAttentionClassifier(random_state=seed)
     with vectors_trained(*PAIR_CANDIDATES[candidate]):
         out = fitted(clf, train, candidate, data, seed)
-    out |= category_pair_scores(clf, train, valid, test, seed)
-    for name, side in (("valid", valid), ("test", test)):  # every form, in turn
-        out |= negated_categories(clf, *side, f"{name}_", NEGATIONS, "negated_every")
-    return out
+    return out | category_pair_table_scores(clf, train, valid, test, seed)
 
 
 PAIR_NOTE = (
