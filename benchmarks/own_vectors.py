@@ -70,9 +70,9 @@ the data sets is at most one point below the best, the one whose validation
 negation probes are answered best, averaged over the data sets; if none is
 within both bounds, the defaults stay. Each model's table marks its choice.
 The own vectors are one setting of the word encoders, whatever model reads
-them: stated after the pair classifier's runs with 30 passes and before the
-detector's and the terms', the library's passes change only if the rule
-chooses 30 passes for all three models; else 10 stay.
+them: stated after the pair classifier's runs with 30 passes, before any of
+the detector's or the terms' had finished, the library's passes change only
+if the rule chooses 30 passes for all three models; else 10 stay.
 
 What they chose: 30 passes, on all three. The sentences as written lose on
 every model (1.5 and 0.6 points of validation accuracy on restaurant and
