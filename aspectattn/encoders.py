@@ -90,8 +90,8 @@ class _WordEncoder(_EncoderComponent):
 _WORD_PARAMS_DOC = """\
 embeddings : str, path-like or None, default="word2vec"
         Word vectors: ``"word2vec"``/``"fasttext"`` trains them with gensim on
-        the fitting texts and the copies ``augment`` makes (the attention
-        estimators: :data:`~aspectattn.params.VECTOR_PASSES` passes); a path
+        the fitting texts and the copies ``augment`` makes
+        (:data:`~aspectattn.params.VECTOR_PASSES` passes); a path
         loads word2vec text/binary, GloVe text, gensim ``.kv`` vectors (``.gz``
         allowed) or a fastText ``.bin`` (whose character n-grams give every
         word of the fitting texts a vector); a

@@ -93,7 +93,7 @@ from unittest import mock
 
 import numpy as np
 
-from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier, params
 from aspectattn.augment import NEGATIONS
 from aspectattn.engine import building
 from benchmarks.behaviour import (
@@ -137,7 +137,7 @@ def vectors_trained(written: bool, passes: int):
             stack.enter_context(
                 mock.patch.object(building, "vector_texts", written_texts)
             )
-        stack.enter_context(mock.patch.object(building, "VECTOR_PASSES", passes))
+        stack.enter_context(mock.patch.object(params, "VECTOR_PASSES", passes))
         yield
 
 

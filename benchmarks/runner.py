@@ -241,9 +241,9 @@ class Experiment:
             return contextlib.nullcontext()
         from unittest import mock
 
-        from aspectattn.engine import building
+        from aspectattn import params
 
-        return mock.patch.object(building, "VECTOR_PASSES", self.vector_passes)
+        return mock.patch.object(params, "VECTOR_PASSES", self.vector_passes)
 
     def parser(self, description: str | None = None) -> argparse.ArgumentParser:
         """The runner's flags; a benchmark adds its own modes to it."""

@@ -136,13 +136,13 @@ def test_an_experiment_runs_with_the_vector_passes_it_pins(tmp_path, monkeypatch
     """An experiment whose runs predate the library's passes pins those it ran
     with; one that says nothing runs with the library's."""
     import benchmarks.runner as runner
-    from aspectattn.engine import building
+    from aspectattn import params
     from aspectattn.params import VECTOR_PASSES
 
     monkeypatch.setattr(runner, "RESULTS", tmp_path)
 
     def run(candidate, data, seed):
-        passes = building.VECTOR_PASSES
+        passes = params.VECTOR_PASSES
         return {"candidate": candidate, "data": data, "seed": seed, "passes": passes}
 
     for name, pinned in (("pinned", 10), ("library", None)):
@@ -152,7 +152,7 @@ def test_an_experiment_runs_with_the_vector_passes_it_pins(tmp_path, monkeypatch
         ).work()  # fmt: skip
         (record,) = runner.read_runs(tmp_path / f"{name}.runs.jsonl")
         assert record["passes"] == (pinned or VECTOR_PASSES)
-    assert VECTOR_PASSES == 30 and building.VECTOR_PASSES == VECTOR_PASSES
+    assert VECTOR_PASSES == 30 and params.VECTOR_PASSES == VECTOR_PASSES
 
 
 def test_a_measurement_writes_its_record_and_rewrites_its_table_from_it(
@@ -447,8 +447,8 @@ def test_own_vectors_read_the_texts_and_passes_their_candidate_says():
 
     import numpy as np
 
+    from aspectattn import params
     from aspectattn.engine import building
-    from aspectattn.params import VECTOR_PASSES
     from benchmarks import own_vectors as O
 
     data = SimpleNamespace(
@@ -463,8 +463,8 @@ def test_own_vectors_read_the_texts_and_passes_their_candidate_says():
     assert O.written_texts(no_copies) == ["a b", "c d"]
     for written, passes in O.CANDIDATES.values():
         with O.vectors_trained(written, passes):
-            assert building.VECTOR_PASSES == passes
+            assert params.VECTOR_PASSES == passes
             texts = building.vector_texts(data)
             assert texts == (O.written_texts(data) if written else data.texts)
     assert building.vector_texts(data) == data.texts  # the library's: every row
-    assert building.VECTOR_PASSES == VECTOR_PASSES
+    assert params.VECTOR_PASSES == 30

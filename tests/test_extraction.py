@@ -846,3 +846,24 @@ def test_overlapping_gold_terms_are_said_not_merged_in_silence():
     settings = {**FAST_EXTRACTOR, "max_epochs": 1}
     with pytest.warns(AspectAttnWarning, match=r"4 pair\(s\) of overlapping terms"):
         AspectTermExtractor(**settings).fit(texts, y)
+
+
+def test_own_vectors_make_the_word_encoders_passes(sentences, monkeypatch):
+    # the span taggers' own vectors make as many passes as the classifiers'
+    # (chosen on validation, benchmarks/decoding.py's third round)
+    from gensim.models import Word2Vec
+
+    from aspectattn.params import VECTOR_PASSES
+
+    passes = []
+
+    class Spy(Word2Vec):
+        def __init__(self, **kwargs):
+            passes.append(kwargs["epochs"])
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr("gensim.models.Word2Vec", Spy)
+    encoder = LSTMEncoder(embeddings="word2vec", embedding_dim=8, hidden_size=8)
+    settings = {**FAST_EXTRACTOR, "max_epochs": 1, "encoder": encoder}
+    AspectTermExtractor(**settings).fit(*sentences)
+    assert passes == [VECTOR_PASSES] == [30]

@@ -14,9 +14,10 @@ import json
 import numpy as np
 import torch
 
+from .. import params
 from ..nn.encoders import get_encoder
 from ..nn.ops import masked_mean_embedding
-from ..params import ENCODERS, VECTOR_PASSES, ModelConfig
+from ..params import ENCODERS, ModelConfig
 from ..text.pipelines import SubwordPipeline, WordPipeline
 from ..text.vectors import phrase_vector
 
@@ -108,7 +109,7 @@ def _word_pipeline(
         rng,
         settings.extra_vocabulary,
         settings.unseen_words,
-        VECTOR_PASSES,
+        params.VECTOR_PASSES,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
     encoder_config.update(encoder.config_from(settings))

@@ -285,7 +285,11 @@ class SpanTagger(BaseEstimator):
         tokenizer = Tokenizer(lowercase=encoder.lowercase, language=self.language_)
         self.inputs_, words = WordInputs.fit(texts, tokenizer, self.characters)
         vectors, dim = resolve_word_vectors(
-            encoder.embeddings, encoder.embedding_dim, words, seed
+            encoder.embeddings,
+            encoder.embedding_dim,
+            words,
+            seed,
+            passes=P.VECTOR_PASSES,
         )
         draws = np.random.default_rng([seed, VECTOR_STREAM])
         matrix, _ = build_embedding_matrix(

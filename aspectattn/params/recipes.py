@@ -111,13 +111,15 @@ ENCODERS = {
 
 #: ``hidden_size="auto"`` in the attention estimators: Wang et al.'s LSTM size.
 LSTM_SIZE = 300
-#: Passes over the fitting texts when the attention estimators train their own
-#: word vectors (``embeddings="word2vec"`` or ``"fasttext"``): every row the fit
-#: trains on, the copies included, 30 times, chosen on validation against
-#: gensim's 10 for the term classifier, the detector and the pair classifier of
-#: categories alike (``benchmarks/own_vectors.py``; a few thousand sentences and
-#: their copies are little text). The span taggers' own vectors keep 10
-#: (:data:`aspectattn.text.vectors.PASSES`, not measured).
+#: Passes over the fitting texts when a word encoder trains its own word vectors
+#: (``embeddings="word2vec"`` or ``"fasttext"``): every row the fit trains on,
+#: the copies included, 30 times, chosen on validation against gensim's 10 for
+#: the term classifier, the detector and the pair classifier of categories
+#: (``benchmarks/own_vectors.py``) and for the span taggers, the extractor and
+#: the joint model (``benchmarks/decoding.py``, its third round) alike: a few
+#: thousand sentences and their copies are little text. The baselines' pooled
+#: vectors keep gensim's 10 (:data:`aspectattn.text.vectors.PASSES`, not
+#: measured).
 VECTOR_PASSES = 30
 #: ``hidden_size="auto"`` in the span taggers (the extractor, the joint model):
 #: on validation as accurate as the classifiers' 300 (exact-span F1 68.8 against

@@ -315,7 +315,7 @@ def _stable_hash(text: str) -> int:
 
 
 #: Passes over the texts when vectors are trained (gensim's ``epochs``), unless
-#: the caller says otherwise: the attention estimators make
+#: the caller says otherwise: the word encoders make
 #: :data:`aspectattn.params.VECTOR_PASSES`.
 PASSES = 10
 
