@@ -24,7 +24,6 @@ data sets, 10 on a tie (set before its runs).
 
 from __future__ import annotations
 
-import functools
 import time
 from unittest import mock
 
@@ -32,9 +31,8 @@ import numpy as np
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
-from aspectattn import make_baseline
+from aspectattn import make_baseline, params
 from aspectattn.datasets import fetch_semeval2014
-from aspectattn.text.pipelines import WordPipeline
 from benchmarks.common import TEN_PASSES, glove
 from benchmarks.runner import Experiment, main_of
 
@@ -154,8 +152,7 @@ def own_run(candidate: str, data: str, seed: int) -> dict:
         cv=GroupKFold(n_splits=3),
         scoring="accuracy",
     )
-    longer = functools.partialmethod(WordPipeline.word_vectors, passes=passes)
-    with mock.patch.object(WordPipeline, "word_vectors", longer):
+    with mock.patch.object(params, "VECTOR_PASSES", passes):
         grid.fit(X, y, groups=[t for t, _ in X])
     predicted = grid.best_estimator_.predict(X_test)
     return {

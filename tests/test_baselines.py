@@ -238,3 +238,24 @@ def test_the_default_tagger_refuses_a_language_it_cannot_read(vec_file):
 
 def _noun_tagger(tokens):
     return ["NOUN"] * len(tokens)
+
+
+def test_own_vectors_make_the_word_encoders_passes(monkeypatch):
+    # chosen on cross-validation (benchmarks/baselines.py --own-vectors)
+    from gensim.models import Word2Vec
+
+    from aspectattn.params import VECTOR_PASSES
+
+    passes = []
+
+    class Spy(Word2Vec):
+        def __init__(self, **kwargs):
+            passes.append((len(kwargs["sentences"]), kwargs["epochs"]))
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr("gensim.models.Word2Vec", Spy)
+    vec = TfidfEmbeddingVectorizer(
+        embeddings="word2vec", embedding_dim=4, aspect_type="category"
+    )
+    vec.fit(FIT + FIT)  # each distinct sentence once
+    assert passes == [(len(FIT), VECTOR_PASSES)] and VECTOR_PASSES == 30

@@ -248,6 +248,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("attention_lstm", "EXPERIMENT"),
         ("aspect_level", "EXPERIMENT"),
         ("baselines", "EXPERIMENT"),
+        ("baselines", "OWN_EXPERIMENT"),
         ("forms_table", "EXPERIMENT"),
     ]:
         experiment = getattr(importlib.import_module(f"benchmarks.{module}"), name)

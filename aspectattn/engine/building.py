@@ -109,7 +109,7 @@ def _word_pipeline(
         rng,
         settings.extra_vocabulary,
         settings.unseen_words,
-        params.VECTOR_PASSES,
+        passes=params.VECTOR_PASSES,
     )
     encoder_config = dict(vocab_size=len(pipeline.vocabulary), embedding_dim=dim)
     encoder_config.update(encoder.config_from(settings))

@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from .. import params
 from .._validation import (
     category_ids,
     check_pairs,
@@ -121,6 +122,7 @@ class _PooledEmbeddingVectorizer(TransformerMixin, BaseEstimator):
             distinct,
             seed,
             np.random.default_rng(seed),
+            passes=params.VECTOR_PASSES,
         )
         if vectors is None:
             raise ValueError(

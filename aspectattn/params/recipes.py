@@ -116,10 +116,10 @@ LSTM_SIZE = 300
 #: the copies included, 30 times, chosen on validation against gensim's 10 for
 #: the term classifier, the detector and the pair classifier of categories
 #: (``benchmarks/own_vectors.py``) and for the span taggers, the extractor and
-#: the joint model (``benchmarks/decoding.py``, its third round) alike: a few
-#: thousand sentences and their copies are little text. The baselines' pooled
-#: vectors keep gensim's 10 (:data:`aspectattn.text.vectors.PASSES`, not
-#: measured).
+#: the joint model (``benchmarks/decoding.py``, its third round), and for the
+#: baselines' pooled vectors (``benchmarks/baselines.py --own-vectors``, on
+#: cross-validation) alike: a few thousand sentences and their copies are
+#: little text.
 VECTOR_PASSES = 30
 #: ``hidden_size="auto"`` in the span taggers (the extractor, the joint model):
 #: on validation as accurate as the classifiers' 300 (exact-span F1 68.8 against

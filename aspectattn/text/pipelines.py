@@ -116,7 +116,8 @@ class WordPipeline(_Pipeline):
         rng: np.random.Generator,
         extra_words: int = 0,
         unseen_words: str | None = None,
-        passes: int = _emb.PASSES,
+        *,
+        passes: int,
     ) -> tuple[np.ndarray, np.ndarray, object, int]:
         """Vectors for the fitted vocabulary (rows as its ids).
 

@@ -6,8 +6,9 @@ path, never a vector object). This module turns it into vectors:
 ``None``
     random initialisation (nothing loaded).
 ``"word2vec"`` / ``"fasttext"``
-    trained with gensim on the fitting texts (no download needed), :data:`PASSES`
-    passes unless the caller says otherwise.
+    trained with gensim on the fitting texts (no download needed), as many
+    passes as the caller says (the estimators:
+    :data:`aspectattn.params.VECTOR_PASSES`).
 a path
     word2vec text or binary (``.bin``), Facebook fastText binary (``.bin``, with its
     character n-grams: every word of the text gets a vector), GloVe text (no header
@@ -314,18 +315,12 @@ def _stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-#: Passes over the texts when vectors are trained (gensim's ``epochs``), unless
-#: the caller says otherwise: the word encoders make
-#: :data:`aspectattn.params.VECTOR_PASSES`.
-PASSES = 10
-
-
 def train_word_vectors(
     kind: str,
     token_lists: Sequence[Sequence[str]],
     dim: int,
     seed: int,
-    epochs: int = PASSES,
+    epochs: int = 10,
 ):
     """Train word2vec (skip-gram) or fastText vectors on tokenized texts.
 
@@ -431,7 +426,8 @@ def resolve_word_vectors(
     token_lists: Sequence[Sequence[str]],
     seed: int,
     default_dim: int = 100,
-    passes: int = PASSES,
+    *,
+    passes: int,
 ):
     """Turn an ``embeddings=`` hyperparameter into ``(vectors or None, dimension)``.
 

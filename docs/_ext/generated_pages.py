@@ -78,6 +78,10 @@ RESULTS = {
         "Word vectors of the reviews nobody labelled",
         "review_vectors",
     ),
+    "baselines_own_vectors": (
+        "The baselines' own word vectors: 10 passes or 30",
+        "baselines",
+    ),
     "own_vectors": (
         "What the LSTM's own word vectors read: the terms",
         "own_vectors",
