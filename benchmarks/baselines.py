@@ -57,20 +57,28 @@ CANDIDATES = {
 }
 
 
-def run(candidate: str, data: str, seed: int) -> dict:
-    kind, classifier = CANDIDATES[candidate]
+def search(kind: str, classifier: str, data: str, **features):
+    """The baseline's ``(grid, X, y, X_test, y_test)`` on ``data`` (its features
+    given ``features``), unfitted: its classifier's C (and the POS weights)
+    searched by 3-fold cross-validation, folds by sentence."""
     domain, aspect, _, _ = DATASETS[data]
     X, y = fetch_semeval2014(domain, "train", aspect)
     X_test, y_test = fetch_semeval2014(domain, "test", aspect)
-    pipe = make_baseline(kind, classifier, embeddings=glove(), aspect_type=aspect)
-    if classifier == "svm":
-        pipe.set_params(clf__random_state=seed)
+    pipe = make_baseline(kind, classifier, aspect_type=aspect, **features)
     grid = GridSearchCV(
         pipe,
         {**GRIDS[kind], "clf__C": C_GRID[classifier]},
         cv=GroupKFold(n_splits=3),
         scoring="accuracy",
     )
+    return grid, X, y, X_test, y_test
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    kind, classifier = CANDIDATES[candidate]
+    grid, X, y, X_test, y_test = search(kind, classifier, data, embeddings=glove())
+    if classifier == "svm":
+        grid.estimator.set_params(clf__random_state=seed)
     start = time.perf_counter()
     grid.fit(X, y, groups=[t for t, _ in X])
     search_time = time.perf_counter() - start
@@ -140,17 +148,8 @@ def own_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of a baseline with its own word2vec vectors (their passes the
     candidate's), chosen and scored as :func:`run` chooses and scores."""
     kind, passes = OWN_CANDIDATES[candidate]
-    domain, aspect, _, _ = DATASETS[data]
-    X, y = fetch_semeval2014(domain, "train", aspect)
-    X_test, y_test = fetch_semeval2014(domain, "test", aspect)
-    pipe = make_baseline(
-        kind, "logreg", embeddings="word2vec", aspect_type=aspect, random_state=seed
-    )
-    grid = GridSearchCV(
-        pipe,
-        {**GRIDS[kind], "clf__C": C_GRID["logreg"]},
-        cv=GroupKFold(n_splits=3),
-        scoring="accuracy",
+    grid, X, y, X_test, y_test = search(
+        kind, "logreg", data, embeddings="word2vec", random_state=seed
     )
     with mock.patch.object(params, "VECTOR_PASSES", passes):
         grid.fit(X, y, groups=[t for t, _ in X])

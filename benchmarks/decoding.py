@@ -39,8 +39,8 @@ among fits made with the same code (``ROUNDS``): the first chose Viterbi and
 the epochs; the second fits each model's default again ("again") beside a CRF,
 so that the CRF is compared with the default as the code is now, not with fits
 of an older version. The third, after :mod:`benchmarks.own_vectors` chose 30
-passes of the attention estimators' own word vectors (the span taggers keep
-gensim's 10): each model's default fitted again beside the same with its own
+passes of the attention estimators' own word vectors (the span taggers then
+made gensim's 10): each model's default fitted again beside the same with its own
 vectors trained 30 passes (:data:`aspectattn.params.VECTOR_PASSES` patched in;
 the experiment pins 10 for every other run), on
 the English data sets alone, each fit read as its default reads (the
@@ -54,9 +54,9 @@ of 3; run it with nothing else running.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
+from contextlib import nullcontext
 from unittest import mock
 
 import numpy as np
@@ -152,9 +152,8 @@ def run(candidate: str, data: str, seed: int) -> dict:
     # the epoch on the tags of ``epoch_on`` whatever the model's own choice
     # (the candidates it was chosen from; an instance attribute, not a parameter)
     model._EPOCH_ON = epoch_on
-    with contextlib.ExitStack() as stack:
-        if candidate in THIRTY_PASSES:  # the own vectors' passes (else pinned)
-            stack.enter_context(mock.patch.object(params, "VECTOR_PASSES", 30))
+    thirty = candidate in THIRTY_PASSES  # the own vectors' passes (else pinned)
+    with mock.patch.object(params, "VECTOR_PASSES", 30) if thirty else nullcontext():
         model.fit(*train)
     out = {"candidate": candidate, "data": data, "seed": seed}
     out["fit_seconds"] = time.perf_counter() - start
