@@ -131,7 +131,16 @@ embeddings : str, path-like or None, default="word2vec"
         vocabulary word of the most similar character n-grams; ``"vectors"`` by
         fastText's n-gram vectors (``embeddings="fasttext"`` or a fastText
         ``.bin``); ``None`` as the unknown token. ``"auto"``: ``"vectors"`` with
-        ``embeddings="fasttext"``, else ``"spelling"``."""
+        ``embeddings="fasttext"``, else ``"spelling"``.
+    word_dropout : float or "auto", default="auto"
+        Training only: each word of a training sentence is read as the unknown
+        token with probability ``word_dropout / (word_dropout + count)``,
+        ``count`` its occurrences in the fitting texts (Kiperwasser and
+        Goldberg, 2016), so that the unknown token's embedding is trained and
+        the model learns to read a word it does not know from its context, as
+        it must at prediction; ``0`` never. ``"auto"``: the encoder's recipe
+        (:data:`aspectattn.params.ENCODERS`) says; ``resolved_params_`` says
+        what it became. The span taggers do not read it."""
 
 #: The constraints of the word-vector parameters (every word encoder's).
 WORD_CONSTRAINTS = {
@@ -144,6 +153,7 @@ WORD_CONSTRAINTS = {
     "min_count": [Interval(Integral, 1, None, closed="left")],
     "extra_vocabulary": [Interval(Integral, 0, None, closed="left")],
     "unseen_words": [None, StrOptions({"auto", *UNSEEN_WORDS})],
+    "word_dropout": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
 }
 
 
@@ -212,6 +222,7 @@ class LSTMEncoder(_WordEncoder):
         min_count=1,
         extra_vocabulary=0,
         unseen_words="auto",
+        word_dropout="auto",
     ):
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
@@ -226,6 +237,7 @@ class LSTMEncoder(_WordEncoder):
         self.min_count = min_count
         self.extra_vocabulary = extra_vocabulary
         self.unseen_words = unseen_words
+        self.word_dropout = word_dropout
 
 
 @register
@@ -297,6 +309,7 @@ class TransformerEncoder(_WordEncoder):
         min_count=1,
         extra_vocabulary=0,
         unseen_words="auto",
+        word_dropout="auto",
     ):
         self.n_layers = n_layers
         self.n_heads = n_heads
@@ -317,6 +330,7 @@ class TransformerEncoder(_WordEncoder):
         self.min_count = min_count
         self.extra_vocabulary = extra_vocabulary
         self.unseen_words = unseen_words
+        self.word_dropout = word_dropout
 
     def check(self, owner: str, reads=None) -> None:
         super().check(owner, reads)

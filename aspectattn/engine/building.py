@@ -18,7 +18,8 @@ from .. import params
 from ..nn.encoders import get_encoder
 from ..nn.ops import masked_mean_embedding
 from ..params import ENCODERS, ModelConfig
-from ..text.pipelines import SubwordPipeline, WordPipeline
+from ..text.pipelines import SubwordPipeline, WordPipeline, distinct_index
+from ..text.tokens import OOV_ID, PAD_ID
 from ..text.vectors import phrase_vector
 
 __all__ = ["prepare_model", "ModuleBuilder"]
@@ -124,8 +125,10 @@ def _word_pipeline(
         if vectors is not None
         else []
     )
+    rates = word_dropout_rates(pipeline, texts, settings.word_dropout)
 
     def init(module):
+        module.encoder.set_word_dropout(rates)
         with torch.no_grad():
             module.embedding.weight.copy_(torch.from_numpy(matrix))
             table = getattr(module, "aspect_embedding", None)
@@ -140,6 +143,22 @@ def _word_pipeline(
         # coverage of the training text's words (not of the extra words)
         float(found[2:n_text_words].mean()) if n_text_words > 2 else 0.0,
     )
+
+
+def word_dropout_rates(pipeline, texts, alpha: float) -> torch.Tensor | None:
+    """Each word's probability of being read as the unknown token in training,
+    ``alpha / (alpha + count)`` with ``count`` its occurrences in the distinct
+    ``texts`` (Kiperwasser and Goldberg, 2016: the rarer a word, the likelier
+    a new text's words are unknown like it): (V,), 0 for padding and the unknown
+    token; None where ``alpha`` is 0."""
+    if not alpha:
+        return None
+    distinct, _ = distinct_index(list(texts))
+    size = len(pipeline.vocabulary)
+    counts = np.bincount(pipeline.encode(distinct).ids, minlength=size)  # (V,)
+    rates = alpha / (alpha + counts.astype(np.float64))
+    rates[[PAD_ID, OOV_ID]] = 0.0
+    return torch.from_numpy(rates.astype(np.float32))
 
 
 def _default_aspect_size(config, encoder, embedding_dim: int) -> int:

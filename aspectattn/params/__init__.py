@@ -345,6 +345,7 @@ def _component_rules(component, recipe: Recipe, term: bool) -> dict:
             "input": recipe.term_input if term else "vector",
             "freeze_embeddings": recipe.training["freeze_embeddings"],
             "unseen_words": "vectors" if fasttext else "spelling",
+            "word_dropout": recipe.word_dropout,
         }
     if slot == "attention":
         return {

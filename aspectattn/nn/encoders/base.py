@@ -11,6 +11,7 @@ from torch import nn
 from ...encoders import WORD_CONSTRAINTS
 from ...params._constraints import Interval
 from ...params.components import value_constraints
+from ...text.tokens import OOV_ID
 
 #: Largest vocabulary a model file may declare.
 MAX_VOCABULARY = 10**8
@@ -72,9 +73,26 @@ class _WordEncoder(nn.Module):
             )
         self.embedding = embedding
         self.embedding_dropout = nn.Dropout(embedding_dropout)
+        # set by the fit (set_word_dropout); only training reads it
+        self.register_buffer("word_dropout_rates", None, persistent=False)
         self.aspect_input_size = aspect_input_size
         self.marker_size = marker_size
         return embedding_dim + aspect_input_size + marker_size
+
+    def set_word_dropout(self, rates: torch.Tensor | None) -> None:
+        """Word dropout: in training, token id ``i`` is read as the unknown token
+        with probability ``rates[i]`` (``rates``: (V,), 0 for padding and the
+        unknown token; None: never). A buffer left out of the saved weights:
+        prediction never reads it."""
+        if rates is not None and rates.shape != (self.embedding.num_embeddings,):
+            raise ValueError(
+                f"word dropout needs a rate per word ({self.embedding.num_embeddings}),"
+                f" got shape {tuple(rates.shape)}"
+            )
+        weight = self.embedding.weight
+        self.word_dropout_rates = (
+            None if rates is None else rates.to(weight.device, torch.float32)
+        )
 
     def _inputs(
         self,
@@ -82,6 +100,10 @@ class _WordEncoder(nn.Module):
         aspect_input: torch.Tensor | None,
         marker: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        rates = getattr(self, "word_dropout_rates", None)
+        if self.training and rates is not None:
+            drop = torch.rand(tokens.shape, device=tokens.device) < rates[tokens]
+            tokens = tokens.masked_fill(drop, OOV_ID)  # (B, T)
         x = self.embedding(tokens)  # (B, T, E)
         if self.aspect_input_size:
             if aspect_input is None:
