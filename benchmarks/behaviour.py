@@ -755,13 +755,20 @@ def detector_scores(detector, train, valid, test, seed: int, negations) -> dict:
     """A detector's scores: validation and test (category, polarity) micro-F1,
     ARS (AddDiff) and micro-F1 on negation probes in the forms of
     ``negations``; the test pairs and disagreeing pairs found with their
-    polarity; the suite's detection tests."""
+    polarity; the suite's detection tests; and each side's detection micro-F1
+    (the (sentence, category) cells found mentioned, whatever polarity)."""
+    from aspectattn.estimators.categories import detection_f1
     from aspectattn.evaluation import pair_answers, score_detection
 
     out = {}
     clauses = table_pairs(*train)
     for name, (texts, Y) in (("valid", valid), ("test", test)):
         out[f"{name}_f1"] = 100 * detector.score(texts, Y)
+        none = detector.not_mentioned
+        truth = Y.reindex(columns=list(detector.categories_), fill_value=none)
+        out[f"{name}_detection_f1"] = 100 * detection_f1(
+            truth.to_numpy(object), np.asarray(detector.predict(texts), object), none
+        )
         pairs, labels = table_pairs(texts, Y)
         out |= robustness(
             detector, pairs, labels, clauses, seed, f"{name}_", ("AddDiff",)

@@ -1,0 +1,207 @@
+"""Word dropout: the LSTM learns to read a word it does not know.
+
+    ASPECTATTN_DATA=../shared/data NLTK_DATA=../shared/data/nltk_data \\
+        OMP_NUM_THREADS=1 python -m benchmarks word_dropout \\
+        [--workers N --worker I] [--candidates ...] [--seeds 0 1 2]
+    ASPECTATTN_DATA=../shared/data python -m benchmarks word_dropout --table
+    ... python -m benchmarks word_dropout --detector [--workers N --worker I]
+    ... python -m benchmarks word_dropout --category-pairs [--workers N --worker I]
+
+Why: the LSTM's vocabulary is the words of its training sentences, so every
+word of a new text that training never saw, and whose spelling finds no
+vocabulary word (``unseen_words``), is read as the unknown token, whose
+embedding no training example ever updated: a random vector in the middle of
+the sentence. On the behavioural suite's laptop items (seed 0) 17 of its 66
+opinion words are such words ("abysmal", "subpar", "splendid", "top-notch",
+"buggy", "flimsy", ...), and a contrast such as "The screen is outstanding but
+the keyboard is abysmal" gives the keyboard the screen's polarity. Word
+dropout (Kiperwasser and Goldberg, 2016; ``LSTMEncoder(word_dropout=alpha)``)
+reads each word of a training sentence as the unknown token with probability
+``alpha / (alpha + count)``, ``count`` its occurrences in the fitting texts:
+rare words, the ones a new text will also hold unseen, are dropped most, so
+the unknown token's embedding is trained and the model learns to read such a
+word from its context ("..., but the keyboard is <unk>").
+
+One candidate beside the defaults (no word dropout): ``alpha = 0.25``,
+Kiperwasser and Goldberg's value, not tuned (a word seen once is dropped a
+fifth of the time, twice a ninth, ten times 2.4%), on the three LSTM models
+that read word vectors with their defaults: the term classifier
+(restaurant and laptop terms), the detector and the pair classifier of
+categories (SemEval-2014 and -2015 restaurant categories), each scored as
+:mod:`benchmarks.own_vectors` scores it, on the same splits (validation: 10%
+of the training sentences, which hold words the other 90% never saw, as new
+text does).
+
+The defaults' rows of the term classifier and the pair classifier are
+:mod:`benchmarks.own_vectors`' runs of its 30-pass candidate (the defaults
+since): ``word_dropout=0`` draws no random number, so those fits are the same
+to the bit (checked on a small fit before these runs); the record holds them
+under this benchmark's name, and a rerun without them would make them again.
+The detector's defaults were fitted again, for the detection micro-F1 (the
+cells found mentioned, whatever polarity) its record now keeps.
+
+The rule, stated before the runs (:mod:`benchmarks.own_vectors`'): among the
+candidates whose mean validation accuracy (the detector: micro-F1) is on each
+data set at most one point below the most accurate candidate's there, and whose
+validation ARS averaged over the data sets is at most one point below the best,
+the one whose validation negation probes are answered best, averaged over the
+data sets; if none is within both bounds, the defaults stay. Word dropout is a
+setting of the word encoder, whatever model reads it: the LSTM's recipe gets it
+only if the rule chooses it for all three models.
+"""
+
+from __future__ import annotations
+
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.augment import NEGATIONS
+from aspectattn.encoders import LSTMEncoder
+from benchmarks.behaviour import (
+    DATA,
+    DETECTOR_DATA,
+    SEEDS,
+    detector_scores,
+    load,
+    load_table,
+    scores,
+    table_pairs,
+)
+from benchmarks.copy_weight import fitted
+from benchmarks.lstm_training import PAIR_KEYS, category_pair_table_scores
+from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
+from benchmarks.own_vectors import RULE
+from benchmarks.runner import Experiment, main_of
+
+#: Kiperwasser and Goldberg's (2016) alpha.
+ALPHA = 0.25
+
+
+def candidates(model: str) -> dict:
+    """``model``'s candidates: name -> the encoder's ``word_dropout``."""
+    return {
+        f"{model}: the defaults (no word dropout)": 0.0,
+        f"{model}: word dropout {ALPHA}": ALPHA,
+    }
+
+
+def encoder(alpha: float) -> LSTMEncoder:
+    return LSTMEncoder(word_dropout=alpha)
+
+
+CANDIDATES = candidates("LSTM")
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
+    train, valid, test = load(data)
+    clf = AspectAttentionClassifier(
+        encoder=encoder(CANDIDATES[candidate]), random_state=seed
+    )
+    out = fitted(clf, train, candidate, data, seed)
+    return out | scores(clf, train, valid, test, seed, negation=negated)
+
+
+NOTE = (
+    "Mean ± std over 3 seeds, the LSTM's defaults for aspect terms (flipped, "
+    "joined and negated copies, the learned position prior, 30 epochs, its own "
+    "word2vec vectors, 30 passes), without word dropout or with "
+    f"word_dropout={ALPHA} (a training word read as the unknown token with "
+    f"probability {ALPHA} / ({ALPHA} + its count)), one thread each on a 2-core "
+    "CPU. Validation: 10% of the training sentences, as in the behaviour table; "
+    "the negation probes as in the negation table. "
+) + RULE.format(
+    accuracy="accuracy", negation="the most validation negation probes right"
+)
+EXPERIMENT = Experiment(
+    "word_dropout",
+    DATA,
+    CANDIDATES,
+    run,
+    KEYS,
+    NOTE,
+    SEEDS,
+    choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
+)
+
+
+# ------------------------------------------------------------- the detector
+DETECTOR_CANDIDATES = candidates("LSTM detector")
+DETECTION_KEYS = [
+    *DETECTOR_KEYS,
+    ("valid_detection_f1", "valid detection F1"),
+    ("test_detection_f1", "test detection F1"),
+]
+
+
+def detector_run(candidate: str, data: str, seed: int) -> dict:
+    train, valid, test = load_table(data)
+    detector = AspectCategoryClassifier(
+        encoder=encoder(DETECTOR_CANDIDATES[candidate]), random_state=seed
+    )
+    out = fitted(detector, train, candidate, data, seed)
+    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+
+
+DETECTOR_NOTE = (
+    "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
+    "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
+    "its own word2vec vectors, 30 passes), without word dropout or with "
+    f"word_dropout={ALPHA}, mean ± std over 3 seeds, one thread each on a "
+    "2-core CPU; the columns as in the detector's negation table, and the "
+    "detection micro-F1 (the cells found mentioned, whatever polarity). "
+) + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
+DETECTOR_EXPERIMENT = Experiment(
+    "word_dropout_detector",
+    DETECTOR_DATA,
+    DETECTOR_CANDIDATES,
+    detector_run,
+    DETECTION_KEYS,
+    DETECTOR_NOTE,
+    SEEDS,
+    choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+)
+
+
+# ----------------------------------------- the pair classifier of categories
+PAIR_CANDIDATES = candidates("LSTM pair classifier of categories")
+
+
+def category_pair_run(candidate: str, data: str, seed: int) -> dict:
+    train, valid, test = (table_pairs(*side) for side in load_table(data))
+    clf = AspectAttentionClassifier(
+        encoder=encoder(PAIR_CANDIDATES[candidate]), random_state=seed
+    )
+    out = fitted(clf, train, candidate, data, seed)
+    return out | category_pair_table_scores(clf, train, valid, test, seed)
+
+
+PAIR_NOTE = (
+    "The LSTM pair classifier of categories (AspectAttentionClassifier(): AT, "
+    "flipped and joined copies, 20 epochs, its own word2vec vectors, 30 "
+    f"passes), without word dropout or with word_dropout={ALPHA}, trained on "
+    "the pairs of the detector's split, mean ± std over 3 seeds, one thread each "
+    "on a 2-core CPU; the columns as in lstm_training's table of the pair "
+    "classifier (the negation probes also in every form). "
+) + RULE.format(
+    accuracy="accuracy",
+    negation="the most validation negation probes right (every form)",
+)
+PAIR_EXPERIMENT = Experiment(
+    "word_dropout_category_pairs",
+    DETECTOR_DATA,
+    PAIR_CANDIDATES,
+    category_pair_run,
+    PAIR_KEYS,
+    PAIR_NOTE,
+    SEEDS,
+    choose=rule(
+        DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated_every"
+    ),
+)
+
+
+if __name__ == "__main__":
+    main_of(
+        EXPERIMENT,
+        __doc__.splitlines()[0],
+        detector=DETECTOR_EXPERIMENT,
+        category_pairs=PAIR_EXPERIMENT,
+    )
