@@ -139,7 +139,8 @@ embeddings : str, path-like or None, default="word2vec"
         Goldberg, 2016), so that the unknown token's embedding is trained and
         the model learns to read a word it does not know from its context, as
         it must at prediction; ``0`` never. ``"auto"``: the encoder's recipe
-        (:data:`aspectattn.params.ENCODERS`) says; ``resolved_params_`` says
+        (:data:`aspectattn.params.ENCODERS`) for aspect terms or categories
+        (0 for now: ``benchmarks/word_dropout.py``); ``resolved_params_`` says
         what it became. The span taggers do not read it."""
 
 #: The constraints of the word-vector parameters (every word encoder's).

@@ -477,3 +477,52 @@ def test_own_vectors_make_their_passes_over_every_row_copies_included(monkeypatc
     assert {w for t in sentences for w in t} == set(
         clf.text_pipeline_.vocabulary.words_[2:]
     )
+
+
+def test_word_dropout_fits_reproducibly_and_saves_nothing_of_it(pairs, tmp_path):
+    # word_dropout=alpha: rare training words read as the unknown token, so that
+    # its embedding is trained; seeded from the fit's generator, the caller's
+    # left alone; prediction and the model file as without it
+    import pickle
+
+    import torch
+    from sklearn.base import clone
+
+    from aspectattn.persistence import load
+    from aspectattn.text.tokens import OOV_ID
+
+    X, y = pairs
+    clf = AspectAttentionClassifier(
+        **{**FAST, "max_epochs": 2, "encoder": lstm(word_dropout=0.25)}
+    )
+    state = torch.random.get_rng_state()
+    first = clf.fit(X, y).predict_proba(X)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), first)
+    assert clf.resolved_params_["encoder__word_dropout"] == 0.25
+    plain = clone(clf).set_params(encoder__word_dropout=0.0).fit(X, y)
+    assert not np.allclose(plain.predict_proba(X), first)
+
+    # the unknown token's embedding is trained with it; without it no training
+    # word reads it (every one is in the vocabulary), so it stays as it started
+    def unknown_row(model):
+        return model.module_.embedding.weight[OOV_ID].detach()
+
+    one_epoch = clone(plain).set_params(max_epochs=1).fit(X, y)
+    assert torch.equal(unknown_row(plain), unknown_row(one_epoch))
+    assert not torch.equal(unknown_row(clf), unknown_row(plain))
+    np.testing.assert_allclose(
+        pickle.loads(pickle.dumps(clf)).predict_proba(X), first, atol=1e-6
+    )
+    clf.save(tmp_path / "m.aam")
+    np.testing.assert_allclose(
+        load(tmp_path / "m.aam").predict_proba(X), first, atol=1e-6
+    )
+    # "auto" is the LSTM recipe's
+    from aspectattn.params import ENCODERS
+
+    auto = clone(clf).set_params(encoder__word_dropout="auto").fit(X, y)
+    assert (
+        auto.resolved_params_["encoder__word_dropout"]
+        == ENCODERS["lstm"].recipe.category_word_dropout
+    )

@@ -99,6 +99,59 @@ def test_lstm_under_cpu_bfloat16_autocast_runs_where_onednn_has_no_bf16_lstm(
 
 
 # ------------------ the components (aspectattn.encoders, .attention, .training)
+
+
+@pytest.mark.parametrize("cls", [LSTMEncoder, TransformerEncoder])
+def test_word_dropout_reads_each_word_as_unknown_at_its_rate_in_training(cls):
+    # Kiperwasser and Goldberg's word dropout: word i is the unknown token with
+    # probability rates[i] while training; never at prediction, never saved
+    from aspectattn.text.tokens import OOV_ID
+
+    sizes = {"hidden_size": 4} if cls is LSTMEncoder else {"d_model": 4, "n_heads": 1}
+    encoder = cls(vocab_size=6, embedding_dim=4, **sizes)
+    rates = torch.tensor([0.0, 0.0, 0.0, 0.2, 0.5, 1.0])
+    encoder.set_word_dropout(rates)
+    read = []
+    embed = encoder.embedding.forward
+    encoder.embedding.forward = lambda t: read.append(t) or embed(t)
+    tokens = torch.tensor([[2, 3, 4, 5, 0]]).repeat(500, 1)  # (500, 5), padded
+    lengths = torch.full((500,), 4)
+    torch.manual_seed(0)
+    encoder.train()
+    encoder(tokens, lengths)
+    (seen,) = read
+    unknown = (seen == OOV_ID).float().mean(0)  # (5,)
+    # binomial, n=500: the rates, and never the padding
+    torch.testing.assert_close(
+        unknown, torch.tensor([0.0, 0.2, 0.5, 1.0, 0.0]), atol=0.07, rtol=0
+    )
+    assert (seen[:, 4] == 0).all()
+    read.clear()
+    encoder.eval()
+    encoder(tokens, lengths)
+    assert torch.equal(read[0], tokens)  # prediction reads every word
+    assert "word_dropout_rates" not in encoder.state_dict()
+    with pytest.raises(ValueError, match="a rate per word"):
+        encoder.set_word_dropout(torch.zeros(5))
+
+
+def test_word_dropout_rates_fall_with_each_words_count_in_the_distinct_texts():
+    from aspectattn.engine.building import word_dropout_rates
+    from aspectattn.text.pipelines import WordPipeline
+
+    texts = ["good food", "good food", "good service", "bad food here"]
+    pipeline = WordPipeline(True, 1, 100, "en").fit(texts)
+    assert word_dropout_rates(pipeline, texts, 0.0) is None
+    rates = word_dropout_rates(pipeline, texts, 0.25)
+    index = pipeline.vocabulary.index_
+    # counted once per distinct sentence: "good" twice, "food" twice, "here" once
+    expected = {"good": 0.25 / 2.25, "food": 0.25 / 2.25, "here": 0.25 / 1.25}
+    for word, rate in expected.items():
+        assert rates[index[word]].item() == pytest.approx(rate)
+    assert rates[:2].tolist() == [0.0, 0.0]  # padding, the unknown token
+    assert rates.shape == (len(pipeline.vocabulary),)
+
+
 from conftest import settings as _settings  # noqa: E402
 
 from aspectattn.params._constraints import satisfies  # noqa: E402

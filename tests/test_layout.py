@@ -218,7 +218,7 @@ class BagEncoder(_WordEncoder):
                  embedding_dim=None,
                  aspect_size=None, embedding_dropout=0.5, freeze_embeddings="auto",
                  embedding_lr=None, lowercase=True, min_count=1, extra_vocabulary=0,
-                 unseen_words="auto"):
+                 unseen_words="auto", word_dropout="auto"):
         self.bag_width = bag_width
         self.max_len = max_len
         self.embeddings = embeddings
@@ -231,6 +231,7 @@ class BagEncoder(_WordEncoder):
         self.min_count = min_count
         self.extra_vocabulary = extra_vocabulary
         self.unseen_words = unseen_words
+        self.word_dropout = word_dropout
 '''
 TOY_DATASET = '''
 """A throwaway data set."""

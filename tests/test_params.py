@@ -390,6 +390,7 @@ def test_auto_values_resolve_by_aspect_type_and_labels():
         "encoder__bidirectional": True,
         "encoder__freeze_embeddings": recipe["freeze_embeddings"],
         "encoder__unseen_words": "spelling",
+        "encoder__word_dropout": 0.0,
         "attention__final_state": "term",
         "attention__position_weighting": "learned",  # the rule's, LSTM terms
         "optimizer__head_lr": None,
@@ -539,6 +540,7 @@ def test_every_auto_default_is_resolved():
         "bidirectional",
         "freeze_embeddings",
         "unseen_words",
+        "word_dropout",
         "input",
     }
     for encoder in ("lstm", "transformer", "pretrained"):

@@ -628,6 +628,12 @@ COMPONENT_FLAGS = {
         "size of trained or random vectors (default 100)",
     ),
     "embedding_dropout": ("encoder", "embedding_dropout", "dropout on word vectors"),
+    "word_dropout": (
+        "encoder",
+        "word_dropout",
+        "in training, read a word as unknown with probability "
+        "alpha / (alpha + its count)",
+    ),
     "hidden_size": (
         "encoder",
         "hidden_size",

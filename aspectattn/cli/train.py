@@ -62,6 +62,7 @@ def _model_options(p) -> None:
     for name in (
         "embedding_dim",
         "embedding_dropout",
+        "word_dropout",
         "hidden_size",
         "n_layers",
         "n_heads",

@@ -345,7 +345,9 @@ def _component_rules(component, recipe: Recipe, term: bool) -> dict:
             "input": recipe.term_input if term else "vector",
             "freeze_embeddings": recipe.training["freeze_embeddings"],
             "unseen_words": "vectors" if fasttext else "spelling",
-            "word_dropout": recipe.word_dropout,
+            "word_dropout": recipe.term_word_dropout
+            if term
+            else recipe.category_word_dropout,
         }
     if slot == "attention":
         return {

@@ -97,9 +97,12 @@ class Recipe:
     #: ``position_weighting`` for aspect terms: the attention's prior from the
     #: term's position (categories have none).
     term_position: str = "linear"
-    #: ``word_dropout`` of a word encoder: training words read as the unknown
-    #: token with probability ``word_dropout / (word_dropout + count)``.
-    word_dropout: float = 0.0
+    #: A word encoder's ``word_dropout`` (training words read as the unknown
+    #: token with probability ``word_dropout / (word_dropout + count)``) for
+    #: aspect terms and for categories (the pair classifier's and the
+    #: detector's).
+    term_word_dropout: float = 0.0
+    category_word_dropout: float = 0.0
     #: ``PretrainedEncoder(input=)`` for aspect terms: the term as the query
     #: alone (``"vector"``) or also as a second segment (``"pair"``); categories
     #: read ``"vector"``.

@@ -94,6 +94,18 @@ RESULTS = {
         "What the LSTM's own word vectors read: the detector",
         "own_vectors",
     ),
+    "word_dropout": (
+        "Word dropout: the terms",
+        "word_dropout",
+    ),
+    "word_dropout_category_pairs": (
+        "Word dropout: the pair classifier of categories",
+        "word_dropout",
+    ),
+    "word_dropout_detector": (
+        "Word dropout: the detector",
+        "word_dropout",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
