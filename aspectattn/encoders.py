@@ -140,8 +140,9 @@ embeddings : str, path-like or None, default="word2vec"
         the model learns to read a word it does not know from its context, as
         it must at prediction; ``0`` never. ``"auto"``: the encoder's recipe
         (:data:`aspectattn.params.ENCODERS`) for aspect terms or categories
-        (0 for now: ``benchmarks/word_dropout.py``); ``resolved_params_`` says
-        what it became. The span taggers do not read it."""
+        (the LSTM's: 0 for both, measured against 0.25 by
+        ``benchmarks/word_dropout.py``); ``resolved_params_`` says what it
+        became. The span taggers do not read it."""
 
 #: The constraints of the word-vector parameters (every word encoder's).
 WORD_CONSTRAINTS = {

@@ -242,6 +242,8 @@ def test_the_committed_tables_are_what_their_records_give():
         ("word_dropout", "EXPERIMENT"),
         ("word_dropout", "PAIR_EXPERIMENT"),
         ("word_dropout", "DETECTOR_EXPERIMENT"),
+        ("word_dropout", "PAIRS_CONFIRM"),
+        ("word_dropout", "DETECTOR_CONFIRM"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),

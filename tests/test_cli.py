@@ -1036,9 +1036,10 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
     assert plain["optimizer__head_lr"] == 0.01
     assert model.text_pipeline_.unseen is not None  # spelling, by default
     run("train", workdir / "train.csv", "--out", "u.aam", "--unseen-words", "none",
-        *common, cwd=tmp_path)  # fmt: skip
+        "--word-dropout", "0.25", *common, cwd=tmp_path)  # fmt: skip
     unseen = load(tmp_path / "u.aam")
     assert unseen.encoder.unseen_words is None and unseen.text_pipeline_.unseen is None
+    assert unseen.resolved_params_["encoder__word_dropout"] == 0.25
     for rate in ("-1", "nan", "fast"):
         bad = run("train", workdir / "train.csv", "--out", "b.aam", "--head-lr",
                   rate, *common, cwd=tmp_path, check=False)  # fmt: skip
@@ -1058,6 +1059,7 @@ def test_train_defaults_are_aspect_level_and_the_flags_turn_them_off(workdir, tm
         "encoder__hidden_size": 8,
         "encoder__freeze_embeddings": recipe["freeze_embeddings"],
         "encoder__unseen_words": "spelling",
+        "encoder__word_dropout": P.ENCODERS["lstm"].recipe.category_word_dropout,
         "attention__final_state": False,
         "attention__position_weighting": "none",
         "optimizer__head_lr": None,

@@ -10,7 +10,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import FAST, make_pairs, make_table
+from conftest import FAST, lstm, make_pairs, make_table
 from test_extraction import FAST_EXTRACTOR, make_sentences
 from test_joint import make_opinions
 
@@ -63,6 +63,15 @@ def test_the_classifier_trains_on_the_gpu_by_default(tmp_path):
     assert next(clf.module_.parameters()).is_cuda
     proba = same_after_reload(clf, lambda m: m.predict_proba(X), tmp_path)
     np.testing.assert_allclose(proba.sum(axis=1), 1, atol=1e-5)
+
+
+def test_word_dropout_draws_on_the_gpu(tmp_path):
+    # the rates follow the module to the device; prediction reads none of them
+    X, y = make_pairs(60, seed=0)
+    clf = AspectAttentionClassifier(**{**FAST, "encoder": lstm(word_dropout=0.25)})
+    clf.fit(X, y)
+    assert clf.module_.encoder.word_dropout_rates.is_cuda
+    same_after_reload(clf, lambda m: m.predict_proba(X), tmp_path)
 
 
 def test_a_pretrained_classifier_trains_in_bfloat16_on_the_gpu(

@@ -28,6 +28,7 @@ from aspectattn import (
     InputError,
     UnknownAspectError,
 )
+from aspectattn import params as P
 from aspectattn.attention import AspectAttention
 from aspectattn.encoders import LSTMEncoder
 from aspectattn.training import EarlyStopping, Optimizer
@@ -879,6 +880,7 @@ def test_resolved_settings_are_recorded_and_refitted_alike(pairs):
         "encoder__hidden_size": FAST["encoder"].hidden_size,  # as set
         "encoder__freeze_embeddings": False,
         "encoder__unseen_words": "spelling",
+        "encoder__word_dropout": P.ENCODERS["lstm"].recipe.category_word_dropout,
         "attention__final_state": False,
         "attention__position_weighting": "none",
         "optimizer__head_lr": None,

@@ -106,6 +106,14 @@ RESULTS = {
         "Word dropout: the detector",
         "word_dropout",
     ),
+    "word_dropout_category_pairs_confirm": (
+        "Word dropout: the pair classifier of categories, on new seeds",
+        "word_dropout",
+    ),
+    "word_dropout_detector_confirm": (
+        "Word dropout: the detector, on new seeds",
+        "word_dropout",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),

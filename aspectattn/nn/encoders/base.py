@@ -100,7 +100,7 @@ class _WordEncoder(nn.Module):
         aspect_input: torch.Tensor | None,
         marker: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        rates = getattr(self, "word_dropout_rates", None)
+        rates = self.word_dropout_rates  # (V,) or None
         if self.training and rates is not None:
             drop = torch.rand(tokens.shape, device=tokens.device) < rates[tokens]
             tokens = tokens.masked_fill(drop, OOV_ID)  # (B, T)
