@@ -51,6 +51,7 @@ chosen, before any of these runs).
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
@@ -87,14 +88,34 @@ def fitted(estimator, train, candidate: str, data: str, seed: int) -> dict:
     return {"candidate": candidate, "data": data, "seed": seed, "fit_seconds": seconds}
 
 
-def run(candidate: str, data: str, seed: int) -> dict:
+def term_run(clf, candidate: str, data: str, seed: int, during=None) -> dict:
+    """One run of an LSTM term candidate: ``clf`` fitted on the 90% of
+    ``data``'s training sentences that :mod:`benchmarks.behaviour` fits on
+    (within the context ``during``, e.g. a patch), scored as the negation
+    table scores (validation and test accuracy, ARS, negation probes; the
+    suite)."""
     train, valid, test = load(data)
+    with during or contextlib.nullcontext():
+        out = fitted(clf, train, candidate, data, seed)
+    return out | scores(clf, train, valid, test, seed, negation=negated)
+
+
+def detector_run_of(detector, candidate: str, data: str, seed: int, during=None):
+    """One run of an LSTM detector candidate, as :func:`term_run` for a
+    category table: scored as :func:`benchmarks.negation.detector_run` scores
+    (the negation probes in every form)."""
+    train, valid, test = load_table(data)
+    with during or contextlib.nullcontext():
+        out = fitted(detector, train, candidate, data, seed)
+    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+
+
+def run(candidate: str, data: str, seed: int) -> dict:
     weight = CANDIDATES[candidate]
     clf = AspectAttentionClassifier(
         random_state=seed, copy_weight=weight, **TWENTY_EPOCHS
     )
-    out = fitted(clf, train, candidate, data, seed)
-    return out | scores(clf, train, valid, test, seed, negation=negated)
+    return term_run(clf, candidate, data, seed)
 
 
 NOTE = (
@@ -150,13 +171,11 @@ DETECTOR_CANDIDATES = {
 def detector_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM detector's defaults with the candidate's copy
     weight, scored as :func:`benchmarks.negation.detector_run` scores."""
-    train, valid, test = load_table(data)
     weight = DETECTOR_CANDIDATES[candidate]
     detector = AspectCategoryClassifier(
         random_state=seed, copy_weight=weight, **TWENTY_EPOCHS
     )
-    out = fitted(detector, train, candidate, data, seed)
-    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+    return detector_run_of(detector, candidate, data, seed)
 
 
 DETECTOR_NOTE = (

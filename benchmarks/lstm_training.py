@@ -121,16 +121,13 @@ from benchmarks.behaviour import (
     DETECTOR_DATA,
     SEEDS,
     category_pair_scores,
-    detector_scores,
-    load,
     load_table,
     negated_categories,
-    scores,
     table_pairs,
 )
 from benchmarks.common import TEN_PASSES, TWENTY_EPOCHS
-from benchmarks.copy_weight import fitted
-from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
+from benchmarks.copy_weight import detector_run_of, fitted, term_run
+from benchmarks.negation import DETECTOR_KEYS, KEYS, rule
 from benchmarks.runner import Experiment, main_of
 
 #: The smoothing of the label-smoothing candidate (Szegedy et al.'s 0.1).
@@ -183,12 +180,9 @@ CANDIDATES = {
 
 
 def run(candidate: str, data: str, seed: int) -> dict:
-    train, valid, test = load(data)
     settings, smoothing = CANDIDATES[candidate]
     clf = AspectAttentionClassifier(random_state=seed, **{**TWENTY_EPOCHS, **settings})
-    with smoothed(smoothing):
-        out = fitted(clf, train, candidate, data, seed)
-    return out | scores(clf, train, valid, test, seed, negation=negated)
+    return term_run(clf, candidate, data, seed, during=smoothed(smoothing))
 
 
 NOTE = (
@@ -234,14 +228,11 @@ DETECTOR_CANDIDATES = {
 def detector_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM detector's defaults with the candidate's training
     setting, scored as :func:`benchmarks.negation.detector_run` scores."""
-    train, valid, test = load_table(data)
     settings, smoothing = DETECTOR_CANDIDATES[candidate]
     detector = AspectCategoryClassifier(
         random_state=seed, **{**TWENTY_EPOCHS, **settings}
     )
-    with smoothed(smoothing):
-        out = fitted(detector, train, candidate, data, seed)
-    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+    return detector_run_of(detector, candidate, data, seed, smoothed(smoothing))
 
 
 DETECTOR_NOTE = (
@@ -297,10 +288,17 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM pair classifier's defaults on the pairs of a
     category table's training side with the candidate's setting, scored as
     :func:`benchmarks.behaviour.category_pair_run` scores."""
-    train, valid, test = (table_pairs(*side) for side in load_table(data))
     settings, smoothing = PAIR_CANDIDATES[candidate]
     clf = AspectAttentionClassifier(random_state=seed, **settings)
-    with smoothed(smoothing):
+    return pair_run(clf, candidate, data, seed, during=smoothed(smoothing))
+
+
+def pair_run(clf, candidate: str, data: str, seed: int, during=None) -> dict:
+    """One run of an LSTM pair classifier of categories: ``clf`` fitted on the
+    pairs of a category table's training side (within the context ``during``),
+    scored by :func:`category_pair_table_scores`."""
+    train, valid, test = (table_pairs(*side) for side in load_table(data))
+    with during or contextlib.nullcontext():
         out = fitted(clf, train, candidate, data, seed)
     return out | category_pair_table_scores(clf, train, valid, test, seed)
 

@@ -94,21 +94,15 @@ from unittest import mock
 import numpy as np
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier, params
-from aspectattn.augment import NEGATIONS
 from aspectattn.engine import building
 from benchmarks.behaviour import (
     DATA,
     DETECTOR_DATA,
     SEEDS,
-    detector_scores,
-    load,
-    load_table,
-    scores,
-    table_pairs,
 )
-from benchmarks.copy_weight import fitted
-from benchmarks.lstm_training import PAIR_KEYS, category_pair_table_scores
-from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
+from benchmarks.copy_weight import detector_run_of, term_run
+from benchmarks.lstm_training import PAIR_KEYS, pair_run
+from benchmarks.negation import DETECTOR_KEYS, KEYS, rule
 from benchmarks.runner import Experiment, main_of
 
 
@@ -152,11 +146,9 @@ CANDIDATES = {
 
 
 def run(candidate: str, data: str, seed: int) -> dict:
-    train, valid, test = load(data)
     clf = AspectAttentionClassifier(random_state=seed)
-    with vectors_trained(*CANDIDATES[candidate]):
-        out = fitted(clf, train, candidate, data, seed)
-    return out | scores(clf, train, valid, test, seed, negation=negated)
+    during = vectors_trained(*CANDIDATES[candidate])
+    return term_run(clf, candidate, data, seed, during=during)
 
 
 #: What every note ends with: the rule.
@@ -204,11 +196,9 @@ DETECTOR_CANDIDATES = {
 def detector_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM detector's defaults, its vectors trained as the
     candidate says, scored as :func:`benchmarks.negation.detector_run` scores."""
-    train, valid, test = load_table(data)
     detector = AspectCategoryClassifier(random_state=seed)
-    with vectors_trained(*DETECTOR_CANDIDATES[candidate]):
-        out = fitted(detector, train, candidate, data, seed)
-    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+    during = vectors_trained(*DETECTOR_CANDIDATES[candidate])
+    return detector_run_of(detector, candidate, data, seed, during)
 
 
 DETECTOR_NOTE = (
@@ -248,11 +238,9 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
     """One seed of the LSTM pair classifier's defaults on the pairs of a
     category table's training side, its vectors trained as the candidate says,
     scored as :func:`benchmarks.lstm_training.category_pair_run` scores."""
-    train, valid, test = (table_pairs(*side) for side in load_table(data))
     clf = AspectAttentionClassifier(random_state=seed)
-    with vectors_trained(*PAIR_CANDIDATES[candidate]):
-        out = fitted(clf, train, candidate, data, seed)
-    return out | category_pair_table_scores(clf, train, valid, test, seed)
+    during = vectors_trained(*PAIR_CANDIDATES[candidate])
+    return pair_run(clf, candidate, data, seed, during=during)
 
 
 PAIR_NOTE = (

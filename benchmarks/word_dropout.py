@@ -77,21 +77,15 @@ dropout:
 from __future__ import annotations
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
-from aspectattn.augment import NEGATIONS
 from aspectattn.encoders import LSTMEncoder
 from benchmarks.behaviour import (
     DATA,
     DETECTOR_DATA,
     SEEDS,
-    detector_scores,
-    load,
-    load_table,
-    scores,
-    table_pairs,
 )
-from benchmarks.copy_weight import fitted
-from benchmarks.lstm_training import PAIR_KEYS, category_pair_table_scores
-from benchmarks.negation import DETECTOR_KEYS, KEYS, negated, rule
+from benchmarks.copy_weight import detector_run_of, term_run
+from benchmarks.lstm_training import PAIR_KEYS, pair_run
+from benchmarks.negation import DETECTOR_KEYS, KEYS, rule
 from benchmarks.own_vectors import RULE
 from benchmarks.runner import Experiment, main_of
 
@@ -115,12 +109,10 @@ CANDIDATES = candidates("LSTM")
 
 
 def run(candidate: str, data: str, seed: int) -> dict:
-    train, valid, test = load(data)
     clf = AspectAttentionClassifier(
         encoder=encoder(CANDIDATES[candidate]), random_state=seed
     )
-    out = fitted(clf, train, candidate, data, seed)
-    return out | scores(clf, train, valid, test, seed, negation=negated)
+    return term_run(clf, candidate, data, seed)
 
 
 NOTE = (
@@ -161,12 +153,10 @@ DETECTION_KEYS = [
 
 
 def detector_run(candidate: str, data: str, seed: int) -> dict:
-    train, valid, test = load_table(data)
     detector = AspectCategoryClassifier(
         encoder=encoder(DETECTOR_CANDIDATES[candidate]), random_state=seed
     )
-    out = fitted(detector, train, candidate, data, seed)
-    return out | detector_scores(detector, train, valid, test, seed, NEGATIONS)
+    return detector_run_of(detector, candidate, data, seed)
 
 
 DETECTOR_NOTE = (
@@ -198,12 +188,10 @@ PAIR_CANDIDATES = candidates("LSTM pair classifier of categories")
 
 
 def category_pair_run(candidate: str, data: str, seed: int) -> dict:
-    train, valid, test = (table_pairs(*side) for side in load_table(data))
     clf = AspectAttentionClassifier(
         encoder=encoder(PAIR_CANDIDATES[candidate]), random_state=seed
     )
-    out = fitted(clf, train, candidate, data, seed)
-    return out | category_pair_table_scores(clf, train, valid, test, seed)
+    return pair_run(clf, candidate, data, seed)
 
 
 PAIR_NOTE = (
