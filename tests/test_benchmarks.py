@@ -474,3 +474,25 @@ def test_own_vectors_read_the_texts_and_passes_their_candidate_says():
             assert texts == (O.written_texts(data) if written else data.texts)
     assert building.vector_texts(data) == data.texts  # the library's: every row
     assert params.VECTOR_PASSES == 30
+
+
+def test_the_epoch_average_keeps_the_mean_of_the_last_quarters_weights():
+    """benchmarks/averaged_lstm.py: the weights at the end of each epoch after
+    three quarters of max_epochs, averaged, are what the module keeps."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from benchmarks.averaged_lstm import EpochAverage
+
+    module = torch.nn.Linear(1, 1, bias=False)
+    net = SimpleNamespace(module_=module, max_epochs=8, history=[])
+    average = EpochAverage()
+    average.initialize()
+    for epoch in range(1, 9):
+        with torch.no_grad():
+            module.weight.fill_(epoch)
+        net.history.append({"epoch": epoch})
+        average.on_epoch_end(net)
+    average.on_train_end(net)
+    assert module.weight.item() == (7 + 8) / 2  # epochs 7 and 8 of 8
