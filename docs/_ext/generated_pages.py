@@ -114,6 +114,18 @@ RESULTS = {
         "Word dropout: the detector, on new seeds",
         "word_dropout",
     ),
+    "averaged_lstm": (
+        "The LSTM's weights averaged over its last epochs: the terms",
+        "averaged_lstm",
+    ),
+    "averaged_lstm_category_pairs": (
+        "The LSTM's weights averaged: the pair classifier of categories",
+        "averaged_lstm",
+    ),
+    "averaged_lstm_detector": (
+        "The LSTM's weights averaged: the detector",
+        "averaged_lstm",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
