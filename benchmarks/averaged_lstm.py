@@ -59,12 +59,15 @@ from skorch.callbacks import Callback
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.engine import training
-from benchmarks.behaviour import DATA, DETECTOR_DATA, SEEDS
 from benchmarks.copy_weight import detector_run_of, term_run
-from benchmarks.lstm_training import PAIR_KEYS, pair_run
-from benchmarks.negation import KEYS, rule
-from benchmarks.own_vectors import RULE
-from benchmarks.runner import Experiment, main_of
+from benchmarks.lstm_training import pair_run
+from benchmarks.own_vectors import (
+    RULE,
+    detector_experiment,
+    pair_experiment,
+    term_experiment,
+)
+from benchmarks.runner import main_of
 from benchmarks.word_dropout import DETECTION_KEYS
 
 #: The share of the epochs, at the end of training, whose weights are averaged.
@@ -150,16 +153,7 @@ NOTE = (
 ) + RULE.format(
     accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = Experiment(
-    "averaged_lstm",
-    DATA,
-    CANDIDATES,
-    run,
-    KEYS,
-    NOTE,
-    SEEDS,
-    choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
-)
+EXPERIMENT = term_experiment("averaged_lstm", CANDIDATES, run, NOTE)
 
 DETECTOR_CANDIDATES = candidates("LSTM detector")
 
@@ -177,15 +171,12 @@ DETECTOR_NOTE = (
     "their mean over epochs 23-30, mean ± std over 3 seeds, one thread each on "
     "a 2-core CPU; the columns as in word_dropout's detector table. "
 ) + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
-DETECTOR_EXPERIMENT = Experiment(
+DETECTOR_EXPERIMENT = detector_experiment(
     "averaged_lstm_detector",
-    DETECTOR_DATA,
     DETECTOR_CANDIDATES,
     detector_run,
-    DETECTION_KEYS,
     DETECTOR_NOTE,
-    SEEDS,
-    choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+    DETECTION_KEYS,
 )
 
 PAIR_CANDIDATES = candidates("LSTM pair classifier of categories")
@@ -208,17 +199,8 @@ PAIR_NOTE = (
     accuracy="accuracy",
     negation="the most validation negation probes right (every form)",
 )
-PAIR_EXPERIMENT = Experiment(
-    "averaged_lstm_category_pairs",
-    DETECTOR_DATA,
-    PAIR_CANDIDATES,
-    category_pair_run,
-    PAIR_KEYS,
-    PAIR_NOTE,
-    SEEDS,
-    choose=rule(
-        DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated_every"
-    ),
+PAIR_EXPERIMENT = pair_experiment(
+    "averaged_lstm_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
 )
 
 

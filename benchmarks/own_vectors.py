@@ -159,6 +159,37 @@ RULE = (
     "averaged over the data sets; else the defaults. "
     "The test columns and the suite choose nothing."
 )
+
+
+def term_experiment(name: str, candidates: dict, run, note: str) -> Experiment:
+    """An experiment on the LSTM term classifier under :data:`RULE`: restaurant
+    and laptop terms, 3 seeds, the negation table's columns."""
+    return Experiment(
+        name, DATA, candidates, run, KEYS, note, SEEDS,
+        choose=rule(DATA, candidates, "valid_accuracy", "valid_negated"),
+    )  # fmt: skip
+
+
+def detector_experiment(name, candidates, run, note, keys=DETECTOR_KEYS):
+    """The same for the LSTM detector: SemEval-2014 and -2015 categories,
+    micro-F1 and the negation F1."""
+    return Experiment(
+        name, DETECTOR_DATA, candidates, run, keys, note, SEEDS,
+        choose=rule(DETECTOR_DATA, candidates, "valid_f1", "valid_negated_f1"),
+    )  # fmt: skip
+
+
+def pair_experiment(name: str, candidates: dict, run, note: str) -> Experiment:
+    """The same for the LSTM pair classifier of categories: accuracy and the
+    negation probes of every form."""
+    return Experiment(
+        name, DETECTOR_DATA, candidates, run, PAIR_KEYS, note, SEEDS,
+        choose=rule(
+            DETECTOR_DATA, candidates, "valid_accuracy", "valid_negated_every"
+        ),
+    )  # fmt: skip
+
+
 NOTE = (
     "Mean ± std over 3 seeds, the LSTM's defaults for aspect terms (flipped, "
     "joined and negated copies, the learned position prior, 30 epochs), its own "
@@ -171,16 +202,7 @@ NOTE = (
 ) + RULE.format(
     accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = Experiment(
-    "own_vectors",
-    DATA,
-    CANDIDATES,
-    run,
-    KEYS,
-    NOTE,
-    SEEDS,
-    choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
-)
+EXPERIMENT = term_experiment("own_vectors", CANDIDATES, run, NOTE)
 
 
 # ------------------------------------------------------------- the detector
@@ -209,15 +231,8 @@ DETECTOR_NOTE = (
     "std over 3 seeds, one thread each on a 2-core CPU; the columns as in the "
     "detector's negation table. "
 ) + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
-DETECTOR_EXPERIMENT = Experiment(
-    "own_vectors_detector",
-    DETECTOR_DATA,
-    DETECTOR_CANDIDATES,
-    detector_run,
-    DETECTOR_KEYS,
-    DETECTOR_NOTE,
-    SEEDS,
-    choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+DETECTOR_EXPERIMENT = detector_experiment(
+    "own_vectors_detector", DETECTOR_CANDIDATES, detector_run, DETECTOR_NOTE
 )
 
 
@@ -256,17 +271,8 @@ PAIR_NOTE = (
     accuracy="accuracy",
     negation="the most validation negation probes right (every form)",
 )
-PAIR_EXPERIMENT = Experiment(
-    "own_vectors_category_pairs",
-    DETECTOR_DATA,
-    PAIR_CANDIDATES,
-    category_pair_run,
-    PAIR_KEYS,
-    PAIR_NOTE,
-    SEEDS,
-    choose=rule(
-        DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated_every"
-    ),
+PAIR_EXPERIMENT = pair_experiment(
+    "own_vectors_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
 )
 
 

@@ -79,14 +79,17 @@ from __future__ import annotations
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.encoders import LSTMEncoder
 from benchmarks.behaviour import (
-    DATA,
     DETECTOR_DATA,
-    SEEDS,
 )
 from benchmarks.copy_weight import detector_run_of, term_run
 from benchmarks.lstm_training import PAIR_KEYS, pair_run
-from benchmarks.negation import DETECTOR_KEYS, KEYS, rule
-from benchmarks.own_vectors import RULE
+from benchmarks.negation import DETECTOR_KEYS, rule
+from benchmarks.own_vectors import (
+    RULE,
+    detector_experiment,
+    pair_experiment,
+    term_experiment,
+)
 from benchmarks.runner import Experiment, main_of
 
 #: Kiperwasser and Goldberg's (2016) alpha.
@@ -126,16 +129,7 @@ NOTE = (
 ) + RULE.format(
     accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = Experiment(
-    "word_dropout",
-    DATA,
-    CANDIDATES,
-    run,
-    KEYS,
-    NOTE,
-    SEEDS,
-    choose=rule(DATA, CANDIDATES, "valid_accuracy", "valid_negated"),
-)
+EXPERIMENT = term_experiment("word_dropout", CANDIDATES, run, NOTE)
 
 
 # ------------------------------------------------------------- the detector
@@ -171,15 +165,12 @@ DETECTOR_NOTE = (
     + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
     + CONFIRMED
 )
-DETECTOR_EXPERIMENT = Experiment(
+DETECTOR_EXPERIMENT = detector_experiment(
     "word_dropout_detector",
-    DETECTOR_DATA,
     DETECTOR_CANDIDATES,
     detector_run,
-    DETECTION_KEYS,
     DETECTOR_NOTE,
-    SEEDS,
-    choose=rule(DETECTOR_DATA, DETECTOR_CANDIDATES, "valid_f1", "valid_negated_f1"),
+    DETECTION_KEYS,
 )
 
 
@@ -209,17 +200,8 @@ PAIR_NOTE = (
     )
     + CONFIRMED
 )
-PAIR_EXPERIMENT = Experiment(
-    "word_dropout_category_pairs",
-    DETECTOR_DATA,
-    PAIR_CANDIDATES,
-    category_pair_run,
-    PAIR_KEYS,
-    PAIR_NOTE,
-    SEEDS,
-    choose=rule(
-        DETECTOR_DATA, PAIR_CANDIDATES, "valid_accuracy", "valid_negated_every"
-    ),
+PAIR_EXPERIMENT = pair_experiment(
+    "word_dropout_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
 )
 
 
