@@ -247,6 +247,8 @@ def test_the_committed_tables_are_what_their_records_give():
         ("averaged_lstm", "EXPERIMENT"),
         ("averaged_lstm", "PAIR_EXPERIMENT"),
         ("averaged_lstm", "DETECTOR_EXPERIMENT"),
+        ("averaged_lstm", "PAIRS_CONFIRM"),
+        ("averaged_lstm", "DETECTOR_CONFIRM"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),

@@ -126,6 +126,14 @@ RESULTS = {
         "The LSTM's weights averaged: the detector",
         "averaged_lstm",
     ),
+    "averaged_lstm_category_pairs_confirm": (
+        "The LSTM's weights averaged: the pair classifier, on new seeds",
+        "averaged_lstm",
+    ),
+    "averaged_lstm_detector_confirm": (
+        "The LSTM's weights averaged: the detector, on new seeds",
+        "averaged_lstm",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
