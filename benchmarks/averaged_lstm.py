@@ -62,17 +62,16 @@ from skorch.callbacks import Callback
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.engine import training
-from benchmarks.behaviour import DETECTOR_DATA
 from benchmarks.copy_weight import detector_run_of, term_run
-from benchmarks.lstm_training import PAIR_KEYS, pair_run
-from benchmarks.negation import rule
+from benchmarks.lstm_training import pair_run
 from benchmarks.own_vectors import (
-    RULE,
-    detector_experiment,
-    pair_experiment,
-    term_experiment,
+    DETECTOR,
+    PAIRS,
+    TERMS,
+    confirmation,
+    lstm_experiment,
 )
-from benchmarks.runner import Experiment, main_of
+from benchmarks.runner import main_of
 from benchmarks.word_dropout import DETECTION_KEYS
 
 #: The share of the epochs, at the end of training, whose weights are averaged.
@@ -155,10 +154,8 @@ NOTE = (
     "mean over epochs 23-30, one thread each on a 2-core CPU. Validation: 10% "
     "of the training sentences, as in the behaviour table; the negation probes "
     "as in the negation table. "
-) + RULE.format(
-    accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = term_experiment("averaged_lstm", CANDIDATES, run, NOTE)
+EXPERIMENT = lstm_experiment(TERMS, "averaged_lstm", CANDIDATES, run, NOTE)
 
 #: What the category tables' choices became (their notes end with it).
 UNCONFIRMED = (
@@ -175,22 +172,20 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
 
 
 DETECTOR_NOTE = (
-    (
-        "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
-        "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
-        "its own word2vec vectors, 30 passes) keeping the last epoch's weights or "
-        "their mean over epochs 23-30, mean ± std over 3 seeds, one thread each on "
-        "a 2-core CPU; the columns as in word_dropout's detector table. "
-    )
-    + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
-    + UNCONFIRMED
+    "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
+    "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
+    "its own word2vec vectors, 30 passes) keeping the last epoch's weights or "
+    "their mean over epochs 23-30, mean ± std over 3 seeds, one thread each on "
+    "a 2-core CPU; the columns as in word_dropout's detector table. "
 )
-DETECTOR_EXPERIMENT = detector_experiment(
+DETECTOR_EXPERIMENT = lstm_experiment(
+    DETECTOR,
     "averaged_lstm_detector",
     DETECTOR_CANDIDATES,
     detector_run,
     DETECTOR_NOTE,
-    DETECTION_KEYS,
+    after=UNCONFIRMED,
+    keys=DETECTION_KEYS,
 )
 
 PAIR_CANDIDATES = candidates("LSTM pair classifier of categories")
@@ -203,79 +198,53 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
 
 
 PAIR_NOTE = (
-    (
-        "The LSTM pair classifier of categories (AspectAttentionClassifier(): AT, "
-        "flipped and joined copies, 20 epochs, its own word2vec vectors, 30 "
-        "passes) keeping the last epoch's weights or their mean over epochs 16-20, "
-        "trained on the pairs of the detector's split, mean ± std over 3 seeds, one "
-        "thread each on a 2-core CPU; the columns as in lstm_training's table of "
-        "the pair classifier (the negation probes also in every form). "
-    )
-    + RULE.format(
-        accuracy="accuracy",
-        negation="the most validation negation probes right (every form)",
-    )
-    + UNCONFIRMED
+    "The LSTM pair classifier of categories (AspectAttentionClassifier(): AT, "
+    "flipped and joined copies, 20 epochs, its own word2vec vectors, 30 "
+    "passes) keeping the last epoch's weights or their mean over epochs 16-20, "
+    "trained on the pairs of the detector's split, mean ± std over 3 seeds, one "
+    "thread each on a 2-core CPU; the columns as in lstm_training's table of "
+    "the pair classifier (the negation probes also in every form). "
 )
-PAIR_EXPERIMENT = pair_experiment(
-    "averaged_lstm_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
+PAIR_EXPERIMENT = lstm_experiment(
+    PAIRS,
+    "averaged_lstm_category_pairs",
+    PAIR_CANDIDATES,
+    category_pair_run,
+    PAIR_NOTE,
+    after=UNCONFIRMED,
 )
 
 
 # ------------------------------- the categories: a confirmation on new seeds
-#: Stated after the runs above, before any of these: both category models chose
-#: the average on seeds 0-2; the categories' nets would average their weights
-#: only if the rule, its bounds counted from the defaults, chooses the average
-#: again for both on seeds 3-5 (the defaults' rows: word_dropout's
-#: confirmation's, the same fits). The terms keep the last epoch's either way.
-CONFIRM_SEEDS = (3, 4, 5)
-CONFIRM_NOTE = (
-    "{model}'s defaults against their weights averaged over the last quarter "
-    "of the epochs, on three new seeds (3, 4, 5; the candidate was chosen on "
-    "seeds 0-2), one thread each on a 2-core CPU, the columns as there. Chosen "
-    "(in bold), by a rule stated before these runs, its bound counted from the "
-    "defaults: the average if its validation {accuracy} is on each data set at "
-    "most one point below the defaults', its validation ARS averaged over the "
-    "data sets at most one point below theirs and it has {negation}; else the "
-    "defaults. The test columns and the suite choose nothing."
-)
+# Stated after the runs above, before any of these: both category models chose
+# the average on seeds 0-2; the categories' nets would average their weights
+# only if the rule, its bounds counted from the defaults, chooses the average
+# again for both on seeds 3-5 (the defaults' rows: word_dropout's
+# confirmation's, the same fits). The terms keep the last epoch's either way.
+def confirmation_of(model, name, candidates, run, what, keys=None):
+    """``model``'s defaults against the averaged weights on the new seeds."""
+    note = (
+        f"{what}'s defaults against their weights averaged over the last quarter "
+        "of the epochs, on three new seeds (3, 4, 5; the candidate was chosen on "
+        "seeds 0-2), one thread each on a 2-core CPU, the columns as there. "
+    )
+    return confirmation(model, name, candidates, run, note, "the average", keys)
 
 
-def confirmation(name, candidates, run, keys, accuracy, negation, note):
-    """The two candidates on the new seeds, the bounds counted from the
-    defaults (the first candidate)."""
-    defaults = next(iter(candidates))
-    return Experiment(
-        name, DETECTOR_DATA, candidates, run, keys, note, CONFIRM_SEEDS,
-        choose=rule(DETECTOR_DATA, candidates, accuracy, negation, anchor=defaults),
-    )  # fmt: skip
-
-
-PAIRS_CONFIRM = confirmation(
+PAIRS_CONFIRM = confirmation_of(
+    PAIRS,
     "averaged_lstm_category_pairs_confirm",
     PAIR_CANDIDATES,
     category_pair_run,
-    PAIR_KEYS,
-    "valid_accuracy",
-    "valid_negated_every",
-    CONFIRM_NOTE.format(
-        model="The LSTM pair classifier of categories",
-        accuracy="accuracy",
-        negation="more validation negation probes right (every form)",
-    ),
+    "The LSTM pair classifier of categories",
 )
-DETECTOR_CONFIRM = confirmation(
+DETECTOR_CONFIRM = confirmation_of(
+    DETECTOR,
     "averaged_lstm_detector_confirm",
     DETECTOR_CANDIDATES,
     detector_run,
-    DETECTION_KEYS,
-    "valid_f1",
-    "valid_negated_f1",
-    CONFIRM_NOTE.format(
-        model="The LSTM detector",
-        accuracy="micro-F1",
-        negation="a better validation negation F1",
-    ),
+    "The LSTM detector",
+    keys=DETECTION_KEYS,
 )
 
 

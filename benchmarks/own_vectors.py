@@ -89,6 +89,7 @@ micro-F1.
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 from unittest import mock
 
 import numpy as np
@@ -161,31 +162,76 @@ RULE = (
 )
 
 
-def term_experiment(name: str, candidates: dict, run, note: str) -> Experiment:
-    """An experiment on the LSTM term classifier under :data:`RULE`: restaurant
-    and laptop terms, 3 seeds, the negation table's columns."""
+class LSTMModel(NamedTuple):
+    """What an LSTM model's experiments under :data:`RULE` share: its data sets
+    and columns, the validation keys the rule reads, and their words in the
+    notes (the rule's, and a confirmation's)."""
+
+    data: tuple
+    keys: list
+    accuracy: str
+    negation: str
+    accuracy_words: str
+    negation_words: str
+    confirm_words: str
+
+
+TERMS = LSTMModel(
+    DATA, KEYS, "valid_accuracy", "valid_negated", "accuracy",
+    "the most validation negation probes right",
+    "more validation negation probes right",
+)  # fmt: skip
+DETECTOR = LSTMModel(
+    DETECTOR_DATA, DETECTOR_KEYS, "valid_f1", "valid_negated_f1", "micro-F1",
+    "the best validation negation F1", "a better validation negation F1",
+)  # fmt: skip
+PAIRS = LSTMModel(
+    DETECTOR_DATA, PAIR_KEYS, "valid_accuracy", "valid_negated_every", "accuracy",
+    "the most validation negation probes right (every form)",
+    "more validation negation probes right (every form)",
+)  # fmt: skip
+
+
+def lstm_experiment(model, name, candidates, run, note, after="", keys=None):
+    """An experiment on ``model`` (:data:`TERMS`, :data:`DETECTOR` or
+    :data:`PAIRS`) under :data:`RULE`, 3 seeds: ``note``, then the rule in the
+    model's words, then ``after``; ``keys``: the columns (the model's)."""
+    words = dict(accuracy=model.accuracy_words, negation=model.negation_words)
     return Experiment(
-        name, DATA, candidates, run, KEYS, note, SEEDS,
-        choose=rule(DATA, candidates, "valid_accuracy", "valid_negated"),
+        name, model.data, candidates, run, keys or model.keys,
+        note + RULE.format(**words) + after, SEEDS,
+        choose=rule(model.data, candidates, model.accuracy, model.negation),
     )  # fmt: skip
 
 
-def detector_experiment(name, candidates, run, note, keys=DETECTOR_KEYS):
-    """The same for the LSTM detector: SemEval-2014 and -2015 categories,
-    micro-F1 and the negation F1."""
-    return Experiment(
-        name, DETECTOR_DATA, candidates, run, keys, note, SEEDS,
-        choose=rule(DETECTOR_DATA, candidates, "valid_f1", "valid_negated_f1"),
-    )  # fmt: skip
+#: The seeds of a confirmation: new ones, the candidate found on :data:`SEEDS`.
+CONFIRM_SEEDS = (3, 4, 5)
+#: What a confirmation's note ends with: the rule, its bounds counted from the
+#: defaults (the first candidate).
+CONFIRM_RULE = (
+    "Chosen (in bold), by a rule stated before these runs, its bound counted "
+    "from the defaults: {candidate} if its validation {accuracy} is on each "
+    "data set at most one point below the defaults', its validation ARS "
+    "averaged over the data sets at most one point below theirs and it has "
+    "{negation}; else the defaults. The test columns and the suite choose nothing."
+)
 
 
-def pair_experiment(name: str, candidates: dict, run, note: str) -> Experiment:
-    """The same for the LSTM pair classifier of categories: accuracy and the
-    negation probes of every form."""
+def confirmation(model, name, candidates, run, note, candidate, keys=None):
+    """The defaults (the first of ``candidates``) and ``candidate`` (its words
+    in the note) of ``model`` on :data:`CONFIRM_SEEDS`, under
+    :data:`CONFIRM_RULE`."""
+    words = dict(
+        candidate=candidate,
+        accuracy=model.accuracy_words,
+        negation=model.confirm_words,
+    )
+    defaults = next(iter(candidates))
     return Experiment(
-        name, DETECTOR_DATA, candidates, run, PAIR_KEYS, note, SEEDS,
+        name, model.data, candidates, run, keys or model.keys,
+        note + CONFIRM_RULE.format(**words), CONFIRM_SEEDS,
         choose=rule(
-            DETECTOR_DATA, candidates, "valid_accuracy", "valid_negated_every"
+            model.data, candidates, model.accuracy, model.negation, anchor=defaults
         ),
     )  # fmt: skip
 
@@ -199,10 +245,8 @@ NOTE = (
     "Validation: "
     "10% of the training sentences, as in the behaviour table; the negation "
     "probes as in the negation table. "
-) + RULE.format(
-    accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = term_experiment("own_vectors", CANDIDATES, run, NOTE)
+EXPERIMENT = lstm_experiment(TERMS, "own_vectors", CANDIDATES, run, NOTE)
 
 
 # ------------------------------------------------------------- the detector
@@ -230,9 +274,9 @@ DETECTOR_NOTE = (
     "defaults before) or 30 (added after the pair classifier's runs), mean ± "
     "std over 3 seeds, one thread each on a 2-core CPU; the columns as in the "
     "detector's negation table. "
-) + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
-DETECTOR_EXPERIMENT = detector_experiment(
-    "own_vectors_detector", DETECTOR_CANDIDATES, detector_run, DETECTOR_NOTE
+)
+DETECTOR_EXPERIMENT = lstm_experiment(
+    DETECTOR, "own_vectors_detector", DETECTOR_CANDIDATES, detector_run, DETECTOR_NOTE
 )
 
 
@@ -267,12 +311,9 @@ PAIR_NOTE = (
     "the pairs of the detector's split, mean ± std over 3 seeds, one thread each "
     "on a 2-core CPU; the columns as in lstm_training's table of the pair "
     "classifier (the negation probes also in every form). "
-) + RULE.format(
-    accuracy="accuracy",
-    negation="the most validation negation probes right (every form)",
 )
-PAIR_EXPERIMENT = pair_experiment(
-    "own_vectors_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
+PAIR_EXPERIMENT = lstm_experiment(
+    PAIRS, "own_vectors_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
 )
 
 

@@ -78,19 +78,17 @@ from __future__ import annotations
 
 from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
 from aspectattn.encoders import LSTMEncoder
-from benchmarks.behaviour import (
-    DETECTOR_DATA,
-)
 from benchmarks.copy_weight import detector_run_of, term_run
-from benchmarks.lstm_training import PAIR_KEYS, pair_run
-from benchmarks.negation import DETECTOR_KEYS, rule
+from benchmarks.lstm_training import pair_run
+from benchmarks.negation import DETECTOR_KEYS
 from benchmarks.own_vectors import (
-    RULE,
-    detector_experiment,
-    pair_experiment,
-    term_experiment,
+    DETECTOR,
+    PAIRS,
+    TERMS,
+    confirmation,
+    lstm_experiment,
 )
-from benchmarks.runner import Experiment, main_of
+from benchmarks.runner import main_of
 
 #: Kiperwasser and Goldberg's (2016) alpha.
 ALPHA = 0.25
@@ -126,10 +124,8 @@ NOTE = (
     f"probability {ALPHA} / ({ALPHA} + its count)), one thread each on a 2-core "
     "CPU. Validation: 10% of the training sentences, as in the behaviour table; "
     "the negation probes as in the negation table. "
-) + RULE.format(
-    accuracy="accuracy", negation="the most validation negation probes right"
 )
-EXPERIMENT = term_experiment("word_dropout", CANDIDATES, run, NOTE)
+EXPERIMENT = lstm_experiment(TERMS, "word_dropout", CANDIDATES, run, NOTE)
 
 
 # ------------------------------------------------------------- the detector
@@ -154,23 +150,21 @@ def detector_run(candidate: str, data: str, seed: int) -> dict:
 
 
 DETECTOR_NOTE = (
-    (
-        "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
-        "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
-        "its own word2vec vectors, 30 passes), without word dropout or with "
-        f"word_dropout={ALPHA}, mean ± std over 3 seeds, one thread each on a "
-        "2-core CPU; the columns as in the detector's negation table, and the "
-        "detection micro-F1 (the cells found mentioned, whatever polarity). "
-    )
-    + RULE.format(accuracy="micro-F1", negation="the best validation negation F1")
-    + CONFIRMED
+    "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
+    "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
+    "its own word2vec vectors, 30 passes), without word dropout or with "
+    f"word_dropout={ALPHA}, mean ± std over 3 seeds, one thread each on a "
+    "2-core CPU; the columns as in the detector's negation table, and the "
+    "detection micro-F1 (the cells found mentioned, whatever polarity). "
 )
-DETECTOR_EXPERIMENT = detector_experiment(
+DETECTOR_EXPERIMENT = lstm_experiment(
+    DETECTOR,
     "word_dropout_detector",
     DETECTOR_CANDIDATES,
     detector_run,
     DETECTOR_NOTE,
-    DETECTION_KEYS,
+    after=CONFIRMED,
+    keys=DETECTION_KEYS,
 )
 
 
@@ -186,78 +180,48 @@ def category_pair_run(candidate: str, data: str, seed: int) -> dict:
 
 
 PAIR_NOTE = (
-    (
-        "The LSTM pair classifier of categories (AspectAttentionClassifier(): AT, "
-        "flipped and joined copies, 20 epochs, its own word2vec vectors, 30 "
-        f"passes), without word dropout or with word_dropout={ALPHA}, trained on "
-        "the pairs of the detector's split, mean ± std over 3 seeds, one thread each "
-        "on a 2-core CPU; the columns as in lstm_training's table of the pair "
-        "classifier (the negation probes also in every form). "
-    )
-    + RULE.format(
-        accuracy="accuracy",
-        negation="the most validation negation probes right (every form)",
-    )
-    + CONFIRMED
+    "The LSTM pair classifier of categories (AspectAttentionClassifier(): AT, "
+    "flipped and joined copies, 20 epochs, its own word2vec vectors, 30 "
+    f"passes), without word dropout or with word_dropout={ALPHA}, trained on "
+    "the pairs of the detector's split, mean ± std over 3 seeds, one thread each "
+    "on a 2-core CPU; the columns as in lstm_training's table of the pair "
+    "classifier (the negation probes also in every form). "
 )
-PAIR_EXPERIMENT = pair_experiment(
-    "word_dropout_category_pairs", PAIR_CANDIDATES, category_pair_run, PAIR_NOTE
+PAIR_EXPERIMENT = lstm_experiment(
+    PAIRS,
+    "word_dropout_category_pairs",
+    PAIR_CANDIDATES,
+    category_pair_run,
+    PAIR_NOTE,
+    after=CONFIRMED,
 )
 
 
 # ------------------------------- the categories: a confirmation on new seeds
-CONFIRM_SEEDS = (3, 4, 5)
-CONFIRM_RULE = (
-    "Chosen (in bold), by a rule stated before these runs, its bound counted "
-    "from the defaults: word dropout if its validation {accuracy} is on each "
-    "data set at most one point below the defaults', its validation ARS "
-    "averaged over the data sets at most one point below theirs and it has "
-    "{negation}; else the defaults. The test columns and the suite choose nothing."
-)
-
-
-def confirmation(name, candidates, run, keys, model, accuracy, negation, words):
-    """``model``'s two candidates on the new seeds, under the anchored rule."""
-    defaults = next(iter(candidates))
+def confirmation_of(model, name, candidates, run, what, keys=None):
+    """``model``'s defaults against word dropout on the new seeds."""
     note = (
-        f"{model}'s defaults against word_dropout={ALPHA} on three new seeds "
+        f"{what}'s defaults against word_dropout={ALPHA} on three new seeds "
         "(3, 4, 5; the candidate was found on seeds 0-2), one thread each on a "
         "2-core CPU, the columns as there. "
-    ) + CONFIRM_RULE.format(**words)
-    return Experiment(
-        name,
-        DETECTOR_DATA,
-        candidates,
-        run,
-        keys,
-        note,
-        CONFIRM_SEEDS,
-        choose=rule(DETECTOR_DATA, candidates, accuracy, negation, anchor=defaults),
     )
+    return confirmation(model, name, candidates, run, note, "word dropout", keys)
 
 
-PAIRS_CONFIRM = confirmation(
+PAIRS_CONFIRM = confirmation_of(
+    PAIRS,
     "word_dropout_category_pairs_confirm",
     PAIR_CANDIDATES,
     category_pair_run,
-    PAIR_KEYS,
     "The LSTM pair classifier of categories",
-    "valid_accuracy",
-    "valid_negated_every",
-    dict(
-        accuracy="accuracy",
-        negation="more validation negation probes right (every form)",
-    ),
 )
-DETECTOR_CONFIRM = confirmation(
+DETECTOR_CONFIRM = confirmation_of(
+    DETECTOR,
     "word_dropout_detector_confirm",
     DETECTOR_CANDIDATES,
     detector_run,
-    DETECTION_KEYS,
     "The LSTM detector",
-    "valid_f1",
-    "valid_negated_f1",
-    dict(accuracy="micro-F1", negation="a better validation negation F1"),
+    keys=DETECTION_KEYS,
 )
 
 
