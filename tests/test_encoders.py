@@ -150,6 +150,23 @@ def test_word_dropout_rates_fall_with_each_words_count_in_the_distinct_texts():
         assert rates[index[word]].item() == pytest.approx(rate)
     assert rates[:2].tolist() == [0.0, 0.0]  # padding, the unknown token
     assert rates.shape == (len(pipeline.vocabulary),)
+    # a word under min_count is not counted as its spelling's neighbour
+    rare = WordPipeline(True, 2, 100, "en").fit([*texts, "goods"])
+    rare.unseen = NearestGood(rare.vocabulary.index_["good"])
+    counted = word_dropout_rates(rare, [*texts, "goods"], 0.25)
+    assert counted[rare.vocabulary.index_["good"]].item() == pytest.approx(0.25 / 2.25)
+
+
+class NearestGood:
+    """An unseen-word reader that reads every word as ``good``."""
+
+    def __init__(self, good: int):
+        self.good = good
+
+    def nearest(self, words, vocabulary):
+        import numpy as np
+
+        return np.full(len(words), self.good)
 
 
 from conftest import settings as _settings  # noqa: E402

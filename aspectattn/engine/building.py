@@ -155,7 +155,10 @@ def word_dropout_rates(pipeline, texts, alpha: float) -> torch.Tensor | None:
         return None
     distinct, _ = distinct_index(list(texts))
     size = len(pipeline.vocabulary)
-    counts = np.bincount(pipeline.encode(distinct).ids, minlength=size)  # (V,)
+    # the vocabulary's own ids: a word under min_count is the unknown token,
+    # not read as its spelling's neighbour (pipeline.encode would)
+    ids = pipeline.vocabulary.encode(pipeline.tokenize(distinct)).ids
+    counts = np.bincount(ids, minlength=size)  # (V,)
     rates = alpha / (alpha + counts.astype(np.float64))
     rates[[PAD_ID, OOV_ID]] = 0.0
     return torch.from_numpy(rates.astype(np.float32))
