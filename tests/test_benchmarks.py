@@ -249,6 +249,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("averaged_lstm", "DETECTOR_EXPERIMENT"),
         ("averaged_lstm", "PAIRS_CONFIRM"),
         ("averaged_lstm", "DETECTOR_CONFIRM"),
+        ("second_source", "EXPERIMENT"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),
@@ -501,3 +502,21 @@ def test_the_epoch_average_keeps_the_mean_of_the_last_quarters_weights():
         average.on_epoch_end(net)
     average.on_train_end(net)
     assert module.weight.item() == (7 + 8) / 2  # epochs 7 and 8 of 8
+
+
+def test_the_second_sources_weights_give_its_labels_the_first_sources_shares():
+    """benchmarks/second_source.py: the added pairs, weighted, have the target's
+    label shares and their own total weight; a label the target lacks weighs 0."""
+    import numpy as np
+
+    from benchmarks.second_source import label_shift_weights
+
+    added = ["neutral"] * 5 + ["positive"] * 3 + ["negative"] * 2
+    target = ["positive"] * 6 + ["negative"] * 3 + ["neutral"] * 1
+    weight = label_shift_weights(added, target)
+    added = np.array(added)
+    for label, share in (("positive", 0.6), ("negative", 0.3), ("neutral", 0.1)):
+        assert np.isclose(weight[added == label].sum() / weight.sum(), share)
+    assert np.isclose(weight.sum(), len(added))
+    lacking = label_shift_weights(["conflict", "positive"], ["positive"])
+    assert lacking.tolist() == [0.0, 2.0]

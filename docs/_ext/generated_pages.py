@@ -134,6 +134,10 @@ RESULTS = {
         "The LSTM's weights averaged: the detector, on new seeds",
         "averaged_lstm",
     ),
+    "second_source": (
+        "MAMS as a second labelled source: the pair classifier of categories",
+        "second_source",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
