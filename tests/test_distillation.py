@@ -479,6 +479,27 @@ def test_detector_minus_one_rows_beside_a_0_1_table_are_an_error():
     assert "-1" in detector.classes_[0].tolist()  # (the table's cells as text)
 
 
+def test_detector_minus_one_in_one_cell_beside_string_labels_is_an_error():
+    """-1 marks a whole text nobody labelled; in one cell of a row beside string
+    labels it is neither a mark nor the label "-1": an error, with a teacher or
+    without. Beside integer polarities (and the not-mentioned string) it is the
+    label it always was."""
+    from aspectattn import AspectCategoryClassifier
+
+    texts, Y = _table()
+    Y = Y.astype(object)
+    Y.loc[3, "service"] = -1  # "nobody labelled the service of text 3"
+    with pytest.raises(InputError, match=r"Y\[3, 'service'\] is -1 beside string"):
+        AspectCategoryClassifier(**FAST).fit(texts, Y)
+    with pytest.raises(InputError, match=r"Y\[3, 'service'\] is -1 beside string"):
+        DistilledClassifier(
+            AspectCategoryClassifier(**FAST), AspectCategoryClassifier(**FAST)
+        ).fit(texts, Y)
+    integers = Y.replace({"positive": 1, "negative": -1})
+    detector = AspectCategoryClassifier(**FAST).fit(texts, integers)
+    assert detector.classes_[0].tolist() == ["-1", "1", "none"]
+
+
 def test_detector_learns_unlabelled_texts_from_its_teacher():
     from aspectattn import AspectCategoryClassifier
 

@@ -330,7 +330,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
         weights = check_sample_weight(sample_weight, len(texts), "texts")
         teacher = None if teaching is None else teaching.teacher
-        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
+        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned, categories)
         unlabelled = None
         if not labelled.all():
             weights, unlabelled_weights = split_sample_weight(weights, labelled)
@@ -605,13 +605,17 @@ def _check_table(Y, n_texts: int, not_mentioned):
     return categories, out
 
 
-def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
+def _unlabelled_rows(
+    table: np.ndarray, teacher, not_mentioned, categories
+) -> np.ndarray:
     """Rows (texts) that are ``-1`` in every column: unlabelled, as in
     :mod:`sklearn.semi_supervised`, where a ``teacher`` labels them (without
     one, ``-1`` is a label like any other) -- unless ``-1`` is also a label (a
     cell of a row with other values: an integer-coded table, ``-1`` negative),
     which is ambiguous: an error; so are they where ``-1`` may be a label
-    (:func:`check_minus_one_marks`)."""
+    (:func:`check_minus_one_marks`). A ``-1`` beside string labels in a row
+    with other values (one category nobody labelled) is an error, never a
+    label "-1"."""
     minus_one = np.zeros(table.shape, dtype=bool)
     for index, value in np.ndenumerate(table):
         minus_one[index] = (
@@ -620,6 +624,18 @@ def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
             and value == -1
         )
     rows = minus_one.all(axis=1)
+    some = minus_one & ~rows[:, None]  # (n_texts, n_categories)
+    if some.any() and any(  # string labels beside it
+        isinstance(v, str) and v != not_mentioned for v in table.ravel()
+    ):
+        row, column = np.argwhere(some)[0]
+        raise InputError(
+            f"Y[{row}, {categories[column]!r}] is -1 beside string labels, in a "
+            "row with other values. -1 marks a text nobody labelled, in every "
+            "column (for a teacher to label: DistilledClassifier), never one "
+            f"category of a text: give the cell a polarity or {not_mentioned!r}, "
+            "or leave the text out."
+        )
     if teacher is None:
         strings = [v for v in table[~rows].ravel() if isinstance(v, str)]
         if rows.any() and strings:  # -1 beside string labels: no label of it
