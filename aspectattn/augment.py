@@ -331,6 +331,8 @@ def join_table(texts, table, not_mentioned, positive, negative, random_state=Non
     ----------
     texts : list of str
     table : ndarray of shape (n_texts, n_categories), object
+        A cell None: nobody labelled it. It is no mention, and a joined row's
+        cell is None where either source's is.
     not_mentioned, positive, negative : label values
 
     Returns
@@ -350,6 +352,8 @@ def join_table(texts, table, not_mentioned, positive, negative, random_state=Non
             continue
         a, b = next(iter(first[1].values())), next(iter(second[1].values()))
         row = np.where(table[a] != not_mentioned, table[a], table[b])
+        pairs = zip(table[a], table[b], strict=True)
+        row[[x is None or y is None for x, y in pairs]] = None  # nobody labelled
         texts_new.append(text)
         rows.append(row)
         source.append((a, b))
@@ -375,10 +379,13 @@ def _one_tone_sentences(texts, categories, labels, positive, negative) -> list:
 def _one_tone_rows(table, texts, not_mentioned, positive, negative) -> list:
     """``(polarity, (text, {column: row}))`` for each row of the detector's
     ``table`` whose mentioned categories all carry ``positive`` (or all
-    ``negative``)."""
+    ``negative``). A cell nobody labelled (None) is no mention, and a copy
+    keeps it so."""
     groups = []
     for i, row in enumerate(table):
-        mentioned = {k: v for k, v in enumerate(row) if v != not_mentioned}
+        mentioned = {
+            k: v for k, v in enumerate(row) if v != not_mentioned and v is not None
+        }
         polarity = set(mentioned.values())
         if len(polarity) == 1 and polarity <= {positive, negative}:
             groups.append((polarity.pop(), (texts[i], {k: i for k in mentioned})))

@@ -59,15 +59,26 @@ fitted again for this record and equals word_dropout's run in every score.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from aspectattn import AspectAttentionClassifier
-from benchmarks.behaviour import load, load_table, mams_pairs, scores, table_pairs
+from aspectattn import AspectAttentionClassifier, AspectCategoryClassifier
+from aspectattn.augment import NEGATIONS
+from aspectattn.estimators.categories import mention_f1
+from benchmarks.behaviour import (
+    detector_scores,
+    load,
+    load_table,
+    mams_pairs,
+    scores,
+    table_pairs,
+)
 from benchmarks.common import same_sentence
 from benchmarks.copy_weight import DATA, fitted
 from benchmarks.lstm_training import category_pair_table_scores
 from benchmarks.negation import negated
-from benchmarks.own_vectors import PAIRS, TERMS, lstm_experiment
+from benchmarks.own_vectors import DETECTOR, PAIRS, TERMS, lstm_experiment
 from benchmarks.runner import main_of
+from benchmarks.word_dropout import DETECTION_KEYS
 
 #: Candidate -> (MAMS-ACSA's pairs added, their labels weighted to SemEval's).
 CANDIDATES = {
@@ -191,5 +202,100 @@ TERM_EXPERIMENT = lstm_experiment(
 )
 
 
+# ------------------------------------------------------------- the detector
+#: Candidate -> whether MAMS-ACSA's sentences join the table.
+DETECTOR_CANDIDATES = {
+    "LSTM detector: the defaults (SemEval alone)": False,
+    "LSTM detector: + MAMS-ACSA's sentences, its categories columns of their own": True,
+}
+#: What MAMS-ACSA's columns are called in the joined table.
+MAMS_PREFIX = "MAMS-ACSA "
+
+
+def mams_table(exclude) -> tuple[list, pd.DataFrame]:
+    """MAMS-ACSA's training sentences (less those of ``exclude``) and their
+    table: a column per MAMS category (named :data:`MAMS_PREFIX` + its name),
+    its polarity or "none"."""
+    pairs, labels = mams_category_pairs(exclude)
+    texts = list(dict.fromkeys(text for text, _ in pairs))
+    row = {text: i for i, text in enumerate(texts)}
+    columns = sorted({MAMS_PREFIX + category for _, category in pairs})
+    table = pd.DataFrame("none", index=range(len(texts)), columns=columns)
+    for (text, category), label in zip(pairs, labels, strict=True):
+        table.loc[row[text], MAMS_PREFIX + category] = label
+    return texts, table
+
+
+def joined_table(train, more) -> tuple[list, pd.DataFrame]:
+    """``train`` and ``more`` (each ``(texts, table)``) as one table: the
+    cells of the other source's columns -1, nobody labelled them."""
+    (texts, Y), (more_texts, more_Y) = train, more
+    table = pd.concat([Y.astype(object), more_Y.astype(object)], ignore_index=True)
+    return [*texts, *more_texts], table.fillna(-1)
+
+
+class SomeColumns:
+    """A fitted detector seen through ``columns`` of its table alone: what the
+    scores read (``categories_``, ``not_mentioned``, ``predict``, ``score``)."""
+
+    def __init__(self, detector, columns):
+        self.detector = detector
+        self.categories_ = np.array(list(columns), dtype=object)
+        self.not_mentioned = detector.not_mentioned
+        fitted = list(detector.categories_)
+        self._index = [fitted.index(c) for c in columns]
+
+    def predict(self, X):
+        return self.detector.predict(X)[:, self._index]
+
+    def score(self, X, Y):
+        truth = Y[list(self.categories_)].to_numpy(object)
+        return mention_f1(truth, self.predict(X), self.not_mentioned)
+
+
+def detector_run(candidate: str, data: str, seed: int) -> dict:
+    """One seed of the LSTM detector's defaults on ``data``'s training side,
+    MAMS-ACSA's sentences added as the candidate says, scored on SemEval's
+    columns as :func:`benchmarks.copy_weight.detector_run_of` scores."""
+    train, valid, test = load_table(data)
+    fit_on = train
+    if DETECTOR_CANDIDATES[candidate]:
+        texts = [t for side in (train, valid, test) for t in side[0]]
+        fit_on = joined_table(train, mams_table(texts))
+    detector = AspectCategoryClassifier(random_state=seed)
+    out = fitted(detector, fit_on, candidate, data, seed)
+    out["added_texts"] = len(fit_on[0]) - len(train[0])
+    view = SomeColumns(detector, train[1].columns)
+    return out | detector_scores(view, train, valid, test, seed, NEGATIONS)
+
+
+DETECTOR_NOTE = (
+    "The LSTM detector's defaults (AspectCategoryClassifier(): flipped, joined "
+    "and negated copies counted twice, mentioned cells weighted 2, 30 epochs, "
+    "its own word2vec vectors, 30 passes), on the data set's table alone (the "
+    "defaults' rows: word_dropout's runs, the same fits) or with MAMS-ACSA's "
+    "training sentences (less the data set's own) as rows of one table whose "
+    "columns are both sources' categories, MAMS's apart (the cells of the "
+    "other source's columns -1: nobody labelled them, left out of the loss); "
+    "mean ± std over 3 seeds, one thread each on a 2-core CPU; every column "
+    "reads SemEval's categories alone, as in word_dropout's detector table. "
+    "A second source is data, not a setting: the rule says whether the "
+    "detector guide recommends it. "
+)
+DETECTOR_EXPERIMENT = lstm_experiment(
+    DETECTOR,
+    "second_source_detector",
+    DETECTOR_CANDIDATES,
+    detector_run,
+    DETECTOR_NOTE,
+    keys=DETECTION_KEYS,
+)
+
+
 if __name__ == "__main__":
-    main_of(EXPERIMENT, __doc__.splitlines()[0], terms=TERM_EXPERIMENT)
+    main_of(
+        EXPERIMENT,
+        __doc__.splitlines()[0],
+        terms=TERM_EXPERIMENT,
+        detector=DETECTOR_EXPERIMENT,
+    )

@@ -363,6 +363,35 @@ def test_join_table_keeps_each_sources_polarities():
         assert {v for v in row if v != "none"} == {"positive", "negative"}
 
 
+def test_copies_of_a_table_keep_the_cells_nobody_labelled():
+    """A cell None (nobody labelled it) is no mention: the row is still of one
+    tone, its flipped copy keeps the cell None, and a joined row's cell is None
+    where either source's is."""
+    texts = ["the pasta was great", "the waiter was rude", "the bread was bad"]
+    table = np.array(
+        [
+            ["positive", "none", None],
+            ["none", "negative", None],
+            ["negative", "none", "none"],
+        ],
+        dtype=object,
+    )
+    _, flipped, source = flip_table(texts, table, "none", "positive", "negative")
+    assert flipped.tolist() == [
+        ["negative", "none", None],
+        ["none", "positive", None],
+        ["positive", "none", "none"],
+    ]
+    assert source.tolist() == [0, 1, 2]
+    _, joined, source = join_table(
+        texts, table, "none", "positive", "negative", random_state=0
+    )
+    assert len(joined) > 0
+    for row, (a, b) in zip(joined, source, strict=True):
+        assert row[2] is None  # rows 0 and 1 are None there, and one of them joins
+        assert {table[a, 0], table[b, 0]} - {"none"} == {row[0]} - {"none"}
+
+
 @pytest.mark.parametrize("augment", ["auto", "flip"])
 def test_category_copies_train_only_with_their_sentences_never_validated(
     monkeypatch, augment

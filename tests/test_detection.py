@@ -230,6 +230,54 @@ def test_attention_regularisers_equal_their_formulas():
     torch.testing.assert_close(ortho, expected_ortho)
 
 
+def test_cells_nobody_labelled_are_left_out_of_the_loss():
+    """A cell labelled -1 adds nothing to the loss: it is the cross-entropy of
+    the labelled cells alone, mention weights and sentence weights as before."""
+    generator = torch.Generator().manual_seed(0)
+    logits = torch.randn(4, 3, 3, generator=generator)  # (B, K, C)
+    output = (logits, torch.full((4, 3, 5), 0.2))
+    target = torch.tensor([[0, 1, -1], [2, -1, -1], [1, 1, 0], [-1, 2, 1]])
+    known = target >= 0
+    weight = torch.tensor([2.0, 1.0, 2.0])  # the mentioned cells count twice
+    rows = torch.tensor([1.0, 0.5, 2.0, 1.0])
+    got = MultiOutputLoss(1, weight=weight)(output, target)
+    expected = torch.nn.functional.cross_entropy(
+        logits[known], target[known], weight=weight
+    )
+    torch.testing.assert_close(got, expected)
+    got = MultiOutputLoss(1, weight=weight)(output, {"label": target, "weight": rows})
+    each = torch.nn.functional.cross_entropy(
+        logits[known], target[known], reduction="none"
+    )
+    scale = rows[:, None].expand(4, 3)[known] * weight[target[known]]
+    torch.testing.assert_close(got, (each * scale).sum() / scale.sum())
+
+
+def test_a_table_of_two_sources_trains_each_on_its_own_categories(data):
+    """-1 beside string labels in some cells of a row: nobody labelled that
+    category of that text. It is no label (never predicted), the copies keep it
+    unknown, score leaves it out, and each source's categories are learned."""
+    (X, Y), (X_test, Y_test) = data
+    Y = Y.astype(object)
+    half = len(X) // 2
+    Y.iloc[:half, list(Y.columns).index("service")] = -1  # source A: food only
+    Y.iloc[half:, list(Y.columns).index("food")] = -1  # source B: service only
+    clf = AspectCategoryClassifier(**PARAMS).fit(X, Y)
+    assert clf.labels_.tolist() == ["negative", "none", "positive"]
+    predicted = clf.predict(X_test)
+    assert set(predicted.ravel()) <= {"negative", "none", "positive"}
+    assert (predicted == Y_test.to_numpy()).mean() >= 0.9
+    # score leaves the unknown cells out: a prediction agreeing on every known
+    # cell scores 1 whatever it answers in the others
+    truth = Y_test.astype(object)
+    truth.iloc[:10, 0] = -1
+    answers = Y_test.to_numpy(dtype=object)
+    answers[:10, 0] = "positive"
+    assert mention_f1(np.where(truth == -1, "none", truth), answers) < 1.0
+    clf.predict = lambda X: answers  # (what score compares with)
+    assert clf.score(X_test, truth) == 1.0
+
+
 def test_the_detector_trains_through_skorchs_get_loss():
     from skorch import NeuralNet
 

@@ -479,25 +479,28 @@ def test_detector_minus_one_rows_beside_a_0_1_table_are_an_error():
     assert "-1" in detector.classes_[0].tolist()  # (the table's cells as text)
 
 
-def test_detector_minus_one_in_one_cell_beside_string_labels_is_an_error():
-    """-1 marks a whole text nobody labelled; in one cell of a row beside string
-    labels it is neither a mark nor the label "-1": an error, with a teacher or
-    without. Beside integer polarities (and the not-mentioned string) it is the
-    label it always was."""
+def test_detector_cells_nobody_labelled_learn_from_the_teacher():
+    """A table joined from two sources: a teacher fitted on it reads the -1
+    cells as nobody's (no label "-1"), and the student learns them from it."""
     from aspectattn import AspectCategoryClassifier
 
     texts, Y = _table()
     Y = Y.astype(object)
-    Y.loc[3, "service"] = -1  # "nobody labelled the service of text 3"
-    with pytest.raises(InputError, match=r"Y\[3, 'service'\] is -1 beside string"):
-        AspectCategoryClassifier(**FAST).fit(texts, Y)
-    with pytest.raises(InputError, match=r"Y\[3, 'service'\] is -1 beside string"):
-        DistilledClassifier(
-            AspectCategoryClassifier(**FAST), AspectCategoryClassifier(**FAST)
-        ).fit(texts, Y)
-    integers = Y.replace({"positive": 1, "negative": -1})
-    detector = AspectCategoryClassifier(**FAST).fit(texts, integers)
-    assert detector.classes_[0].tolist() == ["-1", "1", "none"]
+    Y.loc[:19, "service"] = -1  # the food source labelled no service
+    Y.loc[20:, "food"] = -1
+    seen = []
+
+    class Teacher(AspectCategoryClassifier):  # records the table it fits on
+        def fit(self, X, Y, sample_weight=None, teaching=None):
+            seen.append(np.asarray(Y, dtype=object))
+            return super().fit(X, Y, sample_weight, teaching)
+
+    model = DistilledClassifier(AspectCategoryClassifier(**FAST), Teacher(**FAST)).fit(
+        texts, Y
+    )
+    (table,) = seen
+    assert (table == -1).sum() == 40  # the same cells, as Y marks them
+    assert model.student_.labels_.tolist() == ["negative", "none", "positive"]
 
 
 def test_detector_learns_unlabelled_texts_from_its_teacher():
@@ -524,8 +527,9 @@ def test_detector_learns_unlabelled_texts_from_its_teacher():
     alone = DistilledClassifier(AspectCategoryClassifier(**params), TableTeacher())
     assert (alone.fit(texts, Y).predict(probe) == "none").all()
     assert "teacher" not in pickle.loads(pickle.dumps(detector.student_)).get_params()
-    # -1 also used as a label elsewhere: the all -1 rows are ambiguous
-    coded = Y.replace({"negative": -1}).astype(object)
+    # -1 also used as a label elsewhere (integer polarities): the all -1 rows
+    # are ambiguous (beside string labels a -1 cell is one nobody labelled)
+    coded = Y.replace({"negative": -1, "positive": 1}).astype(object)
     coded = pd.concat([coded, pd.DataFrame(-1, index=[0], columns=Y.columns)])
     with pytest.raises(InputError, match="also uses -1 as a label"):
         DistilledClassifier(AspectCategoryClassifier(**params), TableTeacher()).fit(

@@ -308,7 +308,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         X : sequence of str
         Y : DataFrame or array-like of shape (n_texts, n_categories)
             A polarity or ``not_mentioned`` per cell; with ``teaching``, a row
-            of ``-1`` (or None/NaN) marks a text nobody labelled.
+            of ``-1`` (or None/NaN) marks a text nobody labelled. A ``-1`` in
+            some cells of a row, beside string labels, marks categories nobody
+            labelled for that text (a table joined from two sources, each with
+            categories of its own): they are left out of the loss, and the
+            copies ``augment`` makes keep them so.
         sample_weight : array-like of shape (n_texts,) or None, default=None
             Each text's weight in the training loss, on every one of its cells
             (None: 1 each); a copy that ``augment`` makes weighs
@@ -330,7 +334,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
         weights = check_sample_weight(sample_weight, len(texts), "texts")
         teacher = None if teaching is None else teaching.teacher
-        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned, categories)
+        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
             weights, unlabelled_weights = split_sample_weight(weights, labelled)
@@ -342,10 +346,11 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
             )
             texts = [t for t, k in zip(texts, labelled, strict=True) if k]
             table = table[labelled]
-        labels = sorted({str(v) for v in table.ravel()} | {self.not_mentioned})
+        unknown = _unlabelled_cells(table, self.not_mentioned)
+        labels = sorted({str(v) for v in table[~unknown]} | {self.not_mentioned})
         if len(labels) < 2:
             raise InputError("Y holds a single label; nothing to learn.")
-        targets = _label_indices(table, labels)
+        targets = _label_indices(np.where(unknown, None, table), labels)
         run = (texts, [" ".join(categories)] * len(texts), targets.tolist())
         if unlabelled is not None:  # (a checkpoint's run is the data given)
             n = len(unlabelled[0])
@@ -368,7 +373,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         )
 
     def _teacher_fit_data(self, data: TrainingData, rows) -> tuple:
-        table = np.asarray(data.labels, dtype=object)[data.targets[rows]]
+        table = _label_table(data, rows, unlabelled=-1)  # (as Y marks them)
         categories = data.categories.tolist()
         if categories != [str(k) for k in range(len(categories))]:  # named columns
             import pandas as pd  # (Y was a DataFrame)
@@ -392,7 +397,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         categories' polarity reversed) and sentences joined by
         :func:`~aspectattn.augment.join_table` (each source keeps its
         polarities, the other categories not mentioned)."""
-        table = np.asarray(data.labels, dtype=object)[data.targets]
+        table = _label_table(data)  # (a cell nobody labelled: None)
         columns = (data.texts, table, self.not_mentioned, "positive", "negative")
         texts, tables, sources = [], [], []
         for how in ("flip", "negate"):
@@ -498,14 +503,18 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
     def score(self, X, Y, sample_weight=None) -> float:
         """Micro-F1 of the (category, polarity) pairs found: a predicted pair is
         right when the text mentions that category with that polarity (the
-        end-to-end measure; the default scorer of GridSearchCV)."""
+        end-to-end measure; the default scorer of GridSearchCV). A cell nobody
+        labelled (``-1`` beside string labels, as in ``fit``) is left out."""
         check_is_fitted(self, "module_")
         names, table = _check_table(
             Y, len(check_texts(X, what="X")), self.not_mentioned
         )
-        return mention_f1(
-            self._align(names, table, Y), self.predict(X), self.not_mentioned
-        )
+        true, predicted = self._align(names, table, Y), self.predict(X)
+        unknown = _unlabelled_cells(true, self.not_mentioned)  # left out
+        true = np.array(true, dtype=object)
+        predicted = np.array(predicted, dtype=object)
+        true[unknown] = predicted[unknown] = self.not_mentioned
+        return mention_f1(true, predicted, self.not_mentioned)
 
     def _align(self, names, table, Y):
         """``table``'s columns in the order of ``categories_``: matched by name
@@ -564,10 +573,19 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
 
 
 def _label_indices(table: np.ndarray, labels: list) -> np.ndarray:
-    """The index of each cell's label (str) among ``labels``, (n, K) int64."""
+    """The index of each cell's label (str) among ``labels``, (n, K) int64;
+    ``-1`` for a cell nobody labelled (None)."""
     index = {label: i for i, label in enumerate(labels)}
-    flat = [index[str(v)] for v in table.ravel()]
+    flat = [-1 if v is None else index[str(v)] for v in table.ravel()]
     return np.asarray(flat, dtype=np.int64).reshape(table.shape)
+
+
+def _label_table(data: TrainingData, rows=slice(None), unlabelled=None):
+    """The labels of ``data``'s ``rows`` as an object table (n, K); a cell
+    nobody labelled (target ``-1``) is ``unlabelled``."""
+    targets = data.targets[rows]  # (n, K)
+    labels = np.asarray(data.labels, dtype=object)[targets]
+    return np.where(targets >= 0, labels, unlabelled)
 
 
 def _check_table(Y, n_texts: int, not_mentioned):
@@ -605,37 +623,43 @@ def _check_table(Y, n_texts: int, not_mentioned):
     return categories, out
 
 
-def _unlabelled_rows(
-    table: np.ndarray, teacher, not_mentioned, categories
-) -> np.ndarray:
-    """Rows (texts) that are ``-1`` in every column: unlabelled, as in
-    :mod:`sklearn.semi_supervised`, where a ``teacher`` labels them (without
-    one, ``-1`` is a label like any other) -- unless ``-1`` is also a label (a
-    cell of a row with other values: an integer-coded table, ``-1`` negative),
-    which is ambiguous: an error; so are they where ``-1`` may be a label
-    (:func:`check_minus_one_marks`). A ``-1`` beside string labels in a row
-    with other values (one category nobody labelled) is an error, never a
-    label "-1"."""
-    minus_one = np.zeros(table.shape, dtype=bool)
+def _minus_ones(table: np.ndarray) -> np.ndarray:
+    """Cells that are the integer ``-1``, (n_texts, n_categories) bool."""
+    out = np.zeros(table.shape, dtype=bool)
     for index, value in np.ndenumerate(table):
-        minus_one[index] = (
+        out[index] = (
             isinstance(value, (int, np.integer))
             and not isinstance(value, (bool, np.bool_))
             and value == -1
         )
-    rows = minus_one.all(axis=1)
-    some = minus_one & ~rows[:, None]  # (n_texts, n_categories)
-    if some.any() and any(  # string labels beside it
-        isinstance(v, str) and v != not_mentioned for v in table.ravel()
+    return out
+
+
+def _unlabelled_cells(table: np.ndarray, not_mentioned) -> np.ndarray:
+    """Cells nobody labelled: ``-1`` in a row with other values, beside string
+    labels (where ``-1`` is no polarity). A text labelled for some categories
+    only (two sources, each with categories of its own): fit leaves those cells
+    out of the loss, ``score`` out of the F1, and the copies keep them unknown.
+    Beside integer polarities ``-1`` is a label."""
+    minus_one = _minus_ones(table)
+    cells = minus_one & ~minus_one.all(axis=1)[:, None]  # (n_texts, n_categories)
+    if cells.any() and any(
+        isinstance(v, str) and v != not_mentioned for v in table[~minus_one]
     ):
-        row, column = np.argwhere(some)[0]
-        raise InputError(
-            f"Y[{row}, {categories[column]!r}] is -1 beside string labels, in a "
-            "row with other values. -1 marks a text nobody labelled, in every "
-            "column (for a teacher to label: DistilledClassifier), never one "
-            f"category of a text: give the cell a polarity or {not_mentioned!r}, "
-            "or leave the text out."
-        )
+        return cells
+    return np.zeros(table.shape, dtype=bool)
+
+
+def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
+    """Rows (texts) that are ``-1`` in every column: unlabelled, as in
+    :mod:`sklearn.semi_supervised`, where a ``teacher`` labels them (without
+    one, ``-1`` is a label like any other) -- unless ``-1`` is also a label (a
+    cell of a row with other values in an integer-coded table, ``-1``
+    negative), which is ambiguous: an error; so are they where ``-1`` may be a
+    label (:func:`check_minus_one_marks`)."""
+    unknown = _unlabelled_cells(table, not_mentioned)
+    minus_one = _minus_ones(table) & ~unknown  # (a cell nobody labelled: no label)
+    rows = minus_one.all(axis=1)
     if teacher is None:
         strings = [v for v in table[~rows].ravel() if isinstance(v, str)]
         if rows.any() and strings:  # -1 beside string labels: no label of it
@@ -657,7 +681,7 @@ def _unlabelled_rows(
             )
         return np.zeros(len(table), dtype=bool)  # -1 is a label of this table
     if rows.any() and teacher is not None:
-        cells = table[~rows].ravel()
+        cells = table[~rows[:, None] & ~unknown]  # the labelled texts' labels
         mentioned = [v for v in cells if str(v) != str(not_mentioned)]
         if mentioned:  # (none at all: refused as a table of one label)
             check_minus_one_marks(mentioned, teacher, "Y", "texts")

@@ -60,7 +60,8 @@ class MultiOutputLoss(nn.Module):
     (B, K, C): the cross-entropy then mixed with them as
     :func:`~aspectattn.nn.ops.distillation_loss` mixes them,
     ``distill_weight``, ``temperature``; a sentence labelled ``-1`` learns from
-    the teacher alone) and/or each sentence's weight (``"weight"`` (B,): every
+    the teacher alone; without a teacher a cell labelled ``-1``, which nobody
+    labelled, is left out) and/or each sentence's weight (``"weight"`` (B,): every
     cell of a sentence counted that many times).
 
     Parameters
@@ -99,7 +100,11 @@ class MultiOutputLoss(nn.Module):
             rows = rows[:, None].expand(target.shape).reshape(-1)  # (B*K,)
         cells, labels = logits.reshape(-1, C), target.reshape(-1)  # (B*K, C), (B*K,)
         if soft is None:
-            loss = cross_entropy(cells, labels, weight, rows)
+            known = labels >= 0  # (B*K,): a cell nobody labelled is -1
+            if not known.all():  # left out of the loss
+                mask = known.to(cells.dtype)
+                rows = mask if rows is None else rows * mask
+            loss = cross_entropy(cells, labels.clamp_min(0), weight, rows)
         else:
             loss = distillation_loss(
                 cells,
