@@ -250,6 +250,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("averaged_lstm", "PAIRS_CONFIRM"),
         ("averaged_lstm", "DETECTOR_CONFIRM"),
         ("second_source", "EXPERIMENT"),
+        ("second_source", "TERM_EXPERIMENT"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),

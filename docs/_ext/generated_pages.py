@@ -138,6 +138,10 @@ RESULTS = {
         "MAMS as a second labelled source: the pair classifier of categories",
         "second_source",
     ),
+    "second_source_terms": (
+        "MAMS as a second labelled source: the terms",
+        "second_source",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
