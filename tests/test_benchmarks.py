@@ -251,6 +251,7 @@ def test_the_committed_tables_are_what_their_records_give():
         ("averaged_lstm", "DETECTOR_CONFIRM"),
         ("second_source", "EXPERIMENT"),
         ("second_source", "TERM_EXPERIMENT"),
+        ("second_source", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),

@@ -142,6 +142,10 @@ RESULTS = {
         "MAMS as a second labelled source: the terms",
         "second_source",
     ),
+    "second_source_detector": (
+        "MAMS as a second labelled source: the detector",
+        "second_source",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
