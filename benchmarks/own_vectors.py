@@ -192,14 +192,16 @@ PAIRS = LSTMModel(
 )  # fmt: skip
 
 
-def lstm_experiment(model, name, candidates, run, note, after="", keys=None):
+def lstm_experiment(
+    model, name, candidates, run, note, after="", keys=None, seeds=SEEDS
+):
     """An experiment on ``model`` (:data:`TERMS`, :data:`DETECTOR` or
-    :data:`PAIRS`) under :data:`RULE`, 3 seeds: ``note``, then the rule in the
-    model's words, then ``after``; ``keys``: the columns (the model's)."""
+    :data:`PAIRS`) under :data:`RULE`, on 3 ``seeds``: ``note``, then the rule
+    in the model's words, then ``after``; ``keys``: the columns (the model's)."""
     words = dict(accuracy=model.accuracy_words, negation=model.negation_words)
     return Experiment(
         name, model.data, candidates, run, keys or model.keys,
-        note + RULE.format(**words) + after, SEEDS,
+        note + RULE.format(**words) + after, seeds,
         choose=rule(model.data, candidates, model.accuracy, model.negation),
     )  # fmt: skip
 
