@@ -252,6 +252,8 @@ def test_the_committed_tables_are_what_their_records_give():
         ("second_source", "EXPERIMENT"),
         ("second_source", "TERM_EXPERIMENT"),
         ("second_source", "DETECTOR_EXPERIMENT"),
+        ("second_source", "PAIRS_CONFIRM"),
+        ("second_source", "DETECTOR_CONFIRM"),
         ("lstm_training", "EXPERIMENT"),
         ("lstm_training", "DETECTOR_EXPERIMENT"),
         ("lstm_training", "PAIR_EXPERIMENT"),

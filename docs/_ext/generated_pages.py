@@ -146,6 +146,14 @@ RESULTS = {
         "MAMS as a second labelled source: the detector",
         "second_source",
     ),
+    "second_source_confirm": (
+        "MAMS as a second labelled source: the pair classifier, on new seeds",
+        "second_source",
+    ),
+    "second_source_detector_confirm": (
+        "MAMS as a second labelled source: the detector, on new seeds",
+        "second_source",
+    ),
     "speed": ("Speed", "speed"),
     "extraction": ("Aspect term extraction and end to end", "extraction"),
     "extraction_analyze": ("The review report on extracted aspects", "extraction"),
