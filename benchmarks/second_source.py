@@ -146,17 +146,16 @@ def label_shift_weights(labels, target) -> np.ndarray:
     return np.array([want[y] / share[y] for y in labels])
 
 
-def fitted_with(train, source, candidate: str, data: str, seed: int, how):
-    """The defaults fitted on ``train`` and, as ``how`` (added, weighted)
-    says, the second ``source`` (pairs, labels); their run's record so far."""
-    add, weighted = how
+def fitted_with(train, more, weighted: bool, candidate: str, data: str, seed: int):
+    """The defaults fitted on ``train`` and ``more`` (a second source's
+    ``(pairs, labels)``, or None), its pairs weighted to ``train``'s label
+    shares if ``weighted``; the model and its run's record so far."""
     X, y, weight = list(train[0]), list(train[1]), None
-    if add:
-        more, labels = source()
-        X, y = X + more, y + labels
+    if more is not None:
+        X, y = X + more[0], y + more[1]
         if weighted:
             weight = np.concatenate(
-                [np.ones(len(train[1])), label_shift_weights(labels, train[1])]
+                [np.ones(len(train[1])), label_shift_weights(more[1], train[1])]
             )
     clf = AspectAttentionClassifier(random_state=seed)
     out = fitted(clf, (X, y, weight), candidate, data, seed)  # fit(X, y, weight)
@@ -169,11 +168,10 @@ def run(candidate: str, data: str, seed: int) -> dict:
     SemEval's sides as :func:`benchmarks.lstm_training.pair_run` scores."""
     sides = load_table(data)
     train, valid, test = (table_pairs(*side) for side in sides)
+    add, weighted = CANDIDATES[candidate]
     texts = [t for side in sides for t in side[0]]
-    clf, out = fitted_with(
-        train, lambda: mams_category_pairs(texts), candidate, data, seed,
-        CANDIDATES[candidate],
-    )  # fmt: skip
+    more = mams_category_pairs(texts) if add else None
+    clf, out = fitted_with(train, more, weighted, candidate, data, seed)
     return out | category_pair_table_scores(clf, train, valid, test, seed)
 
 
@@ -208,11 +206,10 @@ def term_run(candidate: str, data: str, seed: int) -> dict:
     training sentences, MAMS-ATSA's pairs added as the candidate says, scored
     as :func:`benchmarks.copy_weight.term_run` scores."""
     train, valid, test = load(data)
+    add, weighted = TERM_CANDIDATES[candidate]
     texts = [x[0] for x in (*train[0], *valid[0], *test[0])]
-    clf, out = fitted_with(
-        train, lambda: mams_pairs(texts), candidate, data, seed,
-        TERM_CANDIDATES[candidate],
-    )  # fmt: skip
+    more = mams_pairs(texts) if add else None
+    clf, out = fitted_with(train, more, weighted, candidate, data, seed)
     return out | scores(clf, train, valid, test, seed, negation=negated)
 
 
