@@ -313,16 +313,19 @@ def _triples(frame) -> list:
     ]
 
 
-def mams_pairs(exclude) -> tuple[list, list]:
-    """MAMS-ATSA's training triples and their labels, less the sentences of
+def mams_pairs(exclude, aspect: str = "term") -> tuple[list, list]:
+    """MAMS-ATSA's training triples (``aspect="category"``: MAMS-ACSA's
+    ``(text, category)`` pairs) and their labels, less the sentences of
     ``exclude`` (compared without punctuation, spacing and case: MAMS holds
     sentences of SemEval-2014's restaurant reviews, test ones among them)."""
     from aspectattn.datasets import fetch_mams
 
-    frame = fetch_mams("term", "train", as_frame=True)
+    frame = fetch_mams(aspect, "train", as_frame=True)
     exclude = {same_sentence(text) for text in exclude}
     frame = frame[[same_sentence(text) not in exclude for text in frame.text]]
-    return _triples(frame), frame.polarity.tolist()
+    if aspect == "term":
+        return _triples(frame), frame.polarity.tolist()
+    return list(zip(frame.text, frame.aspect, strict=True)), frame.polarity.tolist()
 
 
 def validation_rows(texts) -> np.ndarray:

@@ -123,19 +123,6 @@ CANDIDATES = {
 }
 
 
-def mams_category_pairs(exclude) -> tuple[list, list]:
-    """MAMS-ACSA's training ``(text, category)`` pairs and their labels, less
-    the sentences of ``exclude`` (compared by
-    :func:`benchmarks.common.same_sentence`)."""
-    from aspectattn.datasets import fetch_mams
-
-    frame = fetch_mams("category", "train", as_frame=True)
-    exclude = {same_sentence(text) for text in exclude}
-    frame = frame[[same_sentence(text) not in exclude for text in frame.text]]
-    pairs = list(zip(frame.text, frame.aspect, strict=True))
-    return pairs, frame.polarity.tolist()
-
-
 def label_shift_weights(labels, target) -> np.ndarray:
     """Per label of ``labels``: its share of ``target`` over its share of
     ``labels`` (a label ``target`` lacks weighs 0)."""
@@ -170,7 +157,7 @@ def run(candidate: str, data: str, seed: int) -> dict:
     train, valid, test = (table_pairs(*side) for side in sides)
     add, weighted = CANDIDATES[candidate]
     texts = [t for side in sides for t in side[0]]
-    more = mams_category_pairs(texts) if add else None
+    more = mams_pairs(texts, "category") if add else None
     clf, out = fitted_with(train, more, weighted, candidate, data, seed)
     return out | category_pair_table_scores(clf, train, valid, test, seed)
 
@@ -245,17 +232,16 @@ MAMS_PREFIX = "MAMS-ACSA "
 
 
 def mams_table(exclude) -> tuple[list, pd.DataFrame]:
-    """MAMS-ACSA's training sentences (less those of ``exclude``) and their
-    table: a column per MAMS category (named :data:`MAMS_PREFIX` + its name),
-    its polarity or "none"."""
-    pairs, labels = mams_category_pairs(exclude)
-    texts = list(dict.fromkeys(text for text, _ in pairs))
-    row = {text: i for i, text in enumerate(texts)}
-    columns = sorted({MAMS_PREFIX + category for _, category in pairs})
-    table = pd.DataFrame("none", index=range(len(texts)), columns=columns)
-    for (text, category), label in zip(pairs, labels, strict=True):
-        table.loc[row[text], MAMS_PREFIX + category] = label
-    return texts, table
+    """MAMS-ACSA's training sentences (less those of ``exclude``, compared by
+    :func:`benchmarks.common.same_sentence`) and their table, its columns
+    named :data:`MAMS_PREFIX` + MAMS's category."""
+    from aspectattn.datasets import fetch_category_table
+
+    texts, table = fetch_category_table("mams", "train")
+    exclude = {same_sentence(text) for text in exclude}
+    keep = [i for i, text in enumerate(texts) if same_sentence(text) not in exclude]
+    table = table.iloc[keep].reset_index(drop=True).add_prefix(MAMS_PREFIX)
+    return [texts[i] for i in keep], table
 
 
 def joined_table(train, more) -> tuple[list, pd.DataFrame]:

@@ -334,7 +334,8 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
         categories, table = _check_table(Y, len(texts), self.not_mentioned)
         weights = check_sample_weight(sample_weight, len(texts), "texts")
         teacher = None if teaching is None else teaching.teacher
-        labelled = ~_unlabelled_rows(table, teacher, self.not_mentioned)
+        unknown = _unlabelled_cells(table, self.not_mentioned)
+        labelled = ~_unlabelled_rows(table, unknown, teacher, self.not_mentioned)
         unlabelled = None
         if not labelled.all():
             weights, unlabelled_weights = split_sample_weight(weights, labelled)
@@ -345,8 +346,7 @@ module_config_, device_, history_, best_epoch_, fit_time_, interrupted_
                 unlabelled_weights,
             )
             texts = [t for t, k in zip(texts, labelled, strict=True) if k]
-            table = table[labelled]
-        unknown = _unlabelled_cells(table, self.not_mentioned)
+            table, unknown = table[labelled], unknown[labelled]
         labels = sorted({str(v) for v in table[~unknown]} | {self.not_mentioned})
         if len(labels) < 2:
             raise InputError("Y holds a single label; nothing to learn.")
@@ -650,15 +650,17 @@ def _unlabelled_cells(table: np.ndarray, not_mentioned) -> np.ndarray:
     return np.zeros(table.shape, dtype=bool)
 
 
-def _unlabelled_rows(table: np.ndarray, teacher, not_mentioned) -> np.ndarray:
+def _unlabelled_rows(
+    table: np.ndarray, unknown: np.ndarray, teacher, not_mentioned
+) -> np.ndarray:
     """Rows (texts) that are ``-1`` in every column: unlabelled, as in
     :mod:`sklearn.semi_supervised`, where a ``teacher`` labels them (without
     one, ``-1`` is a label like any other) -- unless ``-1`` is also a label (a
     cell of a row with other values in an integer-coded table, ``-1``
     negative), which is ambiguous: an error; so are they where ``-1`` may be a
-    label (:func:`check_minus_one_marks`)."""
-    unknown = _unlabelled_cells(table, not_mentioned)
-    minus_one = _minus_ones(table) & ~unknown  # (a cell nobody labelled: no label)
+    label (:func:`check_minus_one_marks`). ``unknown``: the cells nobody
+    labelled (:func:`_unlabelled_cells`), no label either."""
+    minus_one = _minus_ones(table) & ~unknown  # (n_texts, n_categories)
     rows = minus_one.all(axis=1)
     if teacher is None:
         strings = [v for v in table[~rows].ravel() if isinstance(v, str)]
